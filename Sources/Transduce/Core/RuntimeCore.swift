@@ -1,0 +1,665 @@
+import Synchronization
+
+/// Starts the compute plane on a host's isolation.
+protocol DrainHost: AnyObject, Sendable {
+    /// Creates a task on the host's isolation that runs ``RuntimeCore/drain(transduce:respond:isolation:)``.
+    /// Called with the core's control lock held: it must only create the task.
+    func startDrain() -> Task<Void, Never>
+}
+
+/// The identity of the drain task, compared to the current task to detect re-entrant dispatch.
+/// It is stored only while that task runs the drain, so the pointer it wraps stays valid.
+struct TaskIdentity: Equatable, @unchecked Sendable {  // compared only, never used to act on the task
+    let task: UnsafeCurrentTask
+    init(_ task: UnsafeCurrentTask) { self.task = task }
+}
+
+/// The task-local context of a managed task, so dispatches from inside it name it as origin.
+enum ManagedTaskContext {
+    struct Value: Sendable {
+        var runtime: RuntimeID
+        var task: UInt64
+    }
+    @TaskLocal static var current: Value?
+}
+
+/// The runtime shared by every host: a lock-based control plane and a compute plane that the
+/// host runs on its own isolation.
+///
+/// Control plane: `control` (a `Mutex`) holds the lifecycle latch, the admission FIFO, the task
+/// registry and the drain flag. Every control operation is synchronous, never suspends, and runs
+/// on any thread. Continuations are always resumed after the lock is released.
+///
+/// Compute plane: ``drain(transduce:respond:isolation:)`` runs on the host's isolation, one cycle
+/// at a time; state is touched only there, through the closures the host passes in.
+final class RuntimeCore<T: Transducer>: @unchecked Sendable  // mutable state is in `control` (Mutex) and `lifecycleState` (Atomic)
+where
+    T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
+    T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
+{
+    typealias Effect = TransducerEffect<T.Event, T.Env, T.Response>
+    typealias ResponseWaiter = Waiter<T.Response?>
+
+    struct Admission {
+        var event: T.Event
+        var style: DispatchKind
+        var waiters: [ResponseWaiter]
+        var dispatch: UInt64
+        var enqueuedAt: UInt64
+        var origin: UInt64
+    }
+
+    enum TaskKey: Hashable {
+        case named(TaskIdentifier)
+        case anonymous(UInt64)
+    }
+
+    struct Entry {
+        var instance: UInt64
+        var task: Task<Void, Never>?
+        var waiters: [ResponseWaiter]
+        var startedAt: UInt64
+    }
+
+    struct Control {
+        var failure: (any Error)?
+        var queue = FIFO<Admission>()
+        /// Awaited admissions and task re-entries that found the queue full, in arrival order.
+        var overflow = FIFO<Admission>()
+        var draining = false
+        var drainTask: Task<Void, Never>?
+        var drainIdentity: TaskIdentity?
+        /// Waiters of the cycle in flight, so the control plane can fail them mid-action.
+        var inflight: [ResponseWaiter] = []
+        var entries: [TaskKey: Entry] = [:]
+        weak var host: (any DrainHost)?
+        var nextCycle: UInt64 = 0
+        var nextTask: UInt64 = 0
+    }
+
+    /// A resumption to perform once the control lock is released.
+    struct Resumption {
+        var waiter: ResponseWaiter
+        var result: Result<T.Response?, any Error>
+        var byCycle: UInt64 = 0
+        var byTask: UInt64 = 0
+    }
+
+    let id: RuntimeID
+    let env: T.Env
+    let instrument: (any RuntimeInstrument)?
+    let queueCapacity: Int
+    let stepLimit: Int
+    private let lifecycleState = Atomic<UInt8>(RuntimeLifecycle.active.rawValue)
+    private let nextDispatch = Atomic<UInt64>(0)
+    private let control = Mutex(Control())
+
+    init(env: T.Env, instrument: (any RuntimeInstrument)?, queueCapacity: Int, stepLimit: Int, hostKind: StaticString) {
+        precondition(queueCapacity > 0, "queueCapacity must be positive")
+        precondition(stepLimit > 0, "stepLimit must be positive")
+        self.id = RuntimeID.next()
+        self.env = env
+        self.instrument = instrument ?? RuntimeInstrumentation.current
+        self.queueCapacity = queueCapacity
+        self.stepLimit = stepLimit
+        if let instrument = self.instrument, instrument.isRecording {
+            emit(
+                .runtimeStart(
+                    transducer: EventLabel(_typeName(T.self, qualified: false)), host: EventLabel(hostKind),
+                    queueCapacity: queueCapacity), instrument)
+        }
+    }
+
+    func attach(host: any DrainHost) {
+        control.withLock { $0.host = host }
+    }
+
+    /// The `Input` of this runtime. It holds the core, never the host.
+    func makeInput() -> TransducerInput<T.Event, T.Response> {
+        TransducerInput(
+            id: id,
+            post: { [self] event in try post(event, style: .post) },
+            dispatch: { [self] event, style in try await dispatch(event, style: style) })
+    }
+
+    // MARK: - Lifecycle
+
+    var lifecycle: RuntimeLifecycle { RuntimeLifecycle(rawValue: lifecycleState.load(ordering: .acquiring))! }
+    var isActive: Bool { lifecycleState.load(ordering: .acquiring) == RuntimeLifecycle.active.rawValue }
+    var failure: (any Error)? { control.withLock { $0.failure } }
+
+    /// The error a dispatch meets at the boundary once the runtime has latched.
+    private static func boundaryError(_ lifecycle: RuntimeLifecycle) -> RuntimeError {
+        switch lifecycle {
+        case .active, .failed: .systemError
+        case .cancelled: .cancelled
+        case .deallocated: .deallocated
+        }
+    }
+
+    private static func rejection(_ lifecycle: RuntimeLifecycle) -> RejectionReason {
+        switch lifecycle {
+        case .active, .failed: .systemError
+        case .cancelled: .cancelled
+        case .deallocated: .deallocated
+        }
+    }
+
+    /// Latches the first terminal lifecycle: cancels every task and the drain, fails every waiter
+    /// and discards the queue. Later calls do nothing. Never waits for the gate.
+    @discardableResult
+    func latch(_ reason: RuntimeLifecycle, error: (any Error)? = nil) -> Bool {
+        precondition(reason != .active)
+        let resumptions: [Resumption]? = control.withLock { control in
+            guard
+                lifecycleState.compareExchange(
+                    expected: RuntimeLifecycle.active.rawValue, desired: reason.rawValue, ordering: .acquiringAndReleasing
+                ).exchanged
+            else { return nil }
+            control.failure = reason == .failed ? error : nil
+            let attachedError: any Error = (reason == .failed ? error : nil) ?? Self.boundaryError(reason)
+            let queuedError: any Error = Self.boundaryError(reason)
+            var out: [Resumption] = []
+            for waiter in control.inflight { out.append(Resumption(waiter: waiter, result: .failure(attachedError))) }
+            control.inflight = []
+            let entries = control.entries
+            control.entries = [:]
+            for entry in entries.values {
+                entry.task?.cancel()
+                if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: .runtimeStop), instrument) }
+                for waiter in entry.waiters {
+                    out.append(Resumption(waiter: waiter, result: .failure(attachedError), byTask: entry.instance))
+                }
+            }
+            for admission in control.queue.removeAll() + control.overflow.removeAll() {
+                if let instrument = recording {
+                    emit(
+                        .eventDropped(cycle: 0, event: T.traceLabel(of: admission.event), reason: .discardedOnStop),
+                        instrument, payload: admission.event)
+                }
+                for waiter in admission.waiters { out.append(Resumption(waiter: waiter, result: .failure(queuedError))) }
+            }
+            control.drainTask?.cancel()
+            if let instrument = recording {
+                emit(.runtimeStop(reason: reason, error: error.map { EventLabel(reflecting: $0) }), instrument)
+            }
+            return out
+        }
+        guard let resumptions else { return false }
+        resume(resumptions)
+        return true
+    }
+
+    // MARK: - Dispatch (control plane)
+
+    private var recording: (any RuntimeInstrument)? {
+        if let instrument, instrument.isRecording { return instrument }
+        return nil
+    }
+
+    private var originTask: UInt64 {
+        guard let context = ManagedTaskContext.current, context.runtime == id else { return 0 }
+        return context.task
+    }
+
+    /// Enqueues a post-style admission; never suspends.
+    func post(_ event: T.Event, style: DispatchKind) throws {
+        let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
+        let instrument = recording
+        let now = instrument == nil ? 0 : MonotonicClock.now()
+        let origin = instrument == nil ? 0 : originTask
+        let failure: RuntimeError? = control.withLock { control in
+            let lifecycle = self.lifecycle
+            if lifecycle != .active {
+                if let instrument { rejected(dispatch, style, event, Self.rejection(lifecycle), instrument) }
+                return Self.boundaryError(lifecycle)
+            }
+            if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
+                if let instrument { rejected(dispatch, style, event, .queueFull, instrument) }
+                return .queueFull(capacity: queueCapacity)
+            }
+            enqueue(
+                Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: origin),
+                into: &control, instrument: instrument)
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Enqueues an awaited admission and suspends until its waiter is resolved.
+    func dispatch(_ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
+        let kind: DispatchKind =
+            switch style {
+            case .send: .send
+            case .request: .request
+            case .uniqueRequest: .uniqueRequest
+            }
+        let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
+        let instrument = recording
+        let now = instrument == nil ? 0 : MonotonicClock.now()
+        if isComputeTask() {
+            if let instrument { control.withLock { _ in rejected(dispatch, kind, event, .reentrant, instrument) } }
+            throw RuntimeError.reentrantDispatch
+        }
+        let lifecycle = self.lifecycle
+        if lifecycle != .active {
+            if let instrument { control.withLock { _ in rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) } }
+            throw Self.boundaryError(lifecycle)
+        }
+        let origin = instrument == nil ? 0 : originTask
+        let waiter = ResponseWaiter(dispatch: dispatch, createdAt: now)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiter.install(continuation)
+                let failure: RuntimeError? = control.withLock { control in
+                    let lifecycle = self.lifecycle
+                    if lifecycle != .active {
+                        if let instrument { rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) }
+                        return Self.boundaryError(lifecycle)
+                    }
+                    enqueue(
+                        Admission(event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: origin),
+                        into: &control, instrument: instrument)
+                    return nil
+                }
+                if let failure { resume([Resumption(waiter: waiter, result: .failure(failure))]) }
+            }
+        } onCancel: {
+            // Caller cancellation gives up only the wait; the admission stays queued.
+            resume([Resumption(waiter: waiter, result: .failure(CancellationError()))])
+        }
+    }
+
+    private func rejected(
+        _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason, _ instrument: any RuntimeInstrument
+    ) {
+        emit(
+            .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: reason), instrument,
+            payload: event)
+    }
+
+    /// Appends to the queue, or to the overflow when the queue is full; starts a drain if none runs.
+    /// Call with the lock held.
+    private func enqueue(_ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?) {
+        if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
+            control.overflow.append(admission)
+        } else {
+            control.queue.append(admission)
+            if let instrument { emitDispatch(admission, depth: control.queue.count, instrument) }
+        }
+        if !control.draining, let host = control.host {
+            control.draining = true
+            control.drainTask = host.startDrain()
+        }
+    }
+
+    private func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
+        emit(
+            .dispatch(
+                dispatch: admission.dispatch, style: admission.style, event: T.traceLabel(of: admission.event),
+                originTask: admission.origin, queueDepth: depth), instrument, payload: admission.event)
+    }
+
+    private func isComputeTask() -> Bool {
+        withUnsafeCurrentTask { current in
+            guard let current else { return false }
+            let identity = TaskIdentity(current)
+            return control.withLock { $0.drainIdentity == identity }
+        }
+    }
+
+    // MARK: - Compute plane
+
+    /// Runs queued admissions one cycle at a time until the queue is empty or the runtime stops.
+    ///
+    /// Must run on the host's isolation; `transduce` and `respond` touch the host's state.
+    func drain(
+        transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
+        isolation: isolated (any Actor) = #isolation
+    ) async {
+        withUnsafeCurrentTask { current in
+            let identity = current.map(TaskIdentity.init)
+            control.withLock { $0.drainIdentity = identity }
+        }
+        while let (admission, cycle, depth) = nextAdmission() {
+            await runCycle(admission, cycle: cycle, queueDepth: depth, transduce: transduce, respond: respond)
+        }
+    }
+
+    private func nextAdmission() -> (Admission, UInt64, Int)? {
+        control.withLock { control in
+            guard isActive, let admission = control.queue.popFirst() else {
+                control.draining = false
+                control.drainTask = nil
+                control.drainIdentity = nil
+                return nil
+            }
+            if let moved = control.overflow.popFirst() {
+                control.queue.append(moved)
+                if let instrument = recording { emitDispatch(moved, depth: control.queue.count, instrument) }
+            }
+            control.nextCycle += 1
+            control.inflight = admission.waiters
+            return (admission, control.nextCycle, control.queue.count)
+        }
+    }
+
+    /// What executing one effect led to.
+    private enum Step {
+        case next(T.Event)
+        case settled
+        case handedOff
+        case aborted
+    }
+
+    private struct CycleContext {
+        let cycle: UInt64
+        let style: DispatchKind
+        var step = 0
+        /// Request-style waiters still owned by the cycle.
+        var waiters: [ResponseWaiter]
+        var followsChain: Bool {
+            switch style {
+            case .request, .uniqueRequest, .taskRequest: true
+            case .post, .send, .initial, .taskResponse: false
+            }
+        }
+    }
+
+    private func runCycle(
+        _ admission: Admission, cycle: UInt64, queueDepth: Int, transduce: (T.Event) -> Effect,
+        respond: (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
+    ) async {
+        let enteredAt: UInt64
+        if let instrument = recording {
+            enteredAt = MonotonicClock.now()
+            emit(
+                .cycleEnter(
+                    cycle: cycle, dispatch: admission.dispatch,
+                    waitedNanos: admission.enqueuedAt == 0 ? 0 : enteredAt &- admission.enqueuedAt, queueDepth: queueDepth),
+                instrument, at: enteredAt)
+        } else {
+            enteredAt = 0
+        }
+        if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
+        var context = CycleContext(cycle: cycle, style: admission.style, waiters: admission.waiters)
+        var event = admission.event
+        var outcome = CycleOutcome.aborted
+        chain: while true {
+            guard isActive else { break }
+            if context.step >= stepLimit {
+                latch(
+                    .failed,
+                    error: RuntimeError.runawayEventChain(event: T.traceLabel(of: event).description, limit: stepLimit))
+                break
+            }
+            if let instrument = recording {
+                emit(.transduce(cycle: cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
+            }
+            let effect = transduce(event)
+            switch await execute(effect, carrying: true, &context) {
+            case .next(let next):
+                event = next
+                context.step += 1
+            case .settled:
+                outcome = .settled
+                if !context.waiters.isEmpty { finish(context, response: respond(event)) }
+                break chain
+            case .handedOff:
+                outcome = .handedOff
+                // Request waiters moved into the task; send-like waiters resolve at hand-off.
+                if !context.waiters.isEmpty { finish(context, response: respond(event)) }
+                break chain
+            case .aborted:
+                break chain
+            }
+        }
+        control.withLock { $0.inflight = [] }
+        if let instrument = recording {
+            let now = MonotonicClock.now()
+            emit(
+                .cycleLeave(
+                    cycle: cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
+                    heldNanos: enteredAt == 0 ? 0 : now &- enteredAt), instrument, at: now)
+        }
+    }
+
+    private func finish(_ context: CycleContext, response: T.Response?) {
+        resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
+    }
+
+    private func execute(
+        _ effect: Effect, carrying: Bool, _ context: inout CycleContext, isolation: isolated (any Actor) = #isolation
+    ) async -> Step {
+        let startedAt = recording == nil ? 0 : MonotonicClock.now()
+        var taskName: TaskIdentifier?
+        let step: Step
+        switch effect.kind {
+        case .none:
+            step = .settled
+        case .event(let next):
+            step = .next(next)
+        case .action(let body):
+            step = body(env).map(Step.next) ?? .settled
+        case .asyncAction(let body):
+            do {
+                let next = try await body(env)
+                // The lifecycle may have latched while the action was suspended.
+                step = isActive ? (next.map(Step.next) ?? .settled) : .aborted
+            } catch is CancellationError {
+                resume(context.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byCycle: context.cycle) })
+                context.waiters = []
+                step = .aborted
+            } catch {
+                latch(.failed, error: error)
+                step = .aborted
+            }
+        case .task(let spec):
+            taskName = spec.id
+            let handOff = carrying && context.followsChain
+            let waiters = handOff ? context.waiters : []
+            if handOff { context.waiters = [] }
+            addTask(spec, waiters: waiters, unique: context.style == .uniqueRequest, cycle: context.cycle)
+            step = carrying ? .handedOff : .settled
+        case .cancel(let id):
+            taskName = id
+            cancelTask(.named(id), reason: .cancelEffect)
+            step = .settled
+        case .sequence(let effects):
+            step = await executeSequence(effects, carrying: carrying, &context)
+        }
+        if let instrument = recording {
+            let now = MonotonicClock.now()
+            emit(
+                .effect(
+                    cycle: context.cycle, step: context.step, kind: Self.kind(of: effect), task: taskName,
+                    durationNanos: now &- startedAt), instrument, at: now)
+        }
+        return step
+    }
+
+    private func executeSequence(
+        _ effects: [Effect], carrying: Bool, _ context: inout CycleContext, isolation: isolated (any Actor) = #isolation
+    ) async -> Step {
+        guard let last = effects.last else { return .settled }
+        for effect in effects.dropLast() {
+            switch await execute(effect, carrying: false, &context) {
+            case .aborted: return .aborted
+            case .next(let dropped):
+                if let instrument = recording {
+                    emit(
+                        .eventDropped(cycle: context.cycle, event: T.traceLabel(of: dropped), reason: .sequenceIntermediate),
+                        instrument, payload: dropped)
+                }
+            case .settled, .handedOff: break
+            }
+            guard isActive else { return .aborted }
+        }
+        return await execute(last, carrying: carrying, &context)
+    }
+
+    private static func kind(of effect: Effect) -> EffectKind {
+        switch effect.kind {
+        case .none: .none
+        case .event: .event
+        case .action: .action
+        case .asyncAction: .asyncAction
+        case .task: .task
+        case .cancel: .cancel
+        case .sequence: .sequence
+        }
+    }
+
+    // MARK: - Task manager (control plane)
+
+    private func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], unique: Bool, cycle: UInt64) {
+        let input = makeInput()
+        let env = self.env
+        let operation = spec.operation
+        control.withLock { control in
+            guard isActive else { return }  // the latch already failed these waiters' cycle
+            let instrument = recording
+            control.nextTask += 1
+            let instance = control.nextTask
+            let key: TaskKey = spec.id.map(TaskKey.named) ?? .anonymous(instance)
+            var allWaiters = waiters
+            var replaces: UInt64 = 0
+            if let existing = control.entries[key] {
+                if spec.option == .shareable && !unique {
+                    control.entries[key]!.waiters += waiters
+                    if let instrument {
+                        for waiter in waiters { emit(.taskJoin(task: existing.instance, dispatch: waiter.dispatch), instrument) }
+                    }
+                    return
+                }
+                existing.task?.cancel()
+                replaces = existing.instance
+                allWaiters = existing.waiters + waiters
+                if let instrument { emit(.taskCancel(task: existing.instance, reason: .replaced), instrument) }
+            }
+            let startedAt = instrument == nil ? 0 : MonotonicClock.now()
+            if let instrument {
+                emit(
+                    .taskSpawn(
+                        task: instance, name: spec.id, policy: unique ? .unique : (spec.option == .shareable ? .shareable : .switchToLatest),
+                        cycle: cycle, waiters: allWaiters.count, replaces: replaces), instrument, at: startedAt)
+            }
+            let context = ManagedTaskContext.Value(runtime: id, task: instance)
+            let task = Task(priority: spec.priority) { [self] in
+                let result: Result<TaskReturn<T.Event>, any Error>
+                do {
+                    result = .success(try await ManagedTaskContext.$current.withValue(context) { try await operation(input, env) })
+                } catch {
+                    result = .failure(error)
+                }
+                taskFinished(key: key, instance: instance, result: result)
+            }
+            control.entries[key] = Entry(instance: instance, task: task, waiters: allWaiters, startedAt: startedAt)
+        }
+    }
+
+    private func taskFinished(key: TaskKey, instance: UInt64, result: Result<TaskReturn<T.Event>, any Error>) {
+        var failedWith: (any Error)?
+        let resumptions: [Resumption] = control.withLock { control in
+            let instrument = recording
+            guard let entry = control.entries[key], entry.instance == instance else {
+                // Replaced, cancelled or stopped: the late outcome is discarded.
+                if let instrument { emit(.taskSettle(task: instance, outcome: .cancelled, label: nil, ranNanos: 0), instrument) }
+                return []
+            }
+            // Removed before its event is processed, so a later `.shareable` starts fresh work.
+            control.entries[key] = nil
+            let now = instrument == nil ? 0 : MonotonicClock.now()
+            let ran = now &- entry.startedAt
+            func settle(_ outcome: TaskOutcome, _ label: EventLabel?) {
+                if let instrument { emit(.taskSettle(task: instance, outcome: outcome, label: label, ranNanos: ran), instrument, at: now) }
+            }
+            switch result {
+            case .success(.settle):
+                settle(.settle, nil)
+                return entry.waiters.map { Resumption(waiter: $0, result: .success(nil), byTask: instance) }
+            case .success(.request(let event)), .success(.response(let event)):
+                let isRequest: Bool
+                if case .success(.request) = result { isRequest = true } else { isRequest = false }
+                settle(isRequest ? .request : .response, instrument == nil ? nil : T.traceLabel(of: event))
+                let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
+                enqueue(
+                    Admission(
+                        event: event, style: isRequest ? .taskRequest : .taskResponse, waiters: entry.waiters,
+                        dispatch: dispatch, enqueuedAt: now, origin: instance), into: &control, instrument: instrument)
+                return []
+            case .failure(let error) where error is CancellationError:
+                settle(.cancelled, nil)
+                return entry.waiters.map { Resumption(waiter: $0, result: .failure(error), byTask: instance) }
+            case .failure(let error):
+                settle(.failed, instrument == nil ? nil : EventLabel(reflecting: error))
+                failedWith = error
+                return entry.waiters.map { Resumption(waiter: $0, result: .failure(error), byTask: instance) }
+            }
+        }
+        // The latch happens before any waiter resumes.
+        if let failedWith { latch(.failed, error: failedWith) }
+        resume(resumptions)
+    }
+
+    private func cancelTask(_ key: TaskKey, reason: TaskCancelReason) {
+        let resumptions: [Resumption] = control.withLock { control in
+            guard let entry = control.entries.removeValue(forKey: key) else { return [] }
+            entry.task?.cancel()
+            if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
+            return entry.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byTask: entry.instance) }
+        }
+        resume(resumptions)
+    }
+
+    private func cancelAllTasks(reason: TaskCancelReason) {
+        let resumptions: [Resumption] = control.withLock { control in
+            let entries = control.entries
+            control.entries = [:]
+            var out: [Resumption] = []
+            for entry in entries.values.sorted(by: { $0.instance < $1.instance }) {
+                entry.task?.cancel()
+                if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
+                for waiter in entry.waiters {
+                    out.append(Resumption(waiter: waiter, result: .failure(CancellationError()), byTask: entry.instance))
+                }
+            }
+            return out
+        }
+        resume(resumptions)
+    }
+
+    /// Registry introspection for tests: the live task names.
+    var liveTaskCount: Int { control.withLock { $0.entries.count } }
+
+    // MARK: - Resumption and emission
+
+    /// Resumes waiters; must be called without the control lock held.
+    private func resume(_ resumptions: [Resumption]) {
+        for r in resumptions where r.waiter.resolve(r.result) {
+            guard let instrument = recording else { continue }
+            let now = MonotonicClock.now()
+            let outcome: ResumeOutcome
+            var errorLabel: EventLabel?
+            switch r.result {
+            case .success(.some): outcome = .response
+            case .success(.none): outcome = .nil
+            case .failure(let error):
+                outcome = .error
+                errorLabel = EventLabel(reflecting: error)
+            }
+            emit(
+                .requestResume(
+                    dispatch: r.waiter.dispatch, outcome: outcome, error: errorLabel, byCycle: r.byCycle, byTask: r.byTask,
+                    latencyNanos: r.waiter.createdAt == 0 ? 0 : now &- r.waiter.createdAt), instrument, at: now)
+        }
+    }
+
+    private func emit(
+        _ detail: RuntimeEvent.Detail, _ instrument: any RuntimeInstrument, at time: UInt64 = 0, payload: T.Event? = nil
+    ) {
+        let boxed: (any Sendable)? = payload != nil && instrument.capturesPayloads ? payload : nil
+        instrument.record(
+            RuntimeEvent(time: time == 0 ? MonotonicClock.now() : time, runtime: id, detail: detail, payload: boxed))
+    }
+}

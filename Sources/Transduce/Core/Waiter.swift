@@ -1,0 +1,72 @@
+import Synchronization
+
+/// A resume-once box around an awaiting caller's continuation (the request chart's "box").
+///
+/// The first ``resolve(_:)`` wins; later ones return `false` and do nothing. A result that
+/// arrives before the continuation is installed (a caller cancelled before it suspended) is kept
+/// and delivered by ``install(_:)``.
+final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state is in `state` (Mutex)
+    private enum State {
+        case pending
+        case waiting(CheckedContinuation<Value, any Error>)
+        case early(Result<Value, any Error>)
+        case done
+    }
+
+    /// The dispatch that created this waiter.
+    let dispatch: UInt64
+    /// When the caller dispatched (monotonic ns, 0 when not instrumented).
+    let createdAt: UInt64
+    private let state = Mutex<State>(.pending)
+
+    init(dispatch: UInt64, createdAt: UInt64) {
+        self.dispatch = dispatch
+        self.createdAt = createdAt
+    }
+
+    func install(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early: Result<Value, any Error>? = state.withLock { state in
+            switch state {
+            case .pending:
+                state = .waiting(continuation)
+                return nil
+            case .early(let result):
+                state = .done
+                return result
+            case .waiting, .done:
+                preconditionFailure("waiter installed twice")
+            }
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Resumes the caller with `result` unless it was resumed already; `true` for the first call.
+    @discardableResult
+    func resolve(_ result: Result<Value, any Error>) -> Bool {
+        let continuation: CheckedContinuation<Value, any Error>?
+        let won: Bool
+        (continuation, won) = state.withLock { state in
+            switch state {
+            case .pending:
+                state = .early(result)
+                return (nil, true)
+            case .waiting(let c):
+                state = .done
+                return (c, true)
+            case .early, .done:
+                return (nil, false)
+            }
+        }
+        continuation?.resume(with: result)
+        return won
+    }
+
+    var isResolved: Bool {
+        state.withLock {
+            switch $0 {
+            case .pending, .waiting: false
+            case .early, .done: true
+            }
+        }
+    }
+}

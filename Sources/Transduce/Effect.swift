@@ -1,0 +1,125 @@
+/// A declarative description of the work that follows one `transduce` call.
+///
+/// Built only through the static factories; the runtime executes it. Effects are not `Sendable`:
+/// they never leave the host's isolation. Use ``summary`` to assert in a test which effect came
+/// back without running it.
+public struct TransducerEffect<Event, Env, Response> {
+    public typealias AsyncAction = nonisolated(nonsending) (Env) async throws -> Event?
+    typealias TaskOperation = @Sendable (TransducerInput<Event, Response>, Env) async throws -> TaskReturn<Event>
+
+    struct TaskSpec {
+        var id: TaskIdentifier?
+        var option: TaskAdditionPolicy
+        var priority: TaskPriority?
+        var operation: TaskOperation
+    }
+
+    enum Kind {
+        case none
+        case event(Event)
+        case action((Env) -> Event?)
+        case asyncAction(operation: AsyncAction)
+        case task(TaskSpec)
+        case cancel(TaskIdentifier)
+        case sequence([TransducerEffect])
+    }
+
+    let kind: Kind
+
+    init(_ kind: Kind) { self.kind = kind }
+
+    /// No further work: the computation settles.
+    public static var none: Self { Self(.none) }
+
+    /// Transduce `event` next, in this same cycle, before any queued admission.
+    public static func event(_ event: Event) -> Self { Self(.event(event)) }
+
+    /// Run `body` synchronously inside the cycle (gate held). A returned event is transduced next;
+    /// `nil` settles.
+    public static func action(_ body: @escaping (Env) -> Event?) -> Self { Self(.action(body)) }
+
+    /// Run `body` synchronously inside the cycle (gate held); the computation then settles.
+    public static func action(_ body: @escaping (Env) -> Void) -> Self {
+        Self(.action({ env in body(env); return nil }))
+    }
+
+    /// Run `body` on the host's isolation while the gate stays held, even across suspensions.
+    ///
+    /// When it resumes, the runtime re-checks its lifecycle: after a cancel the returned event is
+    /// discarded. Throwing `CancellationError` fails only this cycle's waiters; any other error
+    /// latches the runtime's failure.
+    public static func action(nonsendingOperation body: @escaping AsyncAction) -> Self {
+        Self(.asyncAction(operation: body))
+    }
+
+    /// Cancel the live task registered under `id`; an absent id is a no-op.
+    public static func cancel(_ id: TaskIdentifier) -> Self { Self(.cancel(id)) }
+
+    /// Run `effects` left to right. Only the last may continue the chain or carry the caller's
+    /// waiter; events the others yield are dropped (and reported to the instrument).
+    public static func sequence(_ effects: [Self]) -> Self { Self(.sequence(effects)) }
+
+    /// A closure-free description of this effect.
+    public var summary: EffectSummary {
+        switch kind {
+        case .none: .none
+        case .event: .event
+        case .action: .action
+        case .asyncAction: .asyncAction
+        case .task(let spec): .task(id: spec.id, option: spec.option)
+        case .cancel(let id): .cancel(id)
+        case .sequence(let effects): .sequence(effects.map(\.summary))
+        }
+    }
+}
+
+extension TransducerEffect where Event: Sendable, Env: Sendable {
+    /// The operation of a task: it runs on the isolation it declares (or the global executor) and
+    /// receives the host's `Input` and `Env`.
+    public typealias Operation<R> = @Sendable @isolated(any) (TransducerInput<Event, Response>, Env) async throws -> R
+
+    /// Start a managed task whose result says how it re-enters the runtime.
+    ///
+    /// - Parameters:
+    ///   - id: registers the task; tasks without an id always get their own instance.
+    ///   - option: what happens when a live task with the same `id` exists.
+    public static func task(
+        id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
+        operation: @escaping Operation<TaskReturn<Event>>
+    ) -> Self {
+        Self(.task(TaskSpec(id: id, option: option, priority: priority, operation: { try await operation($0, $1) })))
+    }
+
+    /// Start a managed task; a returned event re-enters as `.request(event)`, `nil` settles.
+    public static func task(
+        id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
+        operation: @escaping Operation<Event?>
+    ) -> Self {
+        Self(
+            .task(
+                TaskSpec(id: id, option: option, priority: priority) { input, env in
+                    if let event = try await operation(input, env) { .request(event) } else { .settle }
+                }))
+    }
+
+    /// Start a managed task that settles when it returns.
+    public static func task(
+        id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
+        operation: @escaping Operation<Void>
+    ) -> Self {
+        Self(
+            .task(
+                TaskSpec(id: id, option: option, priority: priority) { input, env in
+                    try await operation(input, env)
+                    return .settle
+                }))
+    }
+}
+
+/// A closure-free description of an effect, for tests and observability.
+public indirect enum EffectSummary: Hashable, Sendable {
+    case none, event, action, asyncAction
+    case task(id: TaskIdentifier?, option: TaskAdditionPolicy)
+    case cancel(TaskIdentifier)
+    case sequence([EffectSummary])
+}

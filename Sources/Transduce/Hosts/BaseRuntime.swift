@@ -1,0 +1,92 @@
+/// The generic host: an actor whose isolation runs the compute plane.
+///
+/// The host owns the runtime's lifetime. Neither ``input`` nor any task retains it, so dropping
+/// the last strong reference cancels every task and resolves every waiter with
+/// ``RuntimeError/deallocated``.
+///
+/// ```swift
+/// let runtime = BaseRuntime(of: Loader.self, env: api)
+/// let items = try await runtime.input.request(.load)
+/// let count = await runtime.withState { $0.items.count }
+/// ```
+public actor BaseRuntime<T: Transducer>: DrainHost
+where
+    T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
+    T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
+{
+    /// Default bound of the admission queue.
+    public static var defaultQueueCapacity: Int { 1_024 }
+    /// Default limit of internal events chained in one cycle.
+    public static var defaultStepLimit: Int { 10_000 }
+
+    private let core: RuntimeCore<T>
+    /// The current state; written only by the compute plane.
+    public private(set) var state: T.State
+    /// The dispatch handle: stable, `Sendable`, and weak to this host.
+    public nonisolated let input: T.Input
+
+    /// Creates a host and, when given, enqueues `initialEvent` as its first admission (post
+    /// semantics).
+    ///
+    /// - Parameters:
+    ///   - instrument: receives the runtime's diagnostics; `nil` uses
+    ///     ``RuntimeInstrumentation/current``.
+    ///   - queueCapacity: admissions that may wait at once; a `post` beyond it throws
+    ///     ``RuntimeError/queueFull(capacity:)``, awaited dispatches wait for room.
+    ///   - stepLimit: internal events one cycle may chain before the runtime fails with
+    ///     ``RuntimeError/runawayEventChain(event:limit:)``.
+    public init(
+        of: T.Type = T.self, initialState: T.State = T.initialState, env: T.Env, initialEvent: T.Event? = nil,
+        instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
+        stepLimit: Int = defaultStepLimit
+    ) {
+        core = RuntimeCore(
+            env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit, hostKind: "BaseRuntime")
+        state = initialState
+        input = core.makeInput()
+        core.attach(host: self)
+        if let initialEvent { try? core.post(initialEvent, style: .initial) }
+    }
+
+    public init(
+        of: T.Type = T.self, initialState: T.State = T.initialState, initialEvent: T.Event? = nil,
+        instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
+        stepLimit: Int = defaultStepLimit
+    ) where T.Env == Void {
+        self.init(
+            of: of, initialState: initialState, env: (), initialEvent: initialEvent, instrument: instrument,
+            queueCapacity: queueCapacity, stepLimit: stepLimit)
+    }
+
+    deinit { core.latch(.deallocated) }
+
+    /// Reads the state on the host's isolation.
+    public func withState<R: Sendable>(_ body: (T.State) throws -> R) rethrows -> R { try body(state) }
+
+    /// The process-unique identity of this runtime, as instruments record it.
+    public nonisolated var runtimeID: RuntimeID { core.id }
+    public nonisolated var lifecycle: RuntimeLifecycle { core.lifecycle }
+    /// The error latched by a failure, if any.
+    public nonisolated var failure: (any Error)? { core.failure }
+
+    /// Stops the runtime at once: cancels every task, fails every waiter with
+    /// ``RuntimeError/cancelled`` and discards queued admissions. Idempotent; never waits.
+    public nonisolated func cancel() { core.latch(.cancelled) }
+
+    /// Latches a failure with `error`: attached waiters get `error`, later dispatches
+    /// ``RuntimeError/systemError``. Only the first latch counts.
+    public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
+
+    nonisolated func startDrain() -> Task<Void, Never> {
+        Task { [weak self] in await self?.runDrain() }
+    }
+
+    private func runDrain() async {
+        await core.drain(
+            transduce: { event in T.transduce(&self.state, event: event) },
+            respond: { event in T.response(state: self.state, event: event) })
+    }
+
+    /// Live managed tasks, for tests.
+    package nonisolated var liveTaskCount: Int { core.liveTaskCount }
+}
