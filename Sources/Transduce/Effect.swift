@@ -83,6 +83,10 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     /// - Parameters:
     ///   - id: registers the task; tasks without an id always get their own instance.
     ///   - option: what happens when a live task with the same `id` exists.
+    ///
+    /// Disfavored, like the `Event?` form, so that a multi-statement closure without `return`
+    /// resolves to the `Void` form.
+    @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         operation: @escaping Operation<TaskReturn<Event>>
@@ -91,6 +95,9 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     }
 
     /// Start a managed task; a returned event re-enters as `.request(event)`, `nil` settles.
+    ///
+    /// Disfavored so that a multi-statement closure without `return` resolves to the `Void` form.
+    @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         operation: @escaping Operation<Event?>
