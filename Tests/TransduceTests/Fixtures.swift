@@ -135,6 +135,7 @@ nonisolated enum Probe: Transducer {
             return .action(nonsendingOperation: { env in
                 await env.gate.wait()
                 env.cancelInside?()
+                env.log.append("start-returned")
                 return .started
             })
         case .begin: return .action { _ in .step }
