@@ -41,7 +41,7 @@ nonisolated enum LoaderFeature: Transducer {
         var error: String?
         var ticks = 0
     }
-    enum Event: Sendable, Equatable { case load, loaded([String]), failed(String), startTicker, ticked, stopTicker, refresh }
+    enum Event: Sendable, Equatable { case load, loaded([String]), failed(String), startTicker, ticked, stopTicker, refresh, noop }
     struct Env: Sendable {
         var fetch: @Sendable () async throws -> [String]
     }
@@ -73,6 +73,8 @@ nonisolated enum LoaderFeature: Transducer {
             return .cancel("ticker")
         case .refresh:
             return .sequence([.cancel("old"), .task(id: "new") { _, _ in }])
+        case .noop:
+            return .none
         }
     }
     static func response(state: State, event: Event) -> [String] { state.items }
