@@ -148,7 +148,12 @@ nonisolated enum Probe: Transducer {
             return .task(id: id, option: option) { _, env -> TaskReturn in
                 let n = env.counter.increment()
                 env.log.append("run-\(n)")
-                if n == 1 { try await env.gate.waitCooperatively() }
+                if n == 1 {
+                    do { try await env.gate.waitCooperatively() } catch {
+                        env.log.append("cancelled-\(n)")
+                        throw error
+                    }
+                }
                 return .request(.result(try await env.taskResult(n)))
             }
         case .result(let value):

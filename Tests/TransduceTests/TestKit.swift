@@ -144,7 +144,8 @@ func eventually(
 
 /// Expects `body` to throw an error equal to `expected`.
 func expectThrows<E: Error & Equatable>(
-    _ expected: E, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    _ expected: E, sourceLocation: SourceLocation = #_sourceLocation, isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> Void
 ) async {
     do {
         try await body()
@@ -156,7 +157,10 @@ func expectThrows<E: Error & Equatable>(
     }
 }
 
-func expectCancellation(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async {
+func expectCancellation(
+    sourceLocation: SourceLocation = #_sourceLocation, isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> Void
+) async {
     do {
         try await body()
         Issue.record("expected CancellationError, nothing was thrown", sourceLocation: sourceLocation)
