@@ -385,6 +385,7 @@ where
         var context = CycleContext(cycle: cycle, style: admission.style, waiters: admission.waiters)
         var event = admission.event
         var outcome = CycleOutcome.aborted
+        var response: T.Response?
         chain: while true {
             guard isActive else { break }
             if context.step >= stepLimit {
@@ -403,12 +404,12 @@ where
                 context.step += 1
             case .settled:
                 outcome = .settled
-                if !context.waiters.isEmpty { finish(context, response: respond(event)) }
+                if !context.waiters.isEmpty { response = respond(event) }
                 break chain
             case .handedOff:
                 outcome = .handedOff
                 // Request waiters moved into the task; send-like waiters resolve at hand-off.
-                if !context.waiters.isEmpty { finish(context, response: respond(event)) }
+                if !context.waiters.isEmpty { response = respond(event) }
                 break chain
             case .aborted:
                 break chain
@@ -422,10 +423,10 @@ where
                     cycle: cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
                     heldNanos: enteredAt == 0 ? 0 : now &- enteredAt), instrument, at: now)
         }
-    }
-
-    private func finish(_ context: CycleContext, response: T.Response?) {
-        resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
+        // Callers resume after the gate is released (the chart's `leave` before `resume`).
+        if outcome != .aborted {
+            resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: cycle) })
+        }
     }
 
     private func execute(
