@@ -82,7 +82,7 @@ nonisolated enum LoaderFeature: Transducer {
 
 /// A box that lets an Env reach the host's own input (for re-entrancy tests).
 final class InputBox<E: Sendable, R: Sendable>: Sendable {
-    private let storage = Mutex<TransducerInput<E, R>?>(nil)
+    private let storage = Lock<TransducerInput<E, R>?>(nil)
     var input: TransducerInput<E, R>? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }

@@ -37,7 +37,7 @@ import Testing
 
     @Test func cancelInsideActionDiscardsItsEvent() async throws {
         // Scenario 11: cancel() runs inside the action, just before it returns.
-        let box = Mutex<BaseRuntime<Probe>?>(nil)
+        let box = Lock<BaseRuntime<Probe>?>(nil)
         var env = Probe.Env()
         env.cancelInside = { box.withLock { $0?.cancel() } }
         env.gate.open()

@@ -26,7 +26,7 @@ func withTimeout<R: Sendable>(
 
 /// A one-shot signal with a timeout: `fulfill()` from anywhere, `wait()` in the test.
 final class Expectation: Sendable {
-    private let state = Mutex<(fulfilled: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Lock<(fulfilled: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     let name: String
     init(_ name: String = "expectation") { self.name = name }
 
@@ -65,7 +65,7 @@ final class AsyncGate: Sendable {
         var next = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
     let entered = Expectation("gate entered")
 
     func open() {
@@ -117,7 +117,7 @@ final class AsyncGate: Sendable {
 
 /// A thread-safe log of strings.
 final class TraceLog: Sendable {
-    private let items = Mutex<[String]>([])
+    private let items = Lock<[String]>([])
     func append(_ s: String) { items.withLock { $0.append(s) } }
     var all: [String] { items.withLock { $0 } }
 }
@@ -172,7 +172,7 @@ func expectCancellation(
 
 /// A recording instrument for tests.
 final class TestInstrument: RuntimeInstrument {
-    private let events = Mutex<[RuntimeEvent]>([])
+    private let events = Lock<[RuntimeEvent]>([])
     var isRecording: Bool { true }
     func record(_ event: RuntimeEvent) { events.withLock { $0.append(event) } }
     var all: [RuntimeEvent] { events.withLock { $0 } }

@@ -92,7 +92,7 @@ where
     let stepLimit: Int
     private let lifecycleState = Atomic<UInt8>(RuntimeLifecycle.active.rawValue)
     private let nextDispatch = Atomic<UInt64>(0)
-    private let control = Mutex(Control())
+    private let control = Lock(Control())
 
     init(env: T.Env, instrument: (any RuntimeInstrument)?, queueCapacity: Int, stepLimit: Int, hostKind: StaticString) {
         precondition(queueCapacity > 0, "queueCapacity must be positive")

@@ -17,7 +17,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     let dispatch: UInt64
     /// When the caller dispatched (monotonic ns, 0 when not instrumented).
     let createdAt: UInt64
-    private let state = Mutex<State>(.pending)
+    private let state = Lock<State>(.pending)
 
     init(dispatch: UInt64, createdAt: UInt64) {
         self.dispatch = dispatch

@@ -34,7 +34,7 @@ public final class NoOpInstrument: RuntimeInstrument {
 /// Bootstrap it once at start-up (like swift-log's `LoggingSystem`); hosts read it when they are
 /// created, so a recorder bootstrapped later sees only hosts created later.
 public enum RuntimeInstrumentation {
-    private static let storage = Mutex<(any RuntimeInstrument)?>(nil)
+    private static let storage = Lock<(any RuntimeInstrument)?>(nil)
 
     /// Installs `instrument` as the default for hosts created from now on; `nil` removes it.
     public static func bootstrap(_ instrument: (any RuntimeInstrument)?) {

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The main job: builds and runs the demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+exec swift run LoaderExample "$@"
