@@ -5,11 +5,28 @@ let package = Package(
     name: "Transduce",
     products: [
         .library(name: "Transduce", targets: ["Transduce"]),
+        .library(name: "TransduceTrace", targets: ["TransduceTrace"]),
     ],
     targets: [
+        // The runtime: no dependencies beyond the toolchain.
         .target(name: "Transduce"),
+        // The LTTng-UST provider `transduce` and its C wrappers (no-ops without LTTng-UST).
+        .target(
+            name: "CLTTng",
+            cSettings: [.headerSearchPath(".")],
+            linkerSettings: [
+                .linkedLibrary("lttng-ust", .when(platforms: [.linux])),
+                .linkedLibrary("dl", .when(platforms: [.linux])),
+            ]
+        ),
+        // Recorder, ring buffer, trace files, analyses and shape assertions.
+        .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
+        .executableTarget(
+            name: "TracedExample", dependencies: ["Transduce", "TransduceTrace"], path: "Examples/TracedExample"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
+        .testTarget(
+            name: "TransduceTraceTests", dependencies: ["Transduce", "TransduceTrace", "TracedExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

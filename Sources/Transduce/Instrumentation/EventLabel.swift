@@ -33,6 +33,12 @@ public struct EventLabel: Sendable, Hashable, CustomStringConvertible, Expressib
         }
     }
 
+    /// The label's bytes when they live in static memory (a literal or reflection metadata), valid
+    /// for the life of the process; `nil` for labels made from a `String`.
+    public var staticUTF8: UnsafeBufferPointer<UInt8>? {
+        if case .utf8(let start, let count) = storage { UnsafeBufferPointer(start: start, count: count) } else { nil }
+    }
+
     /// Calls `body` with the label's UTF-8 bytes; never allocates for static labels.
     public func withUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         switch storage {

@@ -1,0 +1,216 @@
+/* The wrappers declared in include/clttng.h. */
+#define _GNU_SOURCE
+#include "clttng.h"
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#if defined(__linux__) && __has_include(<lttng/tracepoint.h>)
+#define CLTTNG_HAVE_LTTNG 1
+#include "transduce_tp.h"
+#else
+#define CLTTNG_HAVE_LTTNG 0
+#endif
+
+static __thread uint32_t cached_tid;
+
+uint32_t clttng_thread_id(void) {
+    if (cached_tid == 0) {
+#if defined(__linux__)
+        cached_tid = (uint32_t)syscall(SYS_gettid);
+#else
+        cached_tid = (uint32_t)(uintptr_t)&cached_tid;
+#endif
+    }
+    return cached_tid;
+}
+
+uint64_t clttng_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int clttng_available(void) { return CLTTNG_HAVE_LTTNG; }
+
+static const char *const lifecycle_names[] = {"active", "cancelled", "deallocated", "failed"};
+static const char *lifecycle_name(uint8_t code) { return code < 4 ? lifecycle_names[code] : "unknown"; }
+static const char *const style_names[] = {"post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"};
+static const char *style_name(uint8_t code) { return code < 7 ? style_names[code] : "unknown"; }
+static const char *const rejection_names[] = {"cancelled", "deallocated", "systemError", "queueFull", "reentrant"};
+static const char *rejection_name(uint8_t code) { return code < 5 ? rejection_names[code] : "unknown"; }
+static const char *const effect_names[] = {"none", "event", "action", "asyncAction", "task", "cancel", "sequence"};
+static const char *effect_name(uint8_t code) { return code < 7 ? effect_names[code] : "unknown"; }
+static const char *const cycle_outcome_names[] = {"settled", "handedOff", "aborted"};
+static const char *cycle_outcome_name(uint8_t code) { return code < 3 ? cycle_outcome_names[code] : "unknown"; }
+static const char *const policy_names[] = {"switchToLatest", "shareable", "unique"};
+static const char *policy_name(uint8_t code) { return code < 3 ? policy_names[code] : "unknown"; }
+static const char *const cancel_names[] = {"replaced", "cancelEffect", "uniqueRequest", "runtimeStop"};
+static const char *cancel_name(uint8_t code) { return code < 4 ? cancel_names[code] : "unknown"; }
+static const char *const task_outcome_names[] = {"settle", "request", "response", "cancelled", "failed"};
+static const char *task_outcome_name(uint8_t code) { return code < 5 ? task_outcome_names[code] : "unknown"; }
+static const char *const resume_names[] = {"response", "nil", "error"};
+static const char *resume_name(uint8_t code) { return code < 3 ? resume_names[code] : "unknown"; }
+static const char *const drop_names[] = {"sequenceIntermediate", "discardedOnStop"};
+static const char *drop_name(uint8_t code) { return code < 2 ? drop_names[code] : "unknown"; }
+
+#if CLTTNG_HAVE_LTTNG
+int clttng_any_enabled(void) {
+    return lttng_ust_tracepoint_enabled(transduce, runtime_start) ||
+        lttng_ust_tracepoint_enabled(transduce, runtime_stop) ||
+        lttng_ust_tracepoint_enabled(transduce, dispatch) ||
+        lttng_ust_tracepoint_enabled(transduce, dispatch_rejected) ||
+        lttng_ust_tracepoint_enabled(transduce, cycle_enter) ||
+        lttng_ust_tracepoint_enabled(transduce, transduce) ||
+        lttng_ust_tracepoint_enabled(transduce, effect) ||
+        lttng_ust_tracepoint_enabled(transduce, cycle_leave) ||
+        lttng_ust_tracepoint_enabled(transduce, task_spawn) ||
+        lttng_ust_tracepoint_enabled(transduce, task_join) ||
+        lttng_ust_tracepoint_enabled(transduce, task_cancel) ||
+        lttng_ust_tracepoint_enabled(transduce, task_settle) ||
+        lttng_ust_tracepoint_enabled(transduce, request_resume) ||
+        lttng_ust_tracepoint_enabled(transduce, event_dropped);
+}
+#else
+int clttng_any_enabled(void) { return 0; }
+#endif
+
+void clttng_runtime_start(uint64_t runtime, const char *transducer_ptr, uint32_t transducer_len, const char *host_ptr, uint32_t host_len, uint32_t queue_capacity) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, runtime_start)) {
+        lttng_ust_do_tracepoint(transduce, runtime_start, runtime, transducer_ptr, transducer_len, host_ptr, host_len, queue_capacity);
+    }
+#else
+    (void)runtime; (void)transducer_ptr; (void)transducer_len; (void)host_ptr; (void)host_len; (void)queue_capacity;
+#endif
+}
+
+void clttng_runtime_stop(uint64_t runtime, uint8_t reason, const char *error_ptr, uint32_t error_len) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, runtime_stop)) {
+        lttng_ust_do_tracepoint(transduce, runtime_stop, runtime, lifecycle_name(reason), error_ptr, error_len);
+    }
+#else
+    (void)runtime; (void)reason; (void)error_ptr; (void)error_len;
+#endif
+}
+
+void clttng_dispatch(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint64_t origin_task, uint32_t queue_depth) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, dispatch)) {
+        lttng_ust_do_tracepoint(transduce, dispatch, runtime, dispatch, style_name(style), event_ptr, event_len, origin_task, queue_depth);
+    }
+#else
+    (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)origin_task; (void)queue_depth;
+#endif
+}
+
+void clttng_dispatch_rejected(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint8_t reason) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, dispatch_rejected)) {
+        lttng_ust_do_tracepoint(transduce, dispatch_rejected, runtime, dispatch, style_name(style), event_ptr, event_len, rejection_name(reason));
+    }
+#else
+    (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)reason;
+#endif
+}
+
+void clttng_cycle_enter(uint64_t runtime, uint64_t cycle, uint64_t dispatch, uint64_t waited_ns, uint32_t queue_depth) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, cycle_enter)) {
+        lttng_ust_do_tracepoint(transduce, cycle_enter, runtime, cycle, dispatch, waited_ns, queue_depth);
+    }
+#else
+    (void)runtime; (void)cycle; (void)dispatch; (void)waited_ns; (void)queue_depth;
+#endif
+}
+
+void clttng_transduce(uint64_t runtime, uint64_t cycle, uint32_t step, const char *event_ptr, uint32_t event_len) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, transduce)) {
+        lttng_ust_do_tracepoint(transduce, transduce, runtime, cycle, step, event_ptr, event_len);
+    }
+#else
+    (void)runtime; (void)cycle; (void)step; (void)event_ptr; (void)event_len;
+#endif
+}
+
+void clttng_effect(uint64_t runtime, uint64_t cycle, uint32_t step, uint8_t effect_kind, const char *task_ptr, uint32_t task_len, uint64_t duration_ns) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, effect)) {
+        lttng_ust_do_tracepoint(transduce, effect, runtime, cycle, step, effect_name(effect_kind), task_ptr, task_len, duration_ns);
+    }
+#else
+    (void)runtime; (void)cycle; (void)step; (void)effect_kind; (void)task_ptr; (void)task_len; (void)duration_ns;
+#endif
+}
+
+void clttng_cycle_leave(uint64_t runtime, uint64_t cycle, uint8_t outcome, uint32_t steps, uint64_t held_ns) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, cycle_leave)) {
+        lttng_ust_do_tracepoint(transduce, cycle_leave, runtime, cycle, cycle_outcome_name(outcome), steps, held_ns);
+    }
+#else
+    (void)runtime; (void)cycle; (void)outcome; (void)steps; (void)held_ns;
+#endif
+}
+
+void clttng_task_spawn(uint64_t runtime, uint64_t task, const char *name_ptr, uint32_t name_len, uint8_t policy, uint64_t cycle, uint32_t waiters, uint64_t replaces) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, task_spawn)) {
+        lttng_ust_do_tracepoint(transduce, task_spawn, runtime, task, name_ptr, name_len, policy_name(policy), cycle, waiters, replaces);
+    }
+#else
+    (void)runtime; (void)task; (void)name_ptr; (void)name_len; (void)policy; (void)cycle; (void)waiters; (void)replaces;
+#endif
+}
+
+void clttng_task_join(uint64_t runtime, uint64_t task, uint64_t dispatch) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, task_join)) {
+        lttng_ust_do_tracepoint(transduce, task_join, runtime, task, dispatch);
+    }
+#else
+    (void)runtime; (void)task; (void)dispatch;
+#endif
+}
+
+void clttng_task_cancel(uint64_t runtime, uint64_t task, uint8_t reason) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, task_cancel)) {
+        lttng_ust_do_tracepoint(transduce, task_cancel, runtime, task, cancel_name(reason));
+    }
+#else
+    (void)runtime; (void)task; (void)reason;
+#endif
+}
+
+void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const char *label_ptr, uint32_t label_len, uint64_t ran_ns) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, task_settle)) {
+        lttng_ust_do_tracepoint(transduce, task_settle, runtime, task, task_outcome_name(outcome), label_ptr, label_len, ran_ns);
+    }
+#else
+    (void)runtime; (void)task; (void)outcome; (void)label_ptr; (void)label_len; (void)ran_ns;
+#endif
+}
+
+void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome, const char *error_ptr, uint32_t error_len, uint64_t by_cycle, uint64_t by_task, uint64_t latency_ns) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, request_resume)) {
+        lttng_ust_do_tracepoint(transduce, request_resume, runtime, dispatch, resume_name(outcome), error_ptr, error_len, by_cycle, by_task, latency_ns);
+    }
+#else
+    (void)runtime; (void)dispatch; (void)outcome; (void)error_ptr; (void)error_len; (void)by_cycle; (void)by_task; (void)latency_ns;
+#endif
+}
+
+void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_ptr, uint32_t event_len, uint8_t reason) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, event_dropped)) {
+        lttng_ust_do_tracepoint(transduce, event_dropped, runtime, cycle, event_ptr, event_len, drop_name(reason));
+    }
+#else
+    (void)runtime; (void)cycle; (void)event_ptr; (void)event_len; (void)reason;
+#endif
+}

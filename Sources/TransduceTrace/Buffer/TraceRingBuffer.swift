@@ -1,0 +1,192 @@
+import CLTTng
+import Synchronization
+import Transduce
+
+/// A bounded, lock-free, multi-producer event buffer: the embedded flight recorder.
+///
+/// - Producers never block and never allocate: one atomic increment claims a ticket, a per-slot
+///   sequence lock guards the slot while its 11 words are stored.
+/// - ``Mode/overwriteOldest`` (the default) keeps the newest `capacity` events;
+///   ``Mode/discardNewest`` keeps the first ones until a ``drain(limit:)`` frees room.
+/// - Readers (``snapshot()`` and ``drain(limit:)``) run while producers write and never see a torn
+///   event: a slot changed during the copy is counted as overwritten instead.
+/// - Every loss is counted exactly: ``Counts/overwritten`` (lapped before being read),
+///   ``Counts/discarded`` (refused in discard mode) and ``Counts/contended`` (a producer found its
+///   slot still being written by a producer one whole lap behind; the event is dropped rather than
+///   waiting).
+public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via clttng_slot_* atomics; counters: Atomic; drain cursor: `drainLock`
+    public enum Mode: Sendable {
+        case overwriteOldest
+        case discardNewest
+    }
+
+    /// What a buffer has seen, at one moment.
+    public struct Counts: Sendable, Equatable {
+        /// Tickets taken by producers (every event offered, minus those discarded).
+        public var offered: UInt64
+        /// Events lapped by newer ones before any reader read them (overwrite mode).
+        public var overwritten: UInt64
+        /// Events refused because the buffer was full (discard mode).
+        public var discarded: UInt64
+        /// Events dropped because their slot was still being written a lap earlier.
+        public var contended: UInt64
+    }
+
+    /// Events read by one snapshot or drain, with what was lost around them.
+    public struct Batch: Sendable {
+        public var records: [RawRecord]
+        public var counts: Counts
+        /// Tickets in the read window that were not committed yet (or were dropped to contention).
+        public var unreadable: UInt64
+    }
+
+    public let capacity: Int
+    public let mode: Mode
+    private let mask: UInt64
+    private let slots: UnsafeMutablePointer<UInt64>
+    private let head = Atomic<UInt64>(0)
+    /// Everything before `tail` has been drained (or counted as lost).
+    private let tail = Atomic<UInt64>(0)
+    private let discardedCount = Atomic<UInt64>(0)
+    private let contendedCount = Atomic<UInt64>(0)
+    /// Overwritten events found by drains (lapped before the drain reached them).
+    private let drainOverwritten = Atomic<UInt64>(0)
+    private let drainLock = Lock(())
+
+    /// Creates a buffer of at least `capacity` events (rounded up to a power of two, at least 2).
+    /// Allocates `capacity × 96` bytes once.
+    public init(capacity: Int, mode: Mode = .overwriteOldest) {
+        precondition(capacity > 0 && capacity <= 1 << 30, "capacity must be in 1...2^30")
+        var size = 2
+        while size < capacity { size <<= 1 }
+        self.capacity = size
+        self.mode = mode
+        self.mask = UInt64(size - 1)
+        let words = size * Int(CLTTNG_SLOT_WORDS)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+        slots = raw.initializeMemory(as: UInt64.self, repeating: 0, count: words)
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Records one event. Never blocks, never allocates. Returns `false` when the event was
+    /// discarded (discard mode, full) or dropped to contention.
+    @inline(__always) @discardableResult
+    public func record(_ record: RawRecord) -> Bool {
+        let ticket: UInt64
+        switch mode {
+        case .overwriteOldest:
+            ticket = head.wrappingAdd(1, ordering: .relaxed).oldValue
+        case .discardNewest:
+            var current = head.load(ordering: .relaxed)
+            while true {
+                if current &- tail.load(ordering: .acquiring) >= UInt64(capacity) {
+                    discardedCount.wrappingAdd(1, ordering: .relaxed)
+                    return false
+                }
+                let (exchanged, original) = head.weakCompareExchange(
+                    expected: current, desired: current &+ 1, ordering: .relaxed)
+                if exchanged { break }
+                current = original
+            }
+            ticket = current
+        }
+        let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+        var words = record.words
+        let written = withUnsafePointer(to: &words) { pointer in
+            pointer.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
+                clttng_slot_write(slot, ticket, $0)
+            }
+        }
+        if written == 0 {
+            contendedCount.wrappingAdd(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    public var counts: Counts {
+        let offered = head.load(ordering: .acquiring)
+        let lapped: UInt64
+        if mode == .overwriteOldest {
+            let drained = tail.load(ordering: .acquiring)
+            let oldest = offered > UInt64(capacity) ? offered - UInt64(capacity) : 0
+            lapped = drainOverwritten.load(ordering: .relaxed) + (oldest > drained ? oldest - drained : 0)
+        } else {
+            lapped = 0
+        }
+        return Counts(
+            offered: offered, overwritten: lapped, discarded: discardedCount.load(ordering: .relaxed),
+            contended: contendedCount.load(ordering: .relaxed))
+    }
+
+    /// Copies every committed event currently held, oldest first, without consuming them.
+    ///
+    /// O(capacity); allocates the result array.
+    public func snapshot() -> Batch {
+        let end = head.load(ordering: .acquiring)
+        let start = max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, tail.load(ordering: .acquiring))
+        var records: [RawRecord] = []
+        records.reserveCapacity(Int(end - start))
+        var lapped: UInt64 = 0
+        var unreadable: UInt64 = 0
+        var ticket = start
+        while ticket < end {
+            switch read(ticket) {
+            case .some(.some(let record)): records.append(record)
+            case .some(.none): lapped += 1
+            case .none: unreadable += 1
+            }
+            ticket += 1
+        }
+        var counts = self.counts
+        counts.overwritten += lapped
+        return Batch(records: records, counts: counts, unreadable: unreadable)
+    }
+
+    /// Removes and returns up to `limit` committed events, oldest first. One drainer at a time.
+    ///
+    /// Stops at the first ticket not committed yet, so an event still being written is never
+    /// skipped; a ticket dropped to contention holds the cursor until its slot is reused.
+    public func drain(limit: Int = .max) -> Batch {
+        drainLock.withLock { _ in
+            let end = head.load(ordering: .acquiring)
+            var ticket = tail.load(ordering: .relaxed)
+            var records: [RawRecord] = []
+            var lapped: UInt64 = 0
+            if mode == .overwriteOldest, end > UInt64(capacity), ticket < end - UInt64(capacity) {
+                lapped += end - UInt64(capacity) - ticket
+                ticket = end - UInt64(capacity)
+            }
+            var unreadable: UInt64 = 0
+            while ticket < end && records.count < limit {
+                // Stop at the first ticket not committed yet, so a slow writer is never skipped.
+                guard let result = read(ticket) else {
+                    unreadable = end - ticket
+                    break
+                }
+                if let record = result { records.append(record) } else { lapped += 1 }
+                ticket += 1
+            }
+            drainOverwritten.wrappingAdd(lapped, ordering: .relaxed)
+            tail.store(ticket, ordering: .releasing)
+            return Batch(records: records, counts: counts, unreadable: unreadable)
+        }
+    }
+
+    /// `.some(record)` when whole, `.some(nil)` when overwritten, `nil` when not committed.
+    private func read(_ ticket: UInt64) -> RawRecord?? {
+        let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+        var record = RawRecord()
+        let result = withUnsafeMutablePointer(to: &record.words) { pointer in
+            pointer.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
+                clttng_slot_read(slot, ticket, $0)
+            }
+        }
+        switch result {
+        case 1: return .some(record)
+        case -1: return .some(nil)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,246 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Streams the events of a binary trace file (``TraceFileFormat``) one at a time.
+///
+/// Memory stays bounded whatever the input: one chunk buffer (at most about 5 MiB) and the string
+/// table (at most ``TraceFileFormat/maxTotalStringBytes``). A file that is not a trace at all
+/// (bad magic, unknown version, too short) throws ``TraceFileError`` from `init`. Damage later in
+/// the file (truncation, a checksum mismatch, an impossible length or kind) ends the stream: every
+/// event before it is returned, and ``notes`` says what was lost and at which offset.
+///
+/// ```swift
+/// let reader = try TraceFileReader(path: "run.tdtrace")
+/// while let event = reader.next() { … }
+/// print(reader.notes, reader.footer as Any)
+/// ```
+public final class TraceFileReader {
+    public let path: String
+    /// What could not be read, with byte offsets; empty for a whole file.
+    public private(set) var notes: [String] = []
+    /// The footer's counts, once the stream reached it.
+    public private(set) var footer: TraceCounts?
+    /// Byte offset of the next unread chunk.
+    public private(set) var offset = 0
+    /// Events returned so far.
+    public private(set) var eventCount = 0
+
+    private let source: ByteSource
+    private var strings: [String] = [""]
+    private var stringBytes = 0
+    private var chunk: [UInt8] = []
+    private var chunkEvents = 0
+    private var chunkIndex = 0
+    private var chunkOffset = 0
+    private var finished = false
+
+    /// Opens `path` and checks its header.
+    public convenience init(path: String) throws {
+        guard let file = fopen(path, "rb") else {
+            throw TraceFileError(path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        try self.init(source: FileSource(file), name: path)
+    }
+
+    /// Reads a trace held in memory (tests, pipes); `name` appears in errors.
+    public convenience init(bytes: [UInt8], name: String = "<memory>") throws {
+        try self.init(source: MemorySource(bytes), name: name)
+    }
+
+    private init(source: ByteSource, name: String) throws {
+        self.source = source
+        self.path = name
+        var header = [UInt8](repeating: 0, count: TraceFileFormat.headerSize)
+        let got = source.read(into: &header, count: header.count)
+        if got < 8 || Array(header.prefix(8)) != TraceFileFormat.magic {
+            if got == 0 { throw TraceFileError(path: name, offset: 0, reason: "empty file, not a trace") }
+            throw TraceFileError(path: name, offset: 0, reason: "not a Transduce trace file (bad magic number)")
+        }
+        if got < TraceFileFormat.headerSize {
+            throw TraceFileError(path: name, offset: got, reason: "truncated header")
+        }
+        let version = header.withUnsafeBytes { $0.le(8, as: UInt16.self) }
+        if version != TraceFileFormat.version {
+            throw TraceFileError(
+                path: name, offset: 8,
+                reason: "unsupported trace format version \(version) (this reader knows version \(TraceFileFormat.version))")
+        }
+        offset = TraceFileFormat.headerSize
+    }
+
+    /// The next event, or `nil` at the end of the trace or at the first damage.
+    public func next() -> TraceEvent? {
+        while chunkIndex >= chunkEvents {
+            if finished || !readChunk() {
+                finished = true
+                return nil
+            }
+        }
+        let base = 4 + chunkIndex * TraceFileFormat.recordSize
+        chunkIndex += 1
+        guard let event = decodeRecord(at: base) else {
+            finished = true
+            chunkEvents = 0
+            return nil
+        }
+        eventCount += 1
+        return event
+    }
+
+    /// Reads the rest of the file into a ``Trace`` (memory grows with the trace).
+    public func readAll() -> Trace {
+        var events: [TraceEvent] = []
+        while let event = next() { events.append(event) }
+        var counts = footer ?? TraceCounts()
+        counts.events = UInt64(events.count)
+        return Trace(events: events, counts: counts, notes: notes)
+    }
+
+    private func note(_ message: String, at position: Int) {
+        notes.append("\(path): \(message) at byte offset \(position); \(eventCount) event(s) before it were read")
+    }
+
+    /// Loads the next chunk; `false` at the end or on damage.
+    private func readChunk() -> Bool {
+        var header = [UInt8](repeating: 0, count: TraceFileFormat.chunkHeaderSize)
+        let got = source.read(into: &header, count: header.count)
+        if got == 0 {
+            if footer == nil { note("no footer: the file is truncated", at: offset) }
+            return false
+        }
+        if footer != nil {
+            note("data after the footer", at: offset)
+            return false
+        }
+        guard got == header.count else {
+            note("truncated chunk header (\(got) of \(header.count) bytes)", at: offset)
+            return false
+        }
+        let (tagByte, length, crc) = header.withUnsafeBytes {
+            ($0[0], Int($0.le(4, as: UInt32.self)), $0.le(8, as: UInt32.self))
+        }
+        guard let tag = TraceFileFormat.Tag(rawValue: tagByte) else {
+            note("unknown chunk tag \(tagByte)", at: offset)
+            return false
+        }
+        let limit: Int
+        switch tag {
+        case .string: limit = 4 + TraceFileFormat.maxStringBytes
+        case .events: limit = 4 + TraceFileFormat.maxEventsPerChunk * TraceFileFormat.recordSize
+        case .footer: limit = TraceFileFormat.footerSize
+        }
+        guard length <= limit, length >= 4 else {
+            note("impossible length \(length) for a \(tag) chunk", at: offset)
+            return false
+        }
+        if chunk.count < length { chunk = [UInt8](repeating: 0, count: length) }
+        let read = source.read(into: &chunk, count: length)
+        guard read == length else {
+            note("truncated \(tag) chunk (\(read) of \(length) bytes)", at: offset)
+            return false
+        }
+        let actual = chunk.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        guard actual == crc else {
+            note("checksum mismatch in a \(tag) chunk (damaged bytes)", at: offset)
+            return false
+        }
+        chunkOffset = offset + TraceFileFormat.chunkHeaderSize
+        defer { offset += TraceFileFormat.chunkHeaderSize + length }
+        switch tag {
+        case .string:
+            let id = Int(chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) })
+            guard id == strings.count else {
+                note("string id \(id) out of sequence (expected \(strings.count))", at: offset)
+                return false
+            }
+            stringBytes += length - 4
+            guard stringBytes <= TraceFileFormat.maxTotalStringBytes else {
+                note("string table larger than \(TraceFileFormat.maxTotalStringBytes) bytes", at: offset)
+                return false
+            }
+            strings.append(String(decoding: chunk[4..<length], as: UTF8.self))
+        case .events:
+            let count = Int(chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) })
+            guard count >= 1, length == 4 + count * TraceFileFormat.recordSize else {
+                note("events chunk length \(length) does not match its count \(count)", at: offset)
+                return false
+            }
+            chunkEvents = count
+            chunkIndex = 0
+        case .footer:
+            guard length == TraceFileFormat.footerSize else {
+                note("footer of \(length) bytes", at: offset)
+                return false
+            }
+            footer = chunk.withUnsafeBytes { b in
+                TraceCounts(
+                    events: b.le(0), overwritten: b.le(8), discarded: b.le(16), lost: b.le(24), monotonicOrigin: b.le(32),
+                    realtimeOrigin: b.le(40))
+            }
+        }
+        return true
+    }
+
+    private func decodeRecord(at base: Int) -> TraceEvent? {
+        chunk.withUnsafeBytes { b -> TraceEvent? in
+            let position = chunkOffset + base
+            guard let kind = TraceEvent.Kind(rawValue: b[base]) else {
+                note("unknown event kind \(b[base])", at: position)
+                return nil
+            }
+            let label = Int(b.le(base + 72, as: UInt32.self))
+            let label2 = Int(b.le(base + 76, as: UInt32.self))
+            guard label < strings.count, label2 < strings.count else {
+                note("event refers to an undefined string", at: position)
+                return nil
+            }
+            var event = TraceEvent(kind: kind, time: b.le(base + 8), thread: b.le(base + 68), runtime: b.le(base + 16))
+            event.code = b[base + 1]
+            event.code2 = b[base + 2]
+            event.step = b.le(base + 4)
+            event.dispatch = b.le(base + 24)
+            event.cycle = b.le(base + 32)
+            event.task = b.le(base + 40)
+            event.otherTask = b.le(base + 48)
+            event.nanos = b.le(base + 56)
+            event.count = b.le(base + 64)
+            event.label = strings[label]
+            if kind == .runtimeStart { event.label2 = strings[label2] } else { event.payload = strings[label2] }
+            return event
+        }
+    }
+}
+
+protocol ByteSource: AnyObject {
+    /// Reads up to `count` bytes into the start of `buffer`; returns how many were read.
+    func read(into buffer: inout [UInt8], count: Int) -> Int
+}
+
+final class FileSource: ByteSource {
+    private let file: UnsafeMutablePointer<FILE>
+    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
+    deinit { fclose(file) }
+    func read(into buffer: inout [UInt8], count: Int) -> Int {
+        buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, count, file) }
+    }
+}
+
+final class MemorySource: ByteSource {
+    private let bytes: [UInt8]
+    private var position = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func read(into buffer: inout [UInt8], count: Int) -> Int {
+        let n = min(count, bytes.count - position)
+        guard n > 0 else { return 0 }
+        buffer.withUnsafeMutableBufferPointer { out in
+            bytes.withUnsafeBufferPointer { src in
+                out.baseAddress!.update(from: src.baseAddress! + position, count: n)
+            }
+        }
+        position += n
+        return n
+    }
+}

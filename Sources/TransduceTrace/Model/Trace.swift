@@ -1,0 +1,41 @@
+/// A recorded trace in memory: events in recording order plus what the recorder lost.
+public struct Trace: Sendable {
+    public var events: [TraceEvent]
+    public var counts: TraceCounts
+    /// Notes about input that could not be read (truncation, corruption), empty when whole.
+    public var notes: [String]
+
+    public init(events: [TraceEvent] = [], counts: TraceCounts = TraceCounts(), notes: [String] = []) {
+        self.events = events
+        self.counts = counts
+        self.notes = notes
+    }
+}
+
+/// What a recorder offered and lost, carried in every dump's footer.
+public struct TraceCounts: Sendable, Equatable {
+    /// Events in the trace.
+    public var events: UInt64 = 0
+    /// Events lapped by newer ones in overwrite mode.
+    public var overwritten: UInt64 = 0
+    /// Events refused in discard mode.
+    public var discarded: UInt64 = 0
+    /// Events lost otherwise (contended slots, unreadable tickets at dump time).
+    public var lost: UInt64 = 0
+    /// `CLOCK_MONOTONIC` and `CLOCK_REALTIME` (ns) read together at dump time, to place
+    /// monotonic event times on the wall clock.
+    public var monotonicOrigin: UInt64 = 0
+    public var realtimeOrigin: UInt64 = 0
+
+    public init(
+        events: UInt64 = 0, overwritten: UInt64 = 0, discarded: UInt64 = 0, lost: UInt64 = 0, monotonicOrigin: UInt64 = 0,
+        realtimeOrigin: UInt64 = 0
+    ) {
+        self.events = events
+        self.overwritten = overwritten
+        self.discarded = discarded
+        self.lost = lost
+        self.monotonicOrigin = monotonicOrigin
+        self.realtimeOrigin = realtimeOrigin
+    }
+}

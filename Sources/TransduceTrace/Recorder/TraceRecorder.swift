@@ -1,0 +1,212 @@
+import CLTTng
+import Synchronization
+import Transduce
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The runtime instrument of the toolkit: feeds an in-process ring buffer and LTTng-UST at once.
+///
+/// With default settings the ring buffer always records, and LTTng receives events whenever an
+/// LTTng session enables `transduce:*` (no rebuild, no code change). A recorder whose ring is
+/// disabled (``isRingEnabled`` `false`) and that no session traces reports
+/// ``isRecording`` `false`, so hosts prepare nothing.
+///
+/// ```swift
+/// let recorder = TraceRecorder()
+/// RuntimeInstrumentation.bootstrap(recorder)      // hosts created from now on record
+/// ...
+/// try recorder.write(to: "run.tdtrace")
+/// ```
+///
+/// Thread-safety: every method may be called from any thread.
+public final class TraceRecorder: RuntimeInstrument {
+    public let ring: TraceRingBuffer
+    public let labels: LabelTable
+    /// Whether events also go to LTTng-UST when a session enables them.
+    public let feedsLTTng: Bool
+    private let ringEnabled: Atomic<Bool>
+    private let payloadCapture: PayloadCapture?
+    private let payloads: PayloadStore?
+
+    /// - Parameters:
+    ///   - capacity: ring-buffer events (rounded up to a power of two); 96 bytes each.
+    ///   - mode: overwrite the oldest events (flight recorder) or discard new ones when full.
+    ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*`.
+    ///   - payloads: opt-in capture of dispatched event values, redacted.
+    public init(
+        capacity: Int = 1 << 16, mode: TraceRingBuffer.Mode = .overwriteOldest, lttng: Bool = true,
+        payloads: PayloadCapture? = nil, ringEnabled: Bool = true
+    ) {
+        ring = TraceRingBuffer(capacity: capacity, mode: mode)
+        labels = LabelTable()
+        feedsLTTng = lttng && clttng_available() != 0
+        self.ringEnabled = Atomic(ringEnabled)
+        payloadCapture = payloads
+        self.payloads = payloads.map { PayloadStore(capacity: $0.capacity) }
+    }
+
+    /// Turns ring-buffer recording on or off at run time (one relaxed atomic store).
+    public var isRingEnabled: Bool {
+        get { ringEnabled.load(ordering: .relaxed) }
+        set { ringEnabled.store(newValue, ordering: .relaxed) }
+    }
+
+    public var isRecording: Bool {
+        ringEnabled.load(ordering: .relaxed) || (feedsLTTng && clttng_any_enabled() != 0)
+    }
+
+    public var capturesPayloads: Bool { payloadCapture != nil }
+
+    public func record(_ event: RuntimeEvent) {
+        if ringEnabled.load(ordering: .relaxed) {
+            ring.record(encode(event))
+        }
+        if feedsLTTng && clttng_any_enabled() != 0 {
+            LTTngSink.emit(event)
+        }
+    }
+
+    /// Encodes `event` into its slot form. Allocation-free unless a label is dynamic or a payload
+    /// is captured.
+    @inline(__always)
+    func encode(_ event: RuntimeEvent) -> RawRecord {
+        var r = RawRecord()
+        r.time = event.time
+        r.runtime = event.runtime.rawValue
+        r.thread = clttng_thread_id()
+        func kind(_ k: TraceEvent.Kind) { r.kindCode = k.rawValue }
+        switch event.detail {
+        case .runtimeStart(let transducer, let host, let capacity):
+            kind(.runtimeStart)
+            r.label = labels.reference(transducer)
+            r.label2 = labels.reference(host)
+            r.count = UInt32(clamping: capacity)
+        case .runtimeStop(let reason, let error):
+            kind(.runtimeStop)
+            r.code = reason.rawValue
+            r.label = error.map(labels.reference) ?? 0
+        case .dispatch(let dispatch, let style, let label, let origin, let depth):
+            kind(.dispatch)
+            r.dispatch = dispatch
+            r.code = style.rawValue
+            r.label = labels.reference(label)
+            r.otherTask = origin
+            r.count = UInt32(clamping: depth)
+        case .dispatchRejected(let dispatch, let style, let label, let reason):
+            kind(.dispatchRejected)
+            r.dispatch = dispatch
+            r.code = style.rawValue
+            r.label = labels.reference(label)
+            r.code2 = reason.rawValue
+        case .cycleEnter(let cycle, let dispatch, let waited, let depth):
+            kind(.cycleEnter)
+            r.cycle = cycle
+            r.dispatch = dispatch
+            r.nanos = waited
+            r.count = UInt32(clamping: depth)
+        case .transduce(let cycle, let step, let label):
+            kind(.transduce)
+            r.cycle = cycle
+            r.step = UInt32(clamping: step)
+            r.label = labels.reference(label)
+        case .effect(let cycle, let step, let effectKind, let task, let duration):
+            kind(.effect)
+            r.cycle = cycle
+            r.step = UInt32(clamping: step)
+            r.code = effectKind.rawValue
+            r.label = task.map { labels.intern($0.description) } ?? 0
+            r.nanos = duration
+        case .cycleLeave(let cycle, let outcome, let steps, let held):
+            kind(.cycleLeave)
+            r.cycle = cycle
+            r.code = outcome.rawValue
+            r.step = UInt32(clamping: steps)
+            r.nanos = held
+        case .taskSpawn(let task, let name, let policy, let cycle, let waiters, let replaces):
+            kind(.taskSpawn)
+            r.task = task
+            r.label = name.map { labels.intern($0.description) } ?? 0
+            r.code = policy.rawValue
+            r.cycle = cycle
+            r.count = UInt32(clamping: waiters)
+            r.otherTask = replaces
+        case .taskJoin(let task, let dispatch):
+            kind(.taskJoin)
+            r.task = task
+            r.dispatch = dispatch
+        case .taskCancel(let task, let reason):
+            kind(.taskCancel)
+            r.task = task
+            r.code = reason.rawValue
+        case .taskSettle(let task, let outcome, let label, let ran):
+            kind(.taskSettle)
+            r.task = task
+            r.code = outcome.rawValue
+            r.label = label.map(labels.reference) ?? 0
+            r.nanos = ran
+        case .requestResume(let dispatch, let outcome, let error, let byCycle, let byTask, let latency):
+            kind(.requestResume)
+            r.dispatch = dispatch
+            r.code = outcome.rawValue
+            r.label = error.map(labels.reference) ?? 0
+            r.cycle = byCycle
+            r.task = byTask
+            r.nanos = latency
+        case .eventDropped(let cycle, let label, let reason):
+            kind(.eventDropped)
+            r.cycle = cycle
+            r.label = labels.reference(label)
+            r.code = reason.rawValue
+        }
+        if let payload = event.payload, let payloadCapture, let payloads, let text = payloadCapture.redact(payload) {
+            r.label2 = payloads.store(text)
+        }
+        return r
+    }
+
+    /// Decodes a slot record into an event.
+    public func decode(_ r: RawRecord) -> TraceEvent {
+        var event = TraceEvent(
+            kind: TraceEvent.Kind(rawValue: r.kindCode) ?? .eventDropped, time: r.time, thread: r.thread, runtime: r.runtime)
+        event.dispatch = r.dispatch
+        event.cycle = r.cycle
+        event.task = r.task
+        event.otherTask = r.otherTask
+        event.step = r.step
+        event.code = r.code
+        event.code2 = r.code2
+        event.count = r.count
+        event.nanos = r.nanos
+        event.label = labels.resolve(r.label)
+        if event.kind == .runtimeStart {
+            event.label2 = labels.resolve(r.label2)
+        } else if let payloads {
+            event.payload = payloads.resolve(r.label2)
+        }
+        return event
+    }
+
+    /// A copy of every event the ring holds, oldest first, with exact loss counts. Producers keep
+    /// recording meanwhile.
+    public func snapshot() -> Trace { trace(from: ring.snapshot()) }
+
+    /// Removes and returns the events recorded since the last drain.
+    public func drain() -> Trace { trace(from: ring.drain()) }
+
+    private func trace(from batch: TraceRingBuffer.Batch) -> Trace {
+        var counts = TraceCounts()
+        counts.events = UInt64(batch.records.count)
+        counts.overwritten = batch.counts.overwritten
+        counts.discarded = batch.counts.discarded
+        counts.lost = batch.counts.contended + batch.unreadable
+        counts.monotonicOrigin = clttng_monotonic_ns()
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        return Trace(events: batch.records.map(decode), counts: counts)
+    }
+}
