@@ -21,12 +21,19 @@ let package = Package(
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),
+        // Reading LTTng CTF traces through libbabeltrace2 (kept apart so apps need not link it).
+        .target(
+            name: "CBabeltrace",
+            linkerSettings: [.linkedLibrary("babeltrace2", .when(platforms: [.linux]))]
+        ),
+        .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
+        .target(name: "DemoWorkload", dependencies: ["Transduce"], path: "Examples/DemoWorkload"),
         .executableTarget(
-            name: "TracedExample", dependencies: ["Transduce", "TransduceTrace"], path: "Examples/TracedExample"),
+            name: "TracedExample", dependencies: ["DemoWorkload", "TransduceTrace"], path: "Examples/TracedExample"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
         .testTarget(
-            name: "TransduceTraceTests", dependencies: ["Transduce", "TransduceTrace", "TracedExample"]),
+            name: "TransduceTraceTests", dependencies: ["Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,16 +42,22 @@ void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_pt
  * of ticket t is 2t+1 while t is being written and 2t+2 once committed. Payload words are
  * accessed with relaxed atomics, so a reader racing a writer never tears silently: it sees a
  * changed sequence and discards what it copied. */
-#define CLTTNG_SLOT_WORDS 12
-#define CLTTNG_PAYLOAD_WORDS (CLTTNG_SLOT_WORDS - 1)
+#define CLTTNG_SLOT_WORDS 13
+#define CLTTNG_PAYLOAD_WORDS 11
+/* Word 12 marks the last ticket dropped at this slot (ticket + 1; 0 for none). */
+#define CLTTNG_DROP_WORD 12
 
 /* Claims `slot` for `ticket` and writes `words`. Returns 0 when the slot is still being written
- * by an older ticket or already holds a newer one (the caller counts the event as lost). */
+ * by an older ticket or already holds a newer one: the event is dropped, and the slot's drop
+ * word says so, so that a drain passes over the ticket instead of waiting for it. */
 static inline int clttng_slot_write(uint64_t *slot, uint64_t ticket, const uint64_t *words) {
     uint64_t expected = __atomic_load_n(&slot[0], __ATOMIC_RELAXED);
     uint64_t claim = 2 * ticket + 1;
-    if ((expected & 1) != 0 || expected >= claim) return 0;
-    if (!__atomic_compare_exchange_n(&slot[0], &expected, claim, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 0;
+    if ((expected & 1) != 0 || expected >= claim ||
+        !__atomic_compare_exchange_n(&slot[0], &expected, claim, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&slot[CLTTNG_DROP_WORD], ticket + 1, __ATOMIC_RELEASE);
+        return 0;
+    }
     __atomic_thread_fence(__ATOMIC_RELEASE);
     for (int i = 0; i < CLTTNG_PAYLOAD_WORDS; i++) __atomic_store_n(&slot[i + 1], words[i], __ATOMIC_RELAXED);
     __atomic_store_n(&slot[0], claim + 1, __ATOMIC_RELEASE);
@@ -68,6 +74,11 @@ static inline int clttng_slot_read(const uint64_t *slot, uint64_t ticket, uint64
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t after = __atomic_load_n(&slot[0], __ATOMIC_RELAXED);
     return after == want ? 1 : -1;
+}
+
+/* 1 when `ticket` was dropped at `slot` by clttng_slot_write. */
+static inline int clttng_slot_dropped(const uint64_t *slot, uint64_t ticket) {
+    return __atomic_load_n(&slot[CLTTNG_DROP_WORD], __ATOMIC_ACQUIRE) == ticket + 1;
 }
 
 #ifdef __cplusplus

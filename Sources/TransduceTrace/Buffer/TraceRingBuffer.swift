@@ -11,9 +11,11 @@ import Transduce
 /// - Readers (``snapshot()`` and ``drain(limit:)``) run while producers write and never see a torn
 ///   event: a slot changed during the copy is counted as overwritten instead.
 /// - Every loss is counted exactly: ``Counts/overwritten`` (lapped before being read),
-///   ``Counts/discarded`` (refused in discard mode) and ``Counts/contended`` (a producer found its
-///   slot still being written by a producer one whole lap behind; the event is dropped rather than
-///   waiting).
+///   ``Counts/discarded`` (refused in discard mode). A producer that finds its slot still being
+///   written by a producer one whole lap behind drops its event rather than wait; such events are
+///   part of ``Counts/overwritten`` and also counted on their own in ``Counts/contended``.
+/// - So at any quiet moment, offered = read + overwritten + still held (overwrite mode), and
+///   offered + discarded = read + still held (discard mode), exactly.
 public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via clttng_slot_* atomics; counters: Atomic; drain cursor: `drainLock`
     public enum Mode: Sendable {
         case overwriteOldest
@@ -24,11 +26,13 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     public struct Counts: Sendable, Equatable {
         /// Tickets taken by producers (every event offered, minus those discarded).
         public var offered: UInt64
-        /// Events lapped by newer ones before any reader read them (overwrite mode).
+        /// Events lapped by newer ones before a drain read them (overwrite mode), including
+        /// those dropped to contention.
         public var overwritten: UInt64
         /// Events refused because the buffer was full (discard mode).
         public var discarded: UInt64
-        /// Events dropped because their slot was still being written a lap earlier.
+        /// Of the overwritten events, those dropped because their slot was still being written a
+        /// lap earlier.
         public var contended: UInt64
     }
 
@@ -64,6 +68,7 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
         self.mask = UInt64(size - 1)
         let words = size * Int(CLTTNG_SLOT_WORDS)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+        // Ticket 0 must not look dropped: drop words hold ticket + 1, and 0 means none.
         slots = raw.initializeMemory(as: UInt64.self, repeating: 0, count: words)
     }
 
@@ -135,7 +140,9 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
             switch read(ticket) {
             case .some(.some(let record)): records.append(record)
             case .some(.none): lapped += 1
-            case .none: unreadable += 1
+            case .none:
+                let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+                if clttng_slot_dropped(slot, ticket) != 0 { lapped += 1 } else { unreadable += 1 }
             }
             ticket += 1
         }
@@ -147,7 +154,7 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     /// Removes and returns up to `limit` committed events, oldest first. One drainer at a time.
     ///
     /// Stops at the first ticket not committed yet, so an event still being written is never
-    /// skipped; a ticket dropped to contention holds the cursor until its slot is reused.
+    /// skipped; tickets dropped to contention are passed over and counted as overwritten.
     public func drain(limit: Int = .max) -> Batch {
         drainLock.withLock { _ in
             let end = head.load(ordering: .acquiring)
@@ -160,8 +167,15 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
             }
             var unreadable: UInt64 = 0
             while ticket < end && records.count < limit {
-                // Stop at the first ticket not committed yet, so a slow writer is never skipped.
+                // Stop at the first ticket not committed yet, so a slow writer is never skipped,
+                // unless its producer dropped it to contention.
                 guard let result = read(ticket) else {
+                    let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+                    if clttng_slot_dropped(slot, ticket) != 0 {
+                        lapped += 1
+                        ticket += 1
+                        continue
+                    }
                     unreadable = end - ticket
                     break
                 }

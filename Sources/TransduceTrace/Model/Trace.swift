@@ -16,11 +16,11 @@ public struct Trace: Sendable {
 public struct TraceCounts: Sendable, Equatable {
     /// Events in the trace.
     public var events: UInt64 = 0
-    /// Events lapped by newer ones in overwrite mode.
+    /// Events lapped by newer ones in overwrite mode (including those dropped to contention).
     public var overwritten: UInt64 = 0
     /// Events refused in discard mode.
     public var discarded: UInt64 = 0
-    /// Events lost otherwise (contended slots, unreadable tickets at dump time).
+    /// Events still being written when the dump was taken, so not in it.
     public var lost: UInt64 = 0
     /// `CLOCK_MONOTONIC` and `CLOCK_REALTIME` (ns) read together at dump time, to place
     /// monotonic event times on the wall clock.

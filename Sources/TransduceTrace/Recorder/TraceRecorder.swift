@@ -202,7 +202,7 @@ public final class TraceRecorder: RuntimeInstrument {
         counts.events = UInt64(batch.records.count)
         counts.overwritten = batch.counts.overwritten
         counts.discarded = batch.counts.discarded
-        counts.lost = batch.counts.contended + batch.unreadable
+        counts.lost = batch.unreadable
         counts.monotonicOrigin = clttng_monotonic_ns()
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)

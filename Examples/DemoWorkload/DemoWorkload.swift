@@ -1,0 +1,174 @@
+// The built-in instrumented workload of `trace-view demo` and `TracedExample`: every kind of
+// runtime event, on one `BaseRuntime`, in a few tens of milliseconds.
+import Transduce
+
+/// A gate the workload opens itself, so each scene unfolds in a fixed order without sleeps.
+final class Signal: Sendable {
+    private let state = Lock<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}
+
+/// A backend whose calls block on signals the workload controls.
+public final class DemoBackend: Sendable {
+    let loadRelease = Signal()
+    let loadStarted = Signal()
+    let priceRelease = Signal()
+    let priceStarted = Signal()
+
+    public init() {}
+}
+
+public nonisolated enum Storefront: Transducer {
+    public struct State: Sendable {
+        public var items: [String] = []
+        public var prices = 0
+        public var pings = 0
+        public var page = 0
+    }
+
+    public enum Event: Sendable {
+        case load, loaded([String])
+        case ping
+        case refresh(page: Int)
+        case fetchShared
+        case syncPrices, pricesSynced
+        case reset, resetDone
+    }
+
+    public typealias Env = DemoBackend
+    public typealias Response = Int
+
+    public static var initialState: State { State() }
+
+    public static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .load:
+            // The chart: the request's waiter moves into this task; the gate is released.
+            return .task(id: "load") { _, backend -> TaskReturn in
+                backend.loadStarted.open()
+                await backend.loadRelease.wait()
+                return .request(.loaded(["apples", "pears"]))
+            }
+        case .loaded(let items):
+            state.items = items
+            return .none
+        case .ping:
+            state.pings += 1
+            return .none
+        case .refresh(let page):
+            state.page = page
+            return .task(id: "refresh") { _, _ -> TaskReturn in
+                try await Task.sleep(for: .milliseconds(3))
+                return .response(.loaded(["page \(page)"]))
+            }
+        case .fetchShared:
+            return .task(id: "catalogue", option: .shareable) { _, _ -> TaskReturn in
+                try await Task.sleep(for: .milliseconds(3))
+                return .request(.loaded(["shared"]))
+            }
+        case .syncPrices:
+            // An async action: the gate stays held while it is suspended.
+            return .action(nonsendingOperation: { backend in
+                backend.priceStarted.open()
+                await backend.priceRelease.wait()
+                return .pricesSynced
+            })
+        case .pricesSynced:
+            state.prices += 1
+            return .none
+        case .reset:
+            return .sequence([.event(.ping), .cancel("refresh"), .event(.resetDone)])
+        case .resetDone:
+            state.items = []
+            return .none
+        }
+    }
+
+    public static func response(state: State, event: Event) -> Int { state.items.count + state.pings }
+
+    public static func traceLabel(of event: Event) -> EventLabel {
+        switch event {
+        case .load: "load"
+        case .loaded: "loaded"
+        case .ping: "ping"
+        case .refresh: "refresh"
+        case .fetchShared: "fetchShared"
+        case .syncPrices: "syncPrices"
+        case .pricesSynced: "pricesSynced"
+        case .reset: "reset"
+        case .resetDone: "resetDone"
+        }
+    }
+}
+
+/// Runs the demo scenes on a fresh `BaseRuntime` that reports to `instrument`.
+///
+/// Scenes, in order: the request-lifecycle chart (a request suspended on its task while a `send`
+/// gets through the gate), a `switchToLatest` replacement, a `shareable` join, a `uniqueRequest`,
+/// four callers contending with an async action that holds the gate, a sequence that drops an
+/// intermediate event, and a `post` after `cancel()`.
+public enum DemoWorkload {
+    public static func run(instrument: (any RuntimeInstrument)?) async throws -> RuntimeID {
+        let backend = DemoBackend()
+        let runtime = BaseRuntime(of: Storefront.self, env: backend, instrument: instrument)
+        let input = runtime.input
+
+        // 1. The chart.
+        async let loaded = input.request(.load)
+        await backend.loadStarted.wait()
+        try await input.send(.ping)
+        backend.loadRelease.open()
+        _ = try await loaded
+
+        // 2. switchToLatest: the second refresh replaces the first; both callers get its result.
+        async let first = input.request(.refresh(page: 1))
+        async let second = input.request(.refresh(page: 2))
+        _ = try await (first, second)
+
+        // 3. shareable: the second caller joins the running fetch.
+        async let a = input.request(.fetchShared)
+        async let b = input.request(.fetchShared)
+        _ = try await (a, b)
+
+        // 4. uniqueRequest: cancels the live refresh first.
+        try input.post(.refresh(page: 3))
+        _ = try await input.uniqueRequest(.refresh(page: 4))
+
+        // 5. Contention: four callers wait while an async action holds the gate.
+        try input.post(.syncPrices)
+        await backend.priceStarted.wait()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { try await input.send(.ping) } }
+            try await Task.sleep(for: .milliseconds(2))
+            backend.priceRelease.open()
+            try await group.waitForAll()
+        }
+
+        // 6. A sequence drops its intermediate event.
+        try await input.send(.reset)
+
+        // 7. Stop, then a rejected dispatch.
+        runtime.cancel()
+        _ = try? input.post(.ping)
+        return runtime.runtimeID
+    }
+}

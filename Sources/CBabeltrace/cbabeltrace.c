@@ -1,0 +1,220 @@
+#include "cbabeltrace.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if __has_include(<babeltrace2/babeltrace.h>)
+#include <babeltrace2/babeltrace.h>
+
+#define MAX_FIELDS 32
+#define TEXT_BUFFER 65536
+
+typedef struct reader {
+    cbt_callback callback;
+    void *context;
+    int stopped;
+    cbt_field fields[MAX_FIELDS];
+    char text[MAX_FIELDS][256];
+} reader;
+
+int cbt_available(void) { return 1; }
+
+static uint64_t clock_ns(const bt_message *message) {
+    const bt_clock_snapshot *snapshot = bt_message_event_borrow_default_clock_snapshot_const(message);
+    const bt_clock_class *clock = bt_clock_snapshot_borrow_clock_class_const(snapshot);
+    uint64_t value = bt_clock_snapshot_get_value(snapshot);
+    uint64_t frequency = bt_clock_class_get_frequency(clock);
+    if (frequency == 1000000000ull || frequency == 0) return value;
+    return (uint64_t)((long double)value * 1e9L / (long double)frequency);
+}
+
+/* Fills `out` from a field; returns 0 when the field's type is not representable. */
+static int convert(reader *r, int index, const bt_field *field, cbt_field *out) {
+    bt_field_class_type type = bt_field_get_class_type(field);
+    out->is_text = 0;
+    out->integer = 0;
+    out->text = NULL;
+    out->text_length = 0;
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+        out->integer = bt_field_integer_unsigned_get_value(field);
+        return 1;
+    }
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+        out->integer = (uint64_t)bt_field_integer_signed_get_value(field);
+        return 1;
+    }
+    if (type == BT_FIELD_CLASS_TYPE_STRING) {
+        out->is_text = 1;
+        out->text = bt_field_string_get_value(field);
+        out->text_length = (uint32_t)bt_field_string_get_length(field);
+        return 1;
+    }
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY)) {
+        /* A text sequence that was not turned into a string: bytes as 8-bit integers. */
+        uint64_t n = bt_field_array_get_length(field);
+        if (n > 255) n = 255;
+        for (uint64_t i = 0; i < n; i++) {
+            const bt_field *element = bt_field_array_borrow_element_field_by_index_const(field, i);
+            r->text[index][i] = (char)bt_field_integer_unsigned_get_value(element);
+        }
+        out->is_text = 1;
+        out->text = r->text[index];
+        out->text_length = (uint32_t)n;
+        return 1;
+    }
+    return 0;
+}
+
+static uint32_t vtid_of(const bt_event *event) {
+    const bt_field *context = bt_event_borrow_common_context_field_const(event);
+    if (!context) return 0;
+    const bt_field *vtid = bt_field_structure_borrow_member_field_by_name_const(context, "vtid");
+    if (!vtid) return 0;
+    bt_field_class_type type = bt_field_get_class_type(vtid);
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+        return (uint32_t)bt_field_integer_signed_get_value(vtid);
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        return (uint32_t)bt_field_integer_unsigned_get_value(vtid);
+    return 0;
+}
+
+static void deliver(reader *r, const bt_message *message) {
+    const bt_event *event = bt_message_event_borrow_event_const(message);
+    const bt_event_class *class = bt_event_borrow_class_const(event);
+    cbt_event out;
+    out.name = bt_event_class_get_name(class);
+    out.clock_ns = bt_message_event_borrow_stream_class_default_clock_class_const(message) ? clock_ns(message) : 0;
+    out.vtid = vtid_of(event);
+    out.field_count = 0;
+    out.fields = r->fields;
+    const bt_field *payload = bt_event_borrow_payload_field_const(event);
+    if (payload) {
+        const bt_field_class *payload_class = bt_field_borrow_class_const(payload);
+        uint64_t members = bt_field_class_structure_get_member_count(payload_class);
+        for (uint64_t i = 0; i < members && out.field_count < MAX_FIELDS; i++) {
+            const bt_field_class_structure_member *member =
+                bt_field_class_structure_borrow_member_by_index_const(payload_class, i);
+            const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(payload, i);
+            cbt_field *f = &r->fields[out.field_count];
+            if (convert(r, (int)out.field_count, field, f)) {
+                f->name = bt_field_class_structure_member_get_name(member);
+                out.field_count++;
+            }
+        }
+    }
+    if (r->callback(&out, r->context) != 0) r->stopped = 1;
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *iterator, void *user_data) {
+    reader *r = user_data;
+    bt_message_array_const messages;
+    uint64_t count;
+    switch (bt_message_iterator_next(iterator, &messages, &count)) {
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_ERROR: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    default: break;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        if (!r->stopped && bt_message_get_type(messages[i]) == BT_MESSAGE_TYPE_EVENT) deliver(r, messages[i]);
+        bt_message_put_ref(messages[i]);
+    }
+    return r->stopped ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END
+                      : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static void fail(char *error, size_t size, const char *what) {
+    const bt_error *current = bt_current_thread_take_error();
+    if (current && bt_error_get_cause_count(current) > 0) {
+        const bt_error_cause *cause = bt_error_borrow_cause_by_index(current, 0);
+        snprintf(error, size, "%s: %s", what, bt_error_cause_get_message(cause));
+    } else {
+        snprintf(error, size, "%s", what);
+    }
+    if (current) bt_error_release(current);
+}
+
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
+    int result = 1;
+    reader *r = calloc(1, sizeof(reader));
+    const bt_plugin *ctf = NULL, *utils = NULL;
+    bt_graph *graph = NULL;
+    bt_value *params = NULL;
+    if (!r) {
+        snprintf(error, error_size, "out of memory");
+        return 1;
+    }
+    r->callback = callback;
+    r->context = context;
+    if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
+        bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) != BT_PLUGIN_FIND_STATUS_OK) {
+        fail(error, error_size, "babeltrace2's ctf and utils plugins were not found");
+        goto done;
+    }
+    graph = bt_graph_create(0);
+    params = bt_value_map_create();
+    bt_value *inputs = NULL;
+    if (!graph || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+        bt_value_array_append_string_element(inputs, path) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+        fail(error, error_size, "out of memory");
+        goto done;
+    }
+    const bt_component_source *source = NULL;
+    const bt_component_filter *muxer = NULL;
+    const bt_component_sink *sink = NULL;
+    if (bt_graph_add_source_component(graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), "source",
+                                      params, BT_LOGGING_LEVEL_NONE, &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        fail(error, error_size, "not a readable CTF trace");
+        goto done;
+    }
+    if (bt_graph_add_filter_component(graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
+                                      "muxer", NULL, BT_LOGGING_LEVEL_NONE, &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+        bt_graph_add_simple_sink_component(graph, "sink", NULL, consume, NULL, r, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        fail(error, error_size, "cannot build the reading graph");
+        goto done;
+    }
+    uint64_t outputs = bt_component_source_get_output_port_count(source);
+    for (uint64_t i = 0; i < outputs; i++) {
+        const bt_port_output *out = bt_component_source_borrow_output_port_by_index_const(source, i);
+        const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(muxer, i);
+        if (!in || bt_graph_connect_ports(graph, out, in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+            fail(error, error_size, "cannot connect the trace's streams");
+            goto done;
+        }
+    }
+    if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
+                               bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL) !=
+        BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+        fail(error, error_size, "cannot connect the sink");
+        goto done;
+    }
+    for (;;) {
+        bt_graph_run_status status = bt_graph_run(graph);
+        if (status == BT_GRAPH_RUN_STATUS_OK) break;
+        if (status == BT_GRAPH_RUN_STATUS_AGAIN) continue;
+        fail(error, error_size, "reading the CTF trace failed");
+        goto done;
+    }
+    result = 0;
+done:
+    bt_value_put_ref(params);
+    bt_graph_put_ref(graph);
+    bt_plugin_put_ref(ctf);
+    bt_plugin_put_ref(utils);
+    free(r);
+    return result;
+}
+
+#else
+
+int cbt_available(void) { return 0; }
+
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
+    (void)path; (void)callback; (void)context;
+    snprintf(error, error_size, "this build has no libbabeltrace2; install libbabeltrace2-dev and rebuild");
+    return 1;
+}
+
+#endif

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import Transduce
+
+@testable import TransduceTrace
+
+struct TimeoutError: Error {}
+
+func withTimeout<R: Sendable>(_ seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> R) async throws -> R {
+    try await withThrowingTaskGroup(of: R.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw TimeoutError()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// A temporary directory removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "transduce-test-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Runs a command, returning its exit status and combined output.
+@discardableResult
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Finds a tool on PATH.
+func which(_ tool: String) -> String? {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let candidate = "\(dir)/\(tool)"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// A product built next to the test bundle (`.build/debug/NAME`).
+func builtProduct(_ name: String) -> String? {
+    var url = Bundle.main.bundleURL
+    for _ in 0..<3 {
+        let candidate = url.appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        url.deleteLastPathComponent()
+    }
+    let fallback = FileManager.default.currentDirectoryPath + "/.build/debug/" + name
+    return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
+}
+
+/// Events of every kind with every field set, for round trips.
+func sampleEvents() -> [TraceEvent] {
+    var events: [TraceEvent] = []
+    for (i, kind) in TraceEvent.Kind.allCases.enumerated() {
+        for variant in 0..<3 {
+            var e = TraceEvent(kind: kind, time: 1_000_000 + UInt64(i * 10 + variant), thread: UInt32(100 + variant), runtime: 7)
+            for field in TraceSchema.fields(of: kind) {
+                switch field.slot {
+                case .label: e.label = variant == 2 ? "" : "label-\(kind)-\(variant) \"quoted\" \\ ü\n"
+                case .label2: e.label2 = "host-\(variant)"
+                case .code:
+                    let codes = TraceNames.codes(of: kind)
+                    e.code = UInt8(variant % codes.count)
+                case .code2: e.code2 = UInt8(variant % TraceNames.rejections.count)
+                case .step: e.step = UInt32(variant + 1)
+                case .count: e.count = UInt32.max - UInt32(variant)
+                default: e.set(field.slot, integer: UInt64.max - UInt64(variant * 1000 + i))
+                }
+            }
+            if kind == .dispatch && variant == 1 { e.payload = "refresh(page: 2)" }
+            events.append(e)
+        }
+    }
+    return events
+}
+
+extension Trace {
+    func binaryBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        TraceFileWriter.encodeBinary(self) { bytes += $0 }
+        return bytes
+    }
+
+    func jsonLinesBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONLines.encode(self) { bytes += $0 }
+        return bytes
+    }
+}
