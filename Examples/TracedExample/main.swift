@@ -1,19 +1,49 @@
-// Runs the demo workload with a `TraceRecorder` (ring buffer + LTTng) and writes the trace file.
+// Runs the demo workload with a `TraceRecorder` (ring buffer + LTTng) and dumps the trace.
 //
-//     swift run TracedExample [FILE]        # default: transduce-demo.tdtrace; .jsonl for JSON Lines
+//     swift run TracedExample FILE                    # write FILE from code (.jsonl: JSON Lines)
+//     TRANSDUCE_TRACE=FILE swift run TracedExample    # dump FILE at exit (and on SIGUSR2)
+//     swift run TracedExample --serve FILE            # run, then wait; `kill -USR2 <pid>` dumps FILE;
+//                                                     # end of standard input exits
 //
 // Under an LTTng session that enables `transduce:*`, the same events also go to LTTng.
 import DemoWorkload
 import TransduceTrace
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @main
 enum TracedExample {
     static func main() async throws {
-        let path = CommandLine.arguments.dropFirst().first ?? "transduce-demo.tdtrace"
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty {
+            guard TraceRecorder.bootstrapFromEnvironment() != nil else {
+                print("usage: TracedExample FILE | --serve FILE   (or set TRANSDUCE_TRACE=FILE)")
+                exit(64)
+            }
+            // Hosts pick up the bootstrapped recorder; the dump happens at exit.
+            let runtime = try await DemoWorkload.run(instrument: nil)
+            print("runtime \(runtime) done; the trace is written at exit")
+            return
+        }
+        let serve = arguments.first == "--serve"
+        if serve { arguments.removeFirst() }
+        guard let path = arguments.first else {
+            print("usage: TracedExample FILE | --serve FILE")
+            exit(64)
+        }
         let recorder = TraceRecorder(capacity: 1 << 14)
+        if serve {
+            recorder.dumpOnSignal(to: path)
+            _ = try await DemoWorkload.run(instrument: recorder)
+            print("ready \(getpid())")
+            fflush(nil)
+            while readLine() != nil {}
+            return
+        }
         let runtime = try await DemoWorkload.run(instrument: recorder)
         try recorder.write(to: path)
-        let trace = recorder.snapshot()
-        print("runtime \(runtime): \(trace.events.count) events written to \(path)")
+        print("runtime \(runtime): \(recorder.snapshot().events.count) events written to \(path)")
     }
 }

@@ -1,7 +1,9 @@
 #include "cbabeltrace.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #if __has_include(<babeltrace2/babeltrace.h>)
 #include <babeltrace2/babeltrace.h>
@@ -65,10 +67,10 @@ static int convert(reader *r, int index, const bt_field *field, cbt_field *out) 
     return 0;
 }
 
-static uint32_t vtid_of(const bt_event *event) {
+static uint32_t context_of(const bt_event *event, const char *name) {
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
     if (!context) return 0;
-    const bt_field *vtid = bt_field_structure_borrow_member_field_by_name_const(context, "vtid");
+    const bt_field *vtid = bt_field_structure_borrow_member_field_by_name_const(context, name);
     if (!vtid) return 0;
     bt_field_class_type type = bt_field_get_class_type(vtid);
     if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
@@ -84,7 +86,8 @@ static void deliver(reader *r, const bt_message *message) {
     cbt_event out;
     out.name = bt_event_class_get_name(class);
     out.clock_ns = bt_message_event_borrow_stream_class_default_clock_class_const(message) ? clock_ns(message) : 0;
-    out.vtid = vtid_of(event);
+    out.vtid = context_of(event, "vtid");
+    out.vpid = context_of(event, "vpid");
     out.field_count = 0;
     out.fields = r->fields;
     const bt_field *payload = bt_event_borrow_payload_field_const(event);
@@ -136,6 +139,35 @@ static void fail(char *error, size_t size, const char *what) {
     if (current) bt_error_release(current);
 }
 
+/* Appends to `inputs` every directory at or below `path` (depth ≤ 8) that holds a `metadata` file:
+ * an LTTng session's output nests its traces under ust/uid/<uid>/<bits>/. */
+static int collect_traces(const char *path, bt_value *inputs, int depth) {
+    char candidate[4096];
+    struct stat st;
+    snprintf(candidate, sizeof candidate, "%s/metadata", path);
+    if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode))
+        return bt_value_array_append_string_element(inputs, path) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ? 1 : 0;
+    if (depth >= 8) return 0;
+    DIR *dir = opendir(path);
+    if (!dir) return 0;
+    int found = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] == '.') continue;
+        snprintf(candidate, sizeof candidate, "%s/%s", path, entry->d_name);
+        if (stat(candidate, &st) == 0 && S_ISDIR(st.st_mode)) found += collect_traces(candidate, inputs, depth + 1);
+    }
+    closedir(dir);
+    return found;
+}
+
+int cbt_is_ctf(const char *path) {
+    bt_value *inputs = bt_value_array_create();
+    int found = inputs ? collect_traces(path, inputs, 0) : 0;
+    bt_value_put_ref(inputs);
+    return found > 0;
+}
+
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
     int result = 1;
     reader *r = calloc(1, sizeof(reader));
@@ -156,9 +188,12 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *e
     graph = bt_graph_create(0);
     params = bt_value_map_create();
     bt_value *inputs = NULL;
-    if (!graph || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-        bt_value_array_append_string_element(inputs, path) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+    if (!graph || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
         fail(error, error_size, "out of memory");
+        goto done;
+    }
+    if (collect_traces(path, inputs, 0) == 0) {
+        snprintf(error, error_size, "no CTF trace (no metadata file) at or below this directory");
         goto done;
     }
     const bt_component_source *source = NULL;
@@ -210,6 +245,11 @@ done:
 #else
 
 int cbt_available(void) { return 0; }
+
+int cbt_is_ctf(const char *path) {
+    (void)path;
+    return 0;
+}
 
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
     (void)path; (void)callback; (void)context;

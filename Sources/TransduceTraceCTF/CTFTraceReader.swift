@@ -16,18 +16,25 @@ public enum CTFTraceReader {
     /// Whether this build can read CTF traces (libbabeltrace2 was available at build time).
     public static var isAvailable: Bool { cbt_available() != 0 }
 
+    /// Whether `path` is, or contains, a CTF trace directory.
+    public static func isCTF(path: String) -> Bool { cbt_is_ctf(path) != 0 }
+
     /// Calls `body` with each `transduce:*` event in time order; returns notes on events that
-    /// could not be mapped (unknown event names, unknown code names).
+    /// could not be mapped (unknown event names, unknown code names). With `process`, only events
+    /// of that process are read (needs the `vpid` context).
     @discardableResult
-    public static func read(path: String, _ body: (TraceEvent) -> Void) throws -> [String] {
+    public static func read(path: String, process: Int32? = nil, _ body: (TraceEvent) -> Void) throws -> [String] {
         final class Context {
             var body: (TraceEvent) -> Void
             var notes: [String] = []
-            var unknown = 0
-            init(body: @escaping (TraceEvent) -> Void) { self.body = body }
+            let process: UInt32?
+            init(body: @escaping (TraceEvent) -> Void, process: UInt32?) {
+                self.body = body
+                self.process = process
+            }
         }
         return try withoutActuallyEscaping(body) { body in
-            let context = Context(body: body)
+            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) })
             var error = [CChar](repeating: 0, count: 1024)
             let unmanaged = Unmanaged.passUnretained(context)
             let status = cbt_read_ctf(
@@ -35,6 +42,7 @@ public enum CTFTraceReader {
                 { event, raw in
                     guard let event, let raw else { return 1 }
                     let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
+                    if let process = context.process, event.pointee.vpid != process { return 0 }
                     guard let mapped = CTFTraceReader.map(event.pointee, notes: &context.notes) else { return 0 }
                     context.body(mapped)
                     return 0
@@ -47,9 +55,9 @@ public enum CTFTraceReader {
     }
 
     /// Reads the whole trace into memory.
-    public static func readAll(path: String) throws -> Trace {
+    public static func readAll(path: String, process: Int32? = nil) throws -> Trace {
         var events: [TraceEvent] = []
-        let notes = try read(path: path) { events.append($0) }
+        let notes = try read(path: path, process: process) { events.append($0) }
         return Trace(events: events, counts: TraceCounts(events: UInt64(events.count)), notes: notes)
     }
 

@@ -26,8 +26,9 @@ typedef struct cbt_event {
     const char *name;
     /* The default clock's value converted to nanoseconds (CLOCK_MONOTONIC for LTTng-UST). */
     uint64_t clock_ns;
-    /* The `vtid` context field, or 0 when the trace lacks it. */
+    /* The `vtid` and `vpid` context fields, or 0 when the trace lacks them. */
     uint32_t vtid;
+    uint32_t vpid;
     uint32_t field_count;
     const cbt_field *fields;
 } cbt_event;
@@ -37,7 +38,11 @@ typedef int (*cbt_callback)(const cbt_event *event, void *context);
 
 int cbt_available(void);
 
-/* Reads every event of the CTF trace(s) under `path`, in time order. Returns 0 on success, else
+/* 1 when `path` is, or contains, a CTF trace directory (one with a `metadata` file). */
+int cbt_is_ctf(const char *path);
+
+/* Reads every event of the CTF trace(s) at or below `path` (an LTTng session output directory
+ * works), in time order. Returns 0 on success, else
  * nonzero with a message in `error`. */
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size);
 

@@ -122,6 +122,10 @@ public final class TraceFileReader {
         let (tagByte, length, crc) = header.withUnsafeBytes {
             ($0[0], Int($0.le(4, as: UInt32.self)), $0.le(8, as: UInt32.self))
         }
+        guard header[1] == 0 && header[2] == 0 && header[3] == 0 else {
+            note("damaged chunk header (reserved bytes not zero)", at: offset)
+            return false
+        }
         guard let tag = TraceFileFormat.Tag(rawValue: tagByte) else {
             note("unknown chunk tag \(tagByte)", at: offset)
             return false

@@ -1,0 +1,129 @@
+import CLTTng
+import Foundation
+import Testing
+import TransduceTraceCTF
+
+@testable import TransduceTrace
+
+/// What the LTTng tests need, and why they skip without it.
+enum LTTngTools {
+    static let lttng = which("lttng")
+    static let sessiond = which("lttng-sessiond")
+    static let babeltrace = which("babeltrace2")
+
+    static var missing: String? {
+        if clttng_available() == 0 { return "this build has no LTTng-UST (install liblttng-ust-dev)" }
+        if lttng == nil || sessiond == nil { return "lttng-tools is not installed" }
+        if babeltrace == nil || !CTFTraceReader.isAvailable { return "babeltrace2 / libbabeltrace2-dev is not installed" }
+        return nil
+    }
+
+    static var available: Bool {
+        if let missing {
+            print("LTTng tests skipped: \(missing) (scripts/bootstrap.sh installs it)")
+            return false
+        }
+        return true
+    }
+
+    /// Starts a session daemon when none answers.
+    static func ensureSessionDaemon() throws {
+        let (status, _) = try run(lttng!, ["list"])
+        if status == 0 { return }
+        let (started, output) = try run(sessiond!, ["--daemonize"])
+        guard started == 0 else { throw LTTngError(message: "lttng-sessiond --daemonize failed: \(output)") }
+    }
+
+    struct LTTngError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// Records `command` under a fresh session and returns the CTF directory.
+    static func record(into directory: String, _ command: String, _ arguments: [String]) throws -> (ctf: String, pid: Int32) {
+        try ensureSessionDaemon()
+        let name = "transduce-test-\(UUID().uuidString.prefix(8))"
+        let ctf = directory + "/ctf"
+        func lttngCall(_ args: [String]) throws {
+            let (status, output) = try run(lttng!, args)
+            guard status == 0 else { throw LTTngError(message: "lttng \(args.joined(separator: " ")) failed: \(output)") }
+        }
+        try lttngCall(["create", name, "--output=\(ctf)"])
+        defer { _ = try? run(lttng!, ["destroy", name]) }
+        try lttngCall(["enable-event", "-u", "transduce:*", "-s", name])
+        try lttngCall(["add-context", "-u", "-t", "vtid", "-t", "vpid", "-s", name])
+        try lttngCall(["start", name])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        try lttngCall(["stop", name])
+        guard process.terminationStatus == 0 else { throw LTTngError(message: "\(command) exited \(process.terminationStatus)") }
+        return (ctf, process.processIdentifier)
+    }
+}
+
+/// The fields that both sinks carry (all but the time, which each sink stamps itself).
+struct Comparable: Hashable {
+    var kind: TraceEvent.Kind
+    var thread: UInt32
+    var runtime, dispatch, cycle, task, otherTask, nanos: UInt64
+    var step, count: UInt32
+    var code, code2: UInt8
+    var label, label2: String
+    init(_ e: TraceEvent) {
+        kind = e.kind
+        thread = e.thread
+        runtime = e.runtime
+        dispatch = e.dispatch
+        cycle = e.cycle
+        task = e.task
+        otherTask = e.otherTask
+        nanos = e.nanos
+        step = e.step
+        count = e.count
+        code = e.code
+        code2 = e.code2
+        label = e.label
+        label2 = e.label2
+    }
+}
+
+@Suite(.serialized) struct LTTngTests {
+    @Test(.enabled(if: LTTngTools.available)) func everyKindReachesLTTngWithTheRingsFieldValues() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
+        let ringFile = dir.file("ring.tdtrace")
+        let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
+
+        // babeltrace2 itself reads the trace.
+        let (status, text) = try run(LTTngTools.babeltrace!, [ctf])
+        #expect(status == 0)
+        #expect(text.contains("transduce:cycle_enter"))
+
+        let lttng = try CTFTraceReader.readAll(path: ctf, process: pid)
+        let ring = try TraceFileReader(path: ringFile).readAll()
+        #expect(lttng.notes.isEmpty)
+        #expect(ring.notes.isEmpty)
+        #expect(Set(lttng.events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
+        #expect(lttng.events.count == ring.events.count)
+        // Same events, field for field; the order may differ only between threads.
+        var remaining = [Comparable: Int]()
+        for e in ring.events { remaining[Comparable(e), default: 0] += 1 }
+        for e in lttng.events {
+            let key = Comparable(e)
+            if let n = remaining[key] {
+                remaining[key] = n == 1 ? nil : n - 1
+            } else {
+                Issue.record("LTTng event not in the ring dump: \(e)")
+            }
+        }
+        #expect(remaining.isEmpty, "ring events missing from LTTng: \(remaining.keys.prefix(3))")
+        // Both use CLOCK_MONOTONIC: LTTng stamps each event shortly after the runtime did.
+        let ringStart = try #require(ring.events.first { $0.kind == .runtimeStart })
+        let lttngStart = try #require(lttng.events.first { $0.kind == .runtimeStart })
+        #expect(lttngStart.time >= ringStart.time)
+        #expect(lttngStart.time - ringStart.time < 50_000_000)
+    }
+}

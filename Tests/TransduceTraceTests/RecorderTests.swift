@@ -1,0 +1,96 @@
+import DemoWorkload
+import Testing
+import Transduce
+
+@testable import TransduceTrace
+
+@Suite struct RecorderTests {
+    @Test(arguments: 0..<10) func chartScenarioOnARealHost(_ iteration: Int) async throws {
+        let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
+        let runtime = try await withTimeout { try await DemoWorkload.run(instrument: recorder) }
+        let trace = recorder.snapshot()
+        let events = trace.events.filter { $0.runtime == runtime.rawValue }
+        #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
+        #expect(Set(events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
+        #expect(events.allSatisfy { $0.thread != 0 })
+        // The chart: request(load) → cycle → spawn(load) → leave(handedOff) → send(ping) gets through
+        // → task settles → taskRequest(loaded) → cycle → resume of the request by that cycle.
+        let load = try #require(events.first { $0.kind == .dispatch && $0.label == "load" })
+        #expect(load.codeName == "request")
+        let loadCycle = try #require(events.first { $0.kind == .cycleEnter && $0.dispatch == load.dispatch })
+        #expect(loadCycle.nanos > 0)
+        let spawn = try #require(events.first { $0.kind == .taskSpawn && $0.label == "load" })
+        #expect(spawn.cycle == loadCycle.cycle)
+        #expect(spawn.count == 1)
+        let leave = try #require(events.first { $0.kind == .cycleLeave && $0.cycle == loadCycle.cycle })
+        #expect(leave.codeName == "handedOff" && leave.nanos > 0)
+        let ping = try #require(events.first { $0.kind == .dispatch && $0.label == "ping" })
+        let settle = try #require(events.first { $0.kind == .taskSettle && $0.task == spawn.task })
+        #expect(settle.codeName == "request" && settle.label == "loaded" && settle.nanos > 0)
+        let reentry = try #require(events.first { $0.kind == .dispatch && $0.otherTask == spawn.task })
+        #expect(reentry.codeName == "taskRequest" && reentry.label == "loaded")
+        let reentryCycle = try #require(events.first { $0.kind == .cycleEnter && $0.dispatch == reentry.dispatch })
+        let resume = try #require(events.first { $0.kind == .requestResume && $0.dispatch == load.dispatch })
+        #expect(resume.cycle == reentryCycle.cycle)
+        #expect(resume.codeName == "response" && resume.nanos > 0)
+        // Order: the ping's cycle ran while the task held the request.
+        let index = { (e: TraceEvent) in events.firstIndex(of: e)! }
+        #expect(index(leave) < index(ping) && index(ping) < index(settle) && index(settle) < index(resume))
+        // Replacement, join, unique, drop and stop are all there.
+        #expect(events.contains { $0.kind == .taskCancel && $0.codeName == "replaced" })
+        #expect(events.contains { $0.kind == .taskCancel && $0.codeName == "uniqueRequest" })
+        #expect(events.contains { $0.kind == .taskSpawn && $0.codeName == "unique" })
+        #expect(events.contains { $0.kind == .eventDropped && $0.label == "ping" && $0.codeName == "sequenceIntermediate" })
+        #expect(events.contains { $0.kind == .dispatchRejected && $0.code2Name == "cancelled" })
+        #expect(events.last { $0.kind == .runtimeStop }?.codeName == "cancelled")
+        let start = try #require(events.first)
+        #expect(start.kind == .runtimeStart && start.label == "Storefront" && start.label2 == "BaseRuntime")
+    }
+
+    @Test func disabledRecorderRecordsNothing() async throws {
+        let recorder = TraceRecorder(capacity: 64, lttng: false, ringEnabled: false)
+        #expect(!recorder.isRecording)
+        _ = try await DemoWorkload.run(instrument: recorder)
+        #expect(recorder.snapshot().events.isEmpty)
+        recorder.isRingEnabled = true
+        #expect(recorder.isRecording)
+    }
+
+    @Test func payloadsAreCapturedOnlyWhenAskedAndRedacted() async throws {
+        let plain = TraceRecorder(capacity: 256, lttng: false)
+        _ = try await DemoWorkload.run(instrument: plain)
+        #expect(plain.snapshot().events.allSatisfy { $0.payload.isEmpty })
+
+        let redacting = TraceRecorder(
+            capacity: 256, lttng: false,
+            payloads: PayloadCapture { value in
+                let text = String(describing: value)
+                return text.contains("refresh") ? text : nil
+            })
+        _ = try await DemoWorkload.run(instrument: redacting)
+        let payloads = redacting.snapshot().events.map(\.payload).filter { !$0.isEmpty }
+        #expect(payloads.contains("refresh(page: 4)"))
+        #expect(payloads.allSatisfy { $0.contains("refresh") })
+    }
+
+    @Test func labelTableResolvesStaticAndDynamicLabels() {
+        let table = LabelTable(dynamicLimit: 2)
+        let literal = table.reference(EventLabel("static"))
+        #expect(literal & LabelTable.dynamicTag == 0)
+        #expect(table.resolve(literal) == "static")
+        let a = table.intern("a")
+        #expect(table.intern("a") == a)
+        #expect(table.resolve(a) == "a")
+        _ = table.intern("b")
+        #expect(table.resolve(table.intern("c")) == "(label table full)")
+        #expect(table.resolve(0) == "")
+    }
+
+    @Test func overwriteModeReportsExactLoss() async throws {
+        let recorder = TraceRecorder(capacity: 16, lttng: false)
+        _ = try await DemoWorkload.run(instrument: recorder)
+        let trace = recorder.snapshot()
+        #expect(trace.events.count == 16)
+        #expect(trace.counts.overwritten + UInt64(trace.events.count) == recorder.ring.counts.offered)
+    }
+}
