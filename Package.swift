@@ -6,18 +6,23 @@ let package = Package(
     products: [
         .library(name: "Transduce", targets: ["Transduce"]),
         .library(name: "TransduceTrace", targets: ["TransduceTrace"]),
+        // The LTTng-UST probes, loaded at run time by TraceRecorder (see TRACING.md notes).
+        .library(name: "TransduceLTTngProvider", type: .dynamic, targets: ["CLTTngProvider"]),
     ],
     targets: [
         // The runtime: no dependencies beyond the toolchain.
         .target(name: "Transduce"),
-        // The LTTng-UST provider `transduce` and its C wrappers (no-ops without LTTng-UST).
+        // The `transduce` tracepoints and their C wrappers (no-ops without LTTng-UST). The call
+        // sites use dynamic linkage: liblttng-ust is loaded only with the provider below.
         .target(
             name: "CLTTng",
-            cSettings: [.headerSearchPath(".")],
-            linkerSettings: [
-                .linkedLibrary("lttng-ust", .when(platforms: [.linux])),
-                .linkedLibrary("dl", .when(platforms: [.linux])),
-            ]
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
+        // The probes of the provider `transduce`, as a shared object linked with liblttng-ust.
+        .target(
+            name: "CLTTngProvider",
+            dependencies: ["CLTTng"],
+            linkerSettings: [.linkedLibrary("lttng-ust", .when(platforms: [.linux]))]
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),

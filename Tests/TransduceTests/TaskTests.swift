@@ -164,11 +164,26 @@ import Testing
         try await host.input.send(.startTicker)
         try await eventually("two ticks", timeout: 10) { await host.state.ticks >= 2 }
         try await host.input.send(.stopTicker)
-        let ticks = await host.state.ticks
         #expect(host.liveTaskCount == 0)
+        // A tick posted before the cancel may still be queued: flush it, then watch for 60 ms.
+        try await host.input.send(.noop)
+        let ticks = await host.state.ticks
         try await Task.sleep(for: .milliseconds(60))
         try await host.input.send(.noop)
         #expect(await host.state.ticks == ticks)
+    }
+
+    @Test func aCancelledTaskCannotDispatch() async throws {
+        let env = CancelledPoster.Env()
+        let host = BaseRuntime(of: CancelledPoster.self, env: env)
+        try await host.input.send(.start)
+        try await env.started.wait()
+        try await host.input.send(.stop)
+        env.release.open()
+        try await env.finished.wait()
+        #expect(env.outcome.all == ["post: CancellationError()", "send: CancellationError()"])
+        try await host.input.send(.noop)
+        #expect(await host.state.posted == 0)
     }
 
     @Test func sequenceCancelsThenStarts() async throws {
@@ -321,6 +336,36 @@ nonisolated enum WorkerFeature: Transducer {
         case .tick:
             state.ticks += 1
             return .none
+        }
+    }
+}
+
+/// A task that keeps dispatching after it was cancelled.
+nonisolated enum CancelledPoster: Transducer {
+    struct State: Sendable { var posted = 0 }
+    enum Event: Sendable { case start, stop, posted, noop }
+    struct Env: Sendable {
+        var started = Expectation("started")
+        var release = AsyncGate()
+        var finished = Expectation("finished")
+        var outcome = TraceLog()
+    }
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .start:
+            return .task(id: "poster") { input, env in
+                env.started.fulfill()
+                await env.release.wait()
+                do { try input.post(.posted) } catch { env.outcome.append("post: \(error)") }
+                do { try await input.send(.posted) } catch { env.outcome.append("send: \(error)") }
+                env.finished.fulfill()
+            }
+        case .stop: return .cancel("poster")
+        case .posted:
+            state.posted += 1
+            return .none
+        case .noop: return .none
         }
     }
 }

@@ -13,6 +13,10 @@ enum LTTngTools {
 
     static var missing: String? {
         if clttng_available() == 0 { return "this build has no LTTng-UST (install liblttng-ust-dev)" }
+        if case .disabled(let reason) = LTTngProvider.status { return "LTTng is disabled (\(reason))" }
+        if case .unavailable(let reason) = LTTngProvider.status {
+            return "the provider is not loadable (\(reason)); `swift build --product TransduceLTTngProvider` builds it"
+        }
         if lttng == nil || sessiond == nil { return "lttng-tools is not installed" }
         if babeltrace == nil || !CTFTraceReader.isAvailable { return "babeltrace2 / libbabeltrace2-dev is not installed" }
         return nil

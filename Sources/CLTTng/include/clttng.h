@@ -7,6 +7,7 @@
  * Text arguments are (pointer, length) pairs and need not be NUL-terminated. Enumerations are
  * passed as their raw codes (the order of the Swift enums in Transduce). */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -15,6 +16,9 @@ extern "C" {
 
 /* 1 when the package was built with LTTng-UST. */
 int clttng_available(void);
+/* Loads the provider shared object at `path` (dlopen), registering the probes with LTTng-UST.
+ * Returns 1 on success, else 0 with a message in `error`. */
+int clttng_load_provider(const char *path, char *error, size_t error_size);
 /* 1 when any transduce tracepoint is enabled by a session (a few loads). */
 int clttng_any_enabled(void);
 /* The calling thread's kernel thread id, cached per thread after the first call. */

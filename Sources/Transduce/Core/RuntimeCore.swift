@@ -197,6 +197,9 @@ where
         return nil
     }
 
+    /// Whether the caller runs inside one of this runtime's managed tasks.
+    private var isManagedTask: Bool { ManagedTaskContext.current?.runtime == id }
+
     private var originTask: UInt64 {
         guard let context = ManagedTaskContext.current, context.runtime == id else { return 0 }
         return context.task
@@ -208,15 +211,22 @@ where
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
         let origin = instrument == nil ? 0 : originTask
-        let failure: RuntimeError? = control.withLock { control in
+        let fromTask = isManagedTask
+        let failure: (any Error)? = control.withLock { control in
             let lifecycle = self.lifecycle
             if lifecycle != .active {
                 if let instrument { rejected(dispatch, style, event, Self.rejection(lifecycle), instrument) }
                 return Self.boundaryError(lifecycle)
             }
+            // Checked under the lock that `.cancel` cancels tasks under: once a task instance is
+            // cancelled, nothing it dispatches enters the queue.
+            if fromTask && Task.isCancelled {
+                if let instrument { rejected(dispatch, style, event, .cancelled, instrument) }
+                return CancellationError()
+            }
             if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
                 if let instrument { rejected(dispatch, style, event, .queueFull, instrument) }
-                return .queueFull(capacity: queueCapacity)
+                return RuntimeError.queueFull(capacity: queueCapacity)
             }
             enqueue(
                 Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: origin),
@@ -247,15 +257,20 @@ where
             throw Self.boundaryError(lifecycle)
         }
         let origin = instrument == nil ? 0 : originTask
+        let fromTask = isManagedTask
         let waiter = ResponseWaiter(dispatch: dispatch, createdAt: now)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.install(continuation)
-                let failure: RuntimeError? = control.withLock { control in
+                let failure: (any Error)? = control.withLock { control in
                     let lifecycle = self.lifecycle
                     if lifecycle != .active {
                         if let instrument { rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) }
                         return Self.boundaryError(lifecycle)
+                    }
+                    if fromTask && Task.isCancelled {
+                        if let instrument { rejected(dispatch, kind, event, .cancelled, instrument) }
+                        return CancellationError()
                     }
                     enqueue(
                         Admission(event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: origin),

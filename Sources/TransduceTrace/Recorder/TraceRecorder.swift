@@ -35,7 +35,8 @@ public final class TraceRecorder: RuntimeInstrument {
     /// - Parameters:
     ///   - capacity: ring-buffer events (rounded up to a power of two); 96 bytes each.
     ///   - mode: overwrite the oldest events (flight recorder) or discard new ones when full.
-    ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*`.
+    ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
+    ///     provider, see ``LTTngProvider``).
     ///   - payloads: opt-in capture of dispatched event values, redacted.
     public init(
         capacity: Int = 1 << 16, mode: TraceRingBuffer.Mode = .overwriteOldest, lttng: Bool = true,
@@ -43,7 +44,7 @@ public final class TraceRecorder: RuntimeInstrument {
     ) {
         ring = TraceRingBuffer(capacity: capacity, mode: mode)
         labels = LabelTable()
-        feedsLTTng = lttng && clttng_available() != 0
+        feedsLTTng = lttng && LTTngProvider.isLoaded
         self.ringEnabled = Atomic(ringEnabled)
         payloadCapture = payloads
         self.payloads = payloads.map { PayloadStore(capacity: $0.capacity) }

@@ -1,10 +1,12 @@
-/* The LTTng-UST tracepoint provider `transduce` (TRACING.md, section 2). Private to CLTTng:
- * Swift sees only include/clttng.h. Keep it in step with clttng.c and include/clttng.h. */
+/* The LTTng-UST tracepoint provider `transduce` (TRACING.md, section 2). Not part of the Swift
+ * module (module.modulemap lists only clttng.h). Included by clttng.c, which defines the
+ * tracepoints with dynamic linkage, and by CLTTngProvider/transduce_tp.c, which creates the
+ * probes in the provider shared object. Keep it in step with clttng.c and clttng.h. */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER transduce
 
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
-#define LTTNG_UST_TRACEPOINT_INCLUDE "./transduce_tp.h"
+#define LTTNG_UST_TRACEPOINT_INCLUDE "transduce_tp.h"
 
 #if !defined(TRANSDUCE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define TRANSDUCE_TP_H
