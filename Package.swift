@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "Transduce",
     products: [
+        .executable(name: "trace-view", targets: ["trace-view"]),
         .library(name: "Transduce", targets: ["Transduce"]),
         .library(name: "TransduceTrace", targets: ["TransduceTrace"]),
         // The LTTng-UST probes, loaded at run time by TraceRecorder (see TRACING.md notes).
@@ -32,6 +33,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("babeltrace2", .when(platforms: [.linux]))]
         ),
         .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
+        .executableTarget(
+            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "Transduce"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .target(name: "DemoWorkload", dependencies: ["Transduce"], path: "Examples/DemoWorkload"),
         .executableTarget(

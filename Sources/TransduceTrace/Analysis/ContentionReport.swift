@@ -1,0 +1,237 @@
+/// Gate contention: how long admissions waited for the gate and how long cycles held it, what held
+/// it while the longest waits went on, queue depth over time, and warnings.
+///
+/// Streaming: memory is bounded by the number of distinct labels, the in-flight admissions and a
+/// fixed history per runtime, whatever the trace's length.
+public struct ContentionReport: TraceConsumer, Sendable {
+    /// A cycle's hold at or above this is reported as a long hold.
+    public var longHoldThreshold: UInt64 = 10_000_000
+    public private(set) var waits = LatencyHistogram()
+    public private(set) var holds = LatencyHistogram()
+    public private(set) var holdByLabel: [String: Aggregate] = [:]
+    public private(set) var holdByEffect: [String: Aggregate] = [:]
+    public private(set) var longestWaits: [Wait] = []
+    public private(set) var longHolds: [Hold] = []
+    public private(set) var longHoldCount = 0
+    public private(set) var depth = DepthTimeline()
+    public private(set) var capacities: [UInt64: UInt32] = [:]
+    public private(set) var maxDepth: [UInt64: UInt32] = [:]
+    static let keep = 5
+    static let history = 64
+    static let maxPending = 100_000
+
+    public struct Aggregate: Sendable {
+        public var count = 0
+        public var total: UInt64 = 0
+        public var max: UInt64 = 0
+        mutating func add(_ v: UInt64) {
+            count += 1
+            total &+= v
+            max = Swift.max(max, v)
+        }
+    }
+
+    public struct Hold: Sendable {
+        public var runtime: UInt64
+        public var cycle: UInt64
+        public var label: String
+        public var held: UInt64
+        public var enter: UInt64
+    }
+
+    public struct Wait: Sendable {
+        public var runtime: UInt64
+        public var dispatch: UInt64
+        public var label: String
+        public var waited: UInt64
+        /// Cycles that held the gate while this admission waited.
+        public var heldBy: [Hold]
+    }
+
+    private struct RuntimeState: Sendable {
+        var pending: [UInt64: (label: String, time: UInt64)] = [:]
+        var open: (cycle: UInt64, label: String, enter: UInt64)?
+        var recent: [Hold] = []
+    }
+    private var state: [UInt64: RuntimeState] = [:]
+
+    public init() {}
+
+    public mutating func consume(_ e: TraceEvent) {
+        var s = state[e.runtime] ?? RuntimeState()
+        defer { state[e.runtime] = s }
+        switch e.kind {
+        case .runtimeStart:
+            capacities[e.runtime] = e.count
+        case .dispatch:
+            if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time) }
+            depth.record(time: e.time, depth: e.count)
+            maxDepth[e.runtime] = max(maxDepth[e.runtime] ?? 0, e.count)
+        case .cycleEnter:
+            let admitted = s.pending.removeValue(forKey: e.dispatch)
+            let label = admitted?.label ?? "?"
+            waits.record(e.nanos)
+            s.open = (e.cycle, label, e.time)
+            depth.record(time: e.time, depth: e.count)
+            if longestWaits.count < Self.keep || e.nanos > longestWaits.last!.waited {
+                let since = e.time &- e.nanos
+                let heldBy = s.recent.filter { $0.enter + $0.held > since && $0.enter < e.time }
+                longestWaits.append(Wait(runtime: e.runtime, dispatch: e.dispatch, label: label, waited: e.nanos, heldBy: heldBy))
+                longestWaits.sort { $0.waited > $1.waited }
+                if longestWaits.count > Self.keep { longestWaits.removeLast() }
+            }
+        case .effect:
+            if e.codeName == "action" || e.codeName == "asyncAction" { holdByEffect[e.codeName, default: Aggregate()].add(e.nanos) }
+        case .cycleLeave:
+            holds.record(e.nanos)
+            let label = s.open?.cycle == e.cycle ? s.open!.label : "?"
+            holdByLabel[label, default: Aggregate()].add(e.nanos)
+            let hold = Hold(runtime: e.runtime, cycle: e.cycle, label: label, held: e.nanos, enter: e.time &- e.nanos)
+            s.recent.append(hold)
+            if s.recent.count > Self.history { s.recent.removeFirst(s.recent.count - Self.history) }
+            s.open = nil
+            if e.nanos >= longHoldThreshold {
+                longHoldCount += 1
+                longHolds.append(hold)
+                longHolds.sort { $0.held > $1.held }
+                if longHolds.count > Self.keep { longHolds.removeLast() }
+            }
+        default: break
+        }
+    }
+
+    /// Warnings, lint-like: long holds and growing queues.
+    public var warnings: [String] {
+        var out: [String] = []
+        if longHoldCount > 0, let worst = longHolds.first {
+            out.append(
+                "long holds: \(longHoldCount) cycle(s) held the gate for \(formatDuration(longHoldThreshold)) or more; longest "
+                    + "\(worst.label) (cycle #\(worst.cycle), runtime \(worst.runtime)) held it \(formatDuration(worst.held))")
+        }
+        for (runtime, deepest) in maxDepth.sorted(by: { $0.key < $1.key }) {
+            if let capacity = capacities[runtime], capacity > 0, deepest * 2 >= capacity {
+                out.append("runaway queue: runtime \(runtime) reached \(deepest) queued admissions of \(capacity)")
+            }
+        }
+        if depth.isGrowing {
+            out.append("growing queue: depth rises through the trace (\(depth.trend))")
+        }
+        return out
+    }
+
+    public func render(options: RenderOptions = RenderOptions()) -> [String] {
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        var lines: [String] = []
+        func distribution(_ title: String, _ h: LatencyHistogram) {
+            lines.append(options.paint(title, .bold))
+            guard h.count > 0 else { return lines.append("  (none)") }
+            lines.append(
+                "  count \(h.count)   p50 \(d(h.percentile(0.5)))   p90 \(d(h.percentile(0.9)))   p99 \(d(h.percentile(0.99)))   max \(d(h.max))"
+            )
+            let ranges = h.powerOfTwoRanges
+            let peak = ranges.map(\.count).max() ?? 1
+            let barWidth = max(10, options.width - 40)
+            for r in ranges {
+                let bar = String(repeating: options.ascii ? "#" : "█", count: Int((r.count * UInt64(barWidth) + peak - 1) / peak))
+                lines.append("  " + pad("< " + d(r.upper), 10, right: true) + " " + pad(String(r.count), 8, right: true) + " " + bar)
+            }
+        }
+        distribution("Gate wait (admission to entry)", waits)
+        lines.append("")
+        distribution("Gate hold (entry to leave)", holds)
+        lines.append("")
+        lines.append(options.paint("Hold by event", .bold))
+        lines.append("  " + pad("event", 24) + pad("cycles", 8, right: true) + pad("total", 11, right: true) + pad("mean", 11, right: true) + pad("max", 11, right: true))
+        for (label, a) in holdByLabel.sorted(by: { ($0.value.total, $0.key) > ($1.value.total, $1.key) }).prefix(15) {
+            lines.append(
+                "  " + pad(label, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
+                    + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true))
+        }
+        lines.append("")
+        lines.append(options.paint("Gate held by actions", .bold))
+        if holdByEffect.isEmpty { lines.append("  (no actions)") }
+        for (kind, a) in holdByEffect.sorted(by: { $0.key < $1.key }) {
+            lines.append(
+                "  " + pad(kind, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
+                    + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true))
+        }
+        lines.append("")
+        lines.append(options.paint("Longest waits", .bold))
+        if longestWaits.isEmpty { lines.append("  (none)") }
+        for w in longestWaits {
+            let holders = w.heldBy.map { "\($0.label) #\($0.cycle) \(d($0.held))" }
+            lines.append(
+                "  " + pad(d(w.waited), 10, right: true) + "  #\(w.dispatch) \(w.label) (runtime \(w.runtime))"
+                    + (holders.isEmpty ? "" : "; gate held by " + holders.suffix(4).joined(separator: ", ")))
+        }
+        lines.append("")
+        lines.append(options.paint("Queue depth over time", .bold))
+        lines.append(contentsOf: depth.render(options: options))
+        let warnings = self.warnings
+        if !warnings.isEmpty {
+            lines.append("")
+            lines.append(options.paint("Warnings", .bold))
+            for w in warnings { lines.append(options.paint("  warning: \(w)", .error)) }
+        }
+        return lines
+    }
+}
+
+/// Maximum queue depth per time bucket, in fixed memory: 48 buckets whose width doubles (merging
+/// neighbours) whenever the trace outgrows them.
+public struct DepthTimeline: Sendable {
+    public static let bucketCount = 48
+    public private(set) var start: UInt64?
+    public private(set) var width: UInt64 = 1_000_000
+    public private(set) var buckets = [UInt32](repeating: 0, count: DepthTimeline.bucketCount)
+    public private(set) var used = 0
+
+    public mutating func record(time: UInt64, depth: UInt32) {
+        if start == nil { start = time }
+        guard let start, time >= start else { return }
+        while (time - start) / width >= UInt64(Self.bucketCount) {
+            var merged = [UInt32](repeating: 0, count: Self.bucketCount)
+            for i in 0..<Self.bucketCount { merged[i / 2] = max(merged[i / 2], buckets[i]) }
+            buckets = merged
+            width *= 2
+            used = (used + 1) / 2
+        }
+        let i = Int((time - start) / width)
+        buckets[i] = max(buckets[i], depth)
+        used = max(used, i + 1)
+    }
+
+    var thirds: (UInt32, UInt32) {
+        let n = max(used, 1)
+        let third = max(1, n / 3)
+        let early = buckets[0..<third].max() ?? 0
+        let late = buckets[max(0, n - third)..<n].max() ?? 0
+        return (early, late)
+    }
+
+    /// Whether the deepest queue of the last third of the trace is at least twice (and 8 more
+    /// than) that of the first third.
+    public var isGrowing: Bool {
+        let (early, late) = thirds
+        return used >= 6 && late >= 8 && late >= 2 * max(early, 1)
+    }
+
+    var trend: String {
+        let (early, late) = thirds
+        return "max \(early) early, \(late) late"
+    }
+
+    public func render(options: RenderOptions) -> [String] {
+        guard used > 0 else { return ["  (no admissions)"] }
+        let levels: [Character] = options.ascii ? Array(" .:-=+*#%@") : Array(" ▁▂▃▄▅▆▇█")
+        let peak = buckets[0..<used].max() ?? 0
+        let line = buckets[0..<used].map { value -> Character in
+            guard peak > 0 else { return levels[0] }
+            return levels[Int((UInt64(value) * UInt64(levels.count - 1) + UInt64(peak) - 1) / UInt64(peak))]
+        }
+        return [
+            "  max depth \(peak); each column \(formatDuration(width, ascii: options.ascii))",
+            "  |" + String(line) + "|",
+        ]
+    }
+}

@@ -1,0 +1,40 @@
+/// Formats nanoseconds for people: `850ns`, `12.4µs`, `3.20ms`, `1.52s`.
+public func formatDuration(_ nanos: UInt64, ascii: Bool = false) -> String {
+    let n = Double(nanos)
+    switch nanos {
+    case 0..<1_000: return "\(nanos)ns"
+    case 1_000..<1_000_000: return trimmed(n / 1_000) + (ascii ? "us" : "µs")
+    case 1_000_000..<1_000_000_000: return trimmed(n / 1_000_000) + "ms"
+    default: return trimmed(n / 1_000_000_000) + "s"
+    }
+}
+
+private func trimmed(_ value: Double) -> String {
+    let digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+    return format(value, decimals: digits)
+}
+
+/// `value` with a fixed number of decimals, without Foundation.
+public func format(_ value: Double, decimals: Int) -> String {
+    guard value.isFinite else { return "\(value)" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded()
+    let negative = rounded < 0
+    let magnitude = UInt64(abs(rounded))
+    let whole = magnitude / UInt64(scale)
+    var text = (negative ? "-" : "") + String(whole)
+    if decimals > 0 {
+        let fraction = String(magnitude % UInt64(scale))
+        text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+    return text
+}
+
+/// Pads or cuts `text` to `width` display columns (one column per character).
+public func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let count = text.count
+    if count >= width { return String(text.prefix(width)) }
+    let fill = String(repeating: " ", count: width - count)
+    return right ? fill + text : text + fill
+}

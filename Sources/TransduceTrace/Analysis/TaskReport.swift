@@ -1,0 +1,82 @@
+/// Every task instance: name, policy, spawning event, run time, outcome, replaced-by and
+/// joined-by; warnings for tasks that never ended and for `switchToLatest` churn.
+public struct TaskReport: Sendable {
+    public struct Row: Sendable {
+        public var runtime: UInt64
+        public var task: UInt64
+        public var name: String
+        public var policy: String
+        public var spawnedBy: String
+        public var start: UInt64
+        public var ran: UInt64?
+        public var outcome: String
+        public var replacedBy: UInt64
+        public var joinedBy: [UInt64]
+    }
+
+    public private(set) var rows: [Row] = []
+    public private(set) var warnings: [String] = []
+
+    public init(index: TraceIndex) {
+        let lastTime = index.events.last?.time ?? 0
+        var churn: [String: (spawned: Int, replaced: Int)] = [:]
+        let ordered = index.tasks.sorted { ($0.value.spawn) < ($1.value.spawn) }
+        for (key, record) in ordered {
+            let spawn = index.events[record.spawn]
+            var row = Row(
+                runtime: key.runtime, task: key.id, name: record.name, policy: spawn.codeName,
+                spawnedBy: index.cycleLabel(runtime: key.runtime, cycle: record.cycle), start: spawn.time, ran: nil,
+                outcome: "running", replacedBy: record.replacedBy,
+                joinedBy: record.joins.map { index.events[$0].dispatch })
+            if let cancel = record.cancels.first {
+                let e = index.events[cancel]
+                row.outcome = "cancelled (\(e.codeName))"
+                row.ran = e.time - spawn.time
+            } else if let settle = record.settles.first {
+                let e = index.events[settle]
+                row.outcome = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
+                row.ran = e.nanos > 0 ? e.nanos : e.time - spawn.time
+            }
+            if row.outcome == "running" {
+                warnings.append(
+                    "never settled: \(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(key.runtime)) "
+                        + "spawned by \(row.spawnedBy), running \(formatDuration(lastTime - spawn.time)) at the end of the trace")
+            }
+            if !record.name.isEmpty && row.policy != "shareable" {
+                let k = "\(key.runtime)/\(record.name)"
+                churn[k, default: (0, 0)].spawned += 1
+                if record.replacedBy != 0 { churn[k, default: (0, 0)].replaced += 1 }
+            }
+            rows.append(row)
+        }
+        for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 3 && c.replaced * 2 >= c.spawned {
+            let name = k.split(separator: "/", maxSplits: 1).last.map(String.init) ?? k
+            warnings.append(
+                "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced before they settled")
+        }
+    }
+
+    public func render(options: RenderOptions = RenderOptions()) -> [String] {
+        var lines = [options.paint("Tasks", .bold)]
+        lines.append(
+            "  " + pad("task", 16) + pad("runtime", 8) + pad("policy", 15) + pad("spawned by", 14) + pad("ran", 10, right: true)
+                + "  " + pad("outcome", 26) + "replaced by / joined by")
+        if rows.isEmpty { lines.append("  (no tasks)") }
+        for r in rows {
+            var links: [String] = []
+            if r.replacedBy != 0 { links.append("replaced by #\(r.replacedBy)") }
+            if !r.joinedBy.isEmpty { links.append("joined by " + r.joinedBy.map { "#\($0)" }.joined(separator: ",")) }
+            let title = (r.name.isEmpty ? "task" : r.name) + "#\(r.task)"
+            lines.append(
+                "  " + pad(title, 16) + pad(String(r.runtime), 8) + pad(r.policy, 15) + pad(r.spawnedBy, 14)
+                    + pad(r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", 10, right: true) + "  " + pad(r.outcome, 26)
+                    + links.joined(separator: "; "))
+        }
+        if !warnings.isEmpty {
+            lines.append("")
+            lines.append(options.paint("Warnings", .bold))
+            for w in warnings { lines.append(options.paint("  warning: \(w)", .error)) }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,30 @@
+/// A pull-based stream of events: trace files and JSON Lines readers.
+public protocol TraceEventSource: AnyObject {
+    func next() -> TraceEvent?
+    /// What could not be read so far.
+    var notes: [String] { get }
+    /// The recorder's counts, once the stream has reached them.
+    var footer: TraceCounts? { get }
+}
+
+extension TraceFileReader: TraceEventSource {}
+extension JSONLinesReader: TraceEventSource {}
+
+/// Something that folds events one at a time (summaries, reports, exporters), so that reading
+/// a trace never needs it all in memory.
+public protocol TraceConsumer {
+    mutating func consume(_ event: TraceEvent)
+}
+
+extension TraceEventSource {
+    /// Feeds every remaining event to `consumer`.
+    public func feed<C: TraceConsumer>(_ consumer: inout C) {
+        while let event = next() { consumer.consume(event) }
+    }
+}
+
+extension Trace {
+    public func feed<C: TraceConsumer>(_ consumer: inout C) {
+        for event in events { consumer.consume(event) }
+    }
+}

@@ -1,0 +1,161 @@
+/// An in-memory index over a trace: who dispatched what, which cycle ran it, which tasks it
+/// started, who resumed whom. Built in one pass; memory grows with the trace.
+///
+/// Causal links come from the events alone (TRACING.md §2): a cycle names its dispatch, a task
+/// its cycle, a re-entry dispatch its origin task, a resume the cycle or task that resumed it.
+public struct TraceIndex: Sendable {
+    public struct Key: Hashable, Sendable {
+        public var runtime: UInt64
+        public var id: UInt64
+        public init(runtime: UInt64, id: UInt64) {
+            self.runtime = runtime
+            self.id = id
+        }
+    }
+
+    public struct DispatchRecord: Sendable {
+        public var event: Int
+        public var cycles: [UInt64] = []
+        public var resumes: [Int] = []
+        public var joins: [UInt64] = []
+    }
+
+    public struct CycleRecord: Sendable {
+        public var enter: Int
+        public var leave: Int?
+        public var dispatch: UInt64
+        /// transduce, effect, spawn, drop and leave events of the cycle, in order.
+        public var events: [Int] = []
+        public var spawned: [UInt64] = []
+    }
+
+    public struct TaskRecord: Sendable {
+        public var spawn: Int
+        public var cycle: UInt64
+        public var name: String
+        public var replaces: UInt64
+        public var replacedBy: UInt64 = 0
+        public var joins: [Int] = []
+        public var cancels: [Int] = []
+        public var settles: [Int] = []
+        public var reentries: [UInt64] = []
+    }
+
+    public let events: [TraceEvent]
+    public private(set) var dispatches: [Key: DispatchRecord] = [:]
+    public private(set) var cycles: [Key: CycleRecord] = [:]
+    public private(set) var tasks: [Key: TaskRecord] = [:]
+    /// Runtimes in order of first appearance.
+    public private(set) var runtimes: [UInt64] = []
+
+    public init(_ events: [TraceEvent]) {
+        self.events = events
+        var seen = Set<UInt64>()
+        for (i, e) in events.enumerated() {
+            if seen.insert(e.runtime).inserted { runtimes.append(e.runtime) }
+            let r = e.runtime
+            switch e.kind {
+            case .dispatch:
+                dispatches[Key(runtime: r, id: e.dispatch)] = DispatchRecord(event: i)
+                if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.reentries.append(e.dispatch) }
+            case .cycleEnter:
+                cycles[Key(runtime: r, id: e.cycle)] = CycleRecord(enter: i, dispatch: e.dispatch)
+                dispatches[Key(runtime: r, id: e.dispatch)]?.cycles.append(e.cycle)
+            case .transduce, .effect, .eventDropped:
+                cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
+            case .cycleLeave:
+                cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
+                cycles[Key(runtime: r, id: e.cycle)]?.leave = i
+            case .taskSpawn:
+                tasks[Key(runtime: r, id: e.task)] = TaskRecord(spawn: i, cycle: e.cycle, name: e.label, replaces: e.otherTask)
+                cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
+                cycles[Key(runtime: r, id: e.cycle)]?.spawned.append(e.task)
+                if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.replacedBy = e.task }
+            case .taskJoin:
+                tasks[Key(runtime: r, id: e.task)]?.joins.append(i)
+                dispatches[Key(runtime: r, id: e.dispatch)]?.joins.append(e.task)
+            case .taskCancel:
+                tasks[Key(runtime: r, id: e.task)]?.cancels.append(i)
+            case .taskSettle:
+                tasks[Key(runtime: r, id: e.task)]?.settles.append(i)
+            case .requestResume:
+                dispatches[Key(runtime: r, id: e.dispatch)]?.resumes.append(i)
+            case .runtimeStart, .runtimeStop, .dispatchRejected:
+                break
+            }
+        }
+    }
+
+    /// The name of a task instance (its id, or "" for an anonymous task).
+    public func taskName(runtime: UInt64, task: UInt64) -> String {
+        tasks[Key(runtime: runtime, id: task)]?.name ?? ""
+    }
+
+    /// A short display name: `load#3`, or `task#3` for an anonymous one.
+    public func taskTitle(runtime: UInt64, task: UInt64) -> String {
+        let name = taskName(runtime: runtime, task: task)
+        return (name.isEmpty ? "task" : name) + "#\(task)"
+    }
+
+    /// The label of the event that a cycle's dispatch carried.
+    public func cycleLabel(runtime: UInt64, cycle: UInt64) -> String {
+        guard let record = cycles[Key(runtime: runtime, id: cycle)],
+            let dispatch = dispatches[Key(runtime: runtime, id: record.dispatch)]
+        else { return "?" }
+        return events[dispatch.event].label
+    }
+
+    /// Every event of one request's lifecycle, in trace order: its dispatch, its cycles, the tasks
+    /// that held its waiter (including replacements and joins), their re-entries and cycles, and
+    /// its resume.
+    public func requestLifecycle(runtime: UInt64, dispatch: UInt64) -> [Int] {
+        var included = Set<Int>()
+        var pendingDispatches = [dispatch]
+        var seenDispatches = Set<UInt64>()
+        var seenTasks = Set<UInt64>()
+        func addTask(_ task: UInt64) {
+            guard seenTasks.insert(task).inserted, let record = tasks[Key(runtime: runtime, id: task)] else { return }
+            included.insert(record.spawn)
+            included.formUnion(record.cancels)
+            included.formUnion(record.settles)
+            pendingDispatches += record.reentries
+            if record.replacedBy != 0 { addTask(record.replacedBy) }
+        }
+        while let d = pendingDispatches.popLast() {
+            guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else { continue }
+            included.insert(record.event)
+            included.formUnion(record.resumes)
+            let style = events[record.event].codeName
+            let follows = style == "request" || style == "uniqueRequest" || style == "taskRequest"
+            for c in record.cycles {
+                guard let cycle = cycles[Key(runtime: runtime, id: c)] else { continue }
+                included.insert(cycle.enter)
+                included.formUnion(cycle.events)
+                if follows { cycle.spawned.forEach(addTask) }
+            }
+            for task in record.joins {
+                addTask(task)
+                if let join = tasks[Key(runtime: runtime, id: task)]?.joins.first(where: { events[$0].dispatch == d }) {
+                    included.insert(join)
+                }
+            }
+        }
+        return included.sorted()
+    }
+
+    /// The events of one task instance: spawn, joins, cancel, settle and its re-entry dispatches.
+    public func taskLifecycle(runtime: UInt64, task: UInt64) -> [Int] {
+        guard let record = tasks[Key(runtime: runtime, id: task)] else { return [] }
+        var included = Set([record.spawn] + record.joins + record.cancels + record.settles)
+        for d in record.reentries {
+            if let dispatch = dispatches[Key(runtime: runtime, id: d)] { included.insert(dispatch.event) }
+        }
+        return included.sorted()
+    }
+
+    /// The events of one cycle: enter, transduce and effects, spawns, drops, leave.
+    public func cycleLifecycle(runtime: UInt64, cycle: UInt64) -> [Int] {
+        guard let record = cycles[Key(runtime: runtime, id: cycle)] else { return [] }
+        return ([record.enter] + record.events).sorted()
+    }
+}

@@ -1,0 +1,93 @@
+/// A lifeline of the request-lifecycle chart.
+public enum Participant: Hashable, Sendable {
+    case caller, gate, transduce, tasks
+    case task(TraceIndex.Key)
+}
+
+/// One message or note of a sequence diagram, independent of how it is drawn (text, Mermaid,
+/// PlantUML): the shared model of every sequence renderer.
+public struct Interaction: Sendable {
+    public enum Style: Sendable {
+        case dispatch, gate, task, resume, error, quiet, banner
+    }
+
+    public var from: Participant
+    /// Equal to `from` for a note on one lifeline.
+    public var to: Participant
+    public var label: String
+    /// A duration or remark for the margin (`wait 56µs`, `held 1.2ms`).
+    public var note: String
+    public var time: UInt64
+    public var style: Style
+
+    public var isLocal: Bool { from == to }
+}
+
+extension TraceIndex {
+    /// The interaction an event draws as, or `nil` for events a diagram leaves out (`.none` and
+    /// `.sequence` effects).
+    public func interaction(for e: TraceEvent, ascii: Bool = false) -> Interaction? {
+        let task = Participant.task(Key(runtime: e.runtime, id: e.task))
+        func make(_ from: Participant, _ to: Participant, _ label: String, _ note: String, _ style: Interaction.Style)
+            -> Interaction
+        {
+            Interaction(from: from, to: to, label: label, note: note, time: e.time, style: style)
+        }
+        func make(_ from: Participant, _ to: Participant, _ label: String, _ style: Interaction.Style) -> Interaction {
+            make(from, to, label, "", style)
+        }
+        let d = { (n: UInt64) in formatDuration(n, ascii: ascii) }
+        switch e.kind {
+        case .runtimeStart:
+            return make(.caller, .caller, "runtime \(e.runtime): \(e.label) on \(e.label2)", .banner)
+        case .runtimeStop:
+            return make(.caller, .caller, "runtime \(e.runtime) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"), .banner)
+        case .dispatch:
+            let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtime, id: e.otherTask)) : .caller
+            return make(from, .gate, "#\(e.dispatch) \(e.codeName)(\(e.label))", .dispatch)
+        case .dispatchRejected:
+            return make(.caller, .gate, "\(ascii ? "x" : "✗") \(e.codeName)(\(e.label)): \(e.code2Name)", "rejected", .error)
+        case .cycleEnter:
+            return make(.gate, .transduce, "enter #\(e.cycle)", "wait \(d(e.nanos))", .gate)
+        case .transduce:
+            return make(.transduce, .transduce, "transduce(\(e.label))" + (e.step > 0 ? " step \(e.step)" : ""), .gate)
+        case .effect:
+            switch e.codeName {
+            case "task": return make(.transduce, .tasks, "task(\(e.label.isEmpty ? "anonymous" : e.label))", .task)
+            case "cancel": return make(.transduce, .tasks, "cancel(\(e.label))", .task)
+            case "action": return make(.transduce, .transduce, "action", "ran \(d(e.nanos))", .gate)
+            case "asyncAction":
+                return make(.transduce, .transduce, "async action (gate held)", "ran \(d(e.nanos))", .gate)
+            case "event": return make(.transduce, .transduce, ".event", .gate)
+            default: return nil
+            }
+        case .cycleLeave:
+            return make(.transduce, .gate, "leave #\(e.cycle) (\(e.codeName))", "held \(d(e.nanos))", .gate)
+        case .taskSpawn:
+            let label = "spawn \(e.codeName)" + (e.otherTask != 0 ? " replaces #\(e.otherTask)" : "")
+            return make(.tasks, task, label, e.count > 0 ? "waiters \(e.count)" : "", .task)
+        case .taskJoin:
+            return make(.tasks, task, "join #\(e.dispatch)", .task)
+        case .taskCancel:
+            return make(.tasks, task, "cancel (\(e.codeName))", .error)
+        case .taskSettle:
+            let what = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
+            return make(task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.codeName == "failed" ? .error : .task)
+        case .requestResume:
+            let what = e.codeName == "error" ? "error(\(e.label))" : e.codeName
+            return make(.gate, .caller, "resume #\(e.dispatch): \(what)", "after \(d(e.nanos))", e.codeName == "error" ? .error : .resume)
+        case .eventDropped:
+            return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)
+        }
+    }
+
+    public func title(of participant: Participant) -> String {
+        switch participant {
+        case .caller: "caller"
+        case .gate: "gate"
+        case .transduce: "transduce"
+        case .tasks: "tasks"
+        case .task(let key): taskTitle(runtime: key.runtime, task: key.id)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// A failure the user can fix: printed as one line, exits with `status`.
+struct CLIError: Error {
+    var message: String
+    var status: Int32
+
+    static func usage(_ message: String) -> CLIError { CLIError(message: message, status: 64) }
+    static func data(_ message: String) -> CLIError { CLIError(message: message, status: 65) }
+}
+
+/// Hand-written argument parsing in the shape of swift-argument-parser: options with values,
+/// flags, positionals, `--` to end options, and `--help`.
+struct Arguments {
+    private(set) var options: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+    /// Everything after `--`.
+    private(set) var rest: [String] = []
+
+    /// - Parameters:
+    ///   - valued: options that take a value (`--width 80` or `--width=80`).
+    ///   - flags: options without a value.
+    init(_ arguments: [String], valued: Set<String>, flags allowed: Set<String>) throws {
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            if a == "--" {
+                rest = Array(arguments[(i + 1)...])
+                break
+            }
+            if a.hasPrefix("--") && a.count > 2 {
+                var name = String(a.dropFirst(2))
+                var value: String?
+                if let eq = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if valued.contains(name) {
+                    if value == nil {
+                        i += 1
+                        guard i < arguments.count else { throw CLIError.usage("option --\(name) needs a value") }
+                        value = arguments[i]
+                    }
+                    options[name] = value
+                } else if allowed.contains(name) {
+                    guard value == nil else { throw CLIError.usage("flag --\(name) takes no value") }
+                    flags.insert(name)
+                } else {
+                    throw CLIError.usage("unknown option --\(name)")
+                }
+            } else if a.hasPrefix("-") && a != "-" {
+                if a == "-h" { flags.insert("help") } else { throw CLIError.usage("unknown option \(a)") }
+            } else {
+                positionals.append(a)
+            }
+            i += 1
+        }
+    }
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    func integer(_ name: String) throws -> UInt64? {
+        guard let text = options[name] else { return nil }
+        guard let value = UInt64(text) else { throw CLIError.usage("--\(name) needs a non-negative integer, got '\(text)'") }
+        return value
+    }
+
+    /// The single positional TRACE argument.
+    func trace() throws -> String {
+        guard let path = positionals.first else { throw CLIError.usage("missing TRACE (a trace file, a JSON Lines file or an LTTng CTF directory)") }
+        guard positionals.count == 1 else { throw CLIError.usage("unexpected argument '\(positionals[1])'") }
+        return path
+    }
+}

@@ -1,0 +1,343 @@
+import DemoWorkload
+import Foundation
+import Transduce
+import TransduceTrace
+import TransduceTraceCTF
+
+enum TraceViewCommand {
+    static func run(_ all: [String]) async throws {
+        guard let command = all.first else {
+            Terminal.print(Help.tool.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+            throw CLIError.usage("missing command")
+        }
+        let rest = Array(all.dropFirst())
+        if command == "--help" || command == "-h" || command == "help" {
+            if let topic = rest.first, let text = Help.commands[topic] { return printHelp(text) }
+            return printHelp(Help.tool)
+        }
+        if command == "--version" { return Terminal.print(["trace-view 1.0 (trace format \(TraceFileFormat.version))"]) }
+        guard let help = Help.commands[command] else { throw CLIError.usage("unknown command '\(command)'") }
+        let display: Set<String> = ["ascii", "no-color", "help"]
+        switch command {
+        case "demo":
+            let args = try Arguments(rest, valued: ["save", "width"], flags: display)
+            if args.flag("help") { return printHelp(help) }
+            guard args.positionals.isEmpty else { throw CLIError.usage("demo takes no TRACE") }
+            try await demo(args)
+        case "sequence":
+            let args = try Arguments(rest, valued: ["runtime", "request", "from", "to", "width"], flags: display)
+            if args.flag("help") { return printHelp(help) }
+            try sequence(args)
+        case "contention":
+            let args = try Arguments(rest, valued: ["runtime", "width", "long-hold"], flags: display)
+            if args.flag("help") { return printHelp(help) }
+            try contention(args)
+        case "tasks":
+            let args = try Arguments(rest, valued: ["runtime", "width"], flags: display)
+            if args.flag("help") { return printHelp(help) }
+            try tasks(args)
+        case "summary":
+            let args = try Arguments(rest, valued: ["width"], flags: display)
+            if args.flag("help") { return printHelp(help) }
+            try summary(args)
+        case "export":
+            let args = try Arguments(rest, valued: ["format", "output", "runtime", "request"], flags: ["help"])
+            if args.flag("help") { return printHelp(help) }
+            try export(args)
+        case "record":
+            let args = try Arguments(rest, valued: ["output"], flags: ["help"])
+            if args.flag("help") { return printHelp(help) }
+            try record(args)
+        default:
+            throw CLIError.usage("unknown command '\(command)'")
+        }
+    }
+
+    static func printHelp(_ text: String) {
+        Terminal.print(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// Prints reader notes as warnings; damaged input exits 65 after the report.
+    static func finish(notes: [String]) throws {
+        guard !notes.isEmpty else { return }
+        for note in notes.prefix(20) { Terminal.error("trace-view: warning: \(note)") }
+        throw CLIError.data("the input is damaged; the report above shows what could be read")
+    }
+
+    static func runtimeFilter(_ args: Arguments) throws -> (TraceEvent) -> Bool {
+        guard let runtime = try args.integer("runtime") else { return { _ in true } }
+        return { $0.runtime == runtime }
+    }
+
+    // MARK: demo
+
+    static func demo(_ args: Arguments) async throws {
+        let options = try Terminal.options(args)
+        let recorder = TraceRecorder(capacity: 1 << 14)
+        let runtime = try await DemoWorkload.run(instrument: recorder)
+        let trace = recorder.snapshot()
+        let index = TraceIndex(trace.events)
+        var lines = [
+            options.paint("trace-view demo", .bold)
+                + ": \(trace.events.count) events from runtime \(runtime) recorded in the ring buffer"
+                + " (\(trace.counts.overwritten) overwritten)",
+            "",
+        ]
+        if let load = trace.events.first(where: { $0.kind == .dispatch && $0.label == "load" && $0.runtime == runtime.rawValue }) {
+            lines.append(options.paint("The request-lifecycle chart: request(load) #\(load.dispatch)", .bold))
+            lines.append("(its task holds the waiter while send(ping) gets through the gate)")
+            lines += SequenceDiagram(index: index, options: options).render(
+                withOtherCycles(index: index, runtime: runtime.rawValue, dispatch: load.dispatch))
+            lines.append("")
+        }
+        var report = ContentionReport()
+        trace.feed(&report)
+        lines += report.render(options: options)
+        if let path = args.options["save"] {
+            do { try recorder.write(to: path) } catch { throw CLIError.data("\(error)") }
+            lines.append("")
+            lines.append("trace saved to \(path); try: trace-view sequence \(path)")
+        } else {
+            lines.append("")
+            lines.append("(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|export FILE)")
+        }
+        Terminal.print(lines)
+    }
+
+    /// A request's lifecycle plus the cycles of other dispatches that ran while it was in flight,
+    /// which show that the gate was released.
+    static func withOtherCycles(index: TraceIndex, runtime: UInt64, dispatch: UInt64) -> [Int] {
+        let own = index.requestLifecycle(runtime: runtime, dispatch: dispatch)
+        guard let first = own.first, let last = own.last else { return own }
+        var all = Set(own)
+        for (key, cycle) in index.cycles where key.runtime == runtime && cycle.enter > first && cycle.enter < last {
+            guard let dispatchRecord = index.dispatches[TraceIndex.Key(runtime: runtime, id: cycle.dispatch)] else { continue }
+            all.insert(dispatchRecord.event)
+            all.insert(cycle.enter)
+            if let leave = cycle.leave { all.insert(leave) }
+            all.formUnion(cycle.events.filter { index.events[$0].kind == .transduce })
+            all.formUnion(dispatchRecord.resumes)
+        }
+        return all.sorted()
+    }
+
+    // MARK: sequence
+
+    static func sequence(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace())
+        let runtimeWanted = try args.integer("runtime")
+        let trace = try input.load()
+        var events = trace.events.filter { runtimeWanted == nil || $0.runtime == runtimeWanted }
+        guard let origin = trace.events.first?.time else {
+            Terminal.print(["(no events)"])
+            return try finish(notes: trace.notes)
+        }
+        let from = try args.integer("from").map { $0 >= origin ? $0 : origin + $0 }
+        let to = try args.integer("to").map { $0 >= origin ? $0 : origin + $0 }
+        if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
+        events = events.filter { (from == nil || $0.time >= from!) && (to == nil || $0.time <= to!) }
+        let index = TraceIndex(events)
+        var indices = Array(events.indices)
+        if let request = try args.integer("request") {
+            let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
+            guard let runtime = runtimes.first else {
+                throw CLIError.usage("no dispatch #\(request) in this trace" + (runtimeWanted == nil ? "" : " for runtime \(runtimeWanted!)"))
+            }
+            if runtimes.count > 1 && runtimeWanted == nil {
+                throw CLIError.usage("dispatch #\(request) exists in runtimes \(runtimes.map(String.init).joined(separator: ", ")); pick one with --runtime")
+            }
+            indices = index.requestLifecycle(runtime: runtime, dispatch: request)
+        }
+        Terminal.print(SequenceDiagram(index: index, options: options).render(indices))
+        try finish(notes: trace.notes)
+    }
+
+    // MARK: reports
+
+    static func contention(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace())
+        let keep = try runtimeFilter(args)
+        var report = ContentionReport()
+        if let threshold = try args.integer("long-hold") { report.longHoldThreshold = threshold }
+        let (notes, _) = try input.forEach { if keep($0) { report.consume($0) } }
+        Terminal.print(report.render(options: options))
+        try finish(notes: notes)
+    }
+
+    static func tasks(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace())
+        let keep = try runtimeFilter(args)
+        var events: [TraceEvent] = []
+        let (notes, _) = try input.forEach { if keep($0) { events.append($0) } }
+        Terminal.print(TaskReport(index: TraceIndex(events)).render(options: options))
+        try finish(notes: notes)
+    }
+
+    static func summary(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace())
+        var report = SummaryReport()
+        let (notes, counts) = try input.forEach { report.consume($0) }
+        report.recorder = counts
+        report.notes = notes
+        Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"])
+        try finish(notes: notes)
+    }
+
+    // MARK: export
+
+    static func export(_ args: Arguments) throws {
+        guard let format = args.options["format"] else { throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl") }
+        guard ["chrome", "mermaid", "plantuml", "jsonl"].contains(format) else {
+            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
+        }
+        let input = try TraceInput(path: try args.trace())
+        let keep = try runtimeFilter(args)
+        let output = try OutputFile(path: args.options["output"])
+        var notes: [String] = []
+        switch format {
+        case "chrome":
+            var exporter = ChromeTraceExporter { output.write($0) }
+            (notes, _) = try input.forEach { if keep($0) { exporter.consume($0) } }
+            exporter.finish()
+        case "jsonl":
+            var events: [TraceEvent] = []
+            var buffer: [UInt8] = []
+            (notes, _) = try input.forEach { event in
+                guard keep(event) else { return }
+                JSONLines.line(for: event, into: &buffer)
+                if buffer.count > 1 << 20 {
+                    output.write(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+                _ = events
+            }
+            output.write(buffer)
+            events = []
+        default:
+            let trace = try input.load()
+            notes = trace.notes
+            let index = TraceIndex(trace.events.filter(keep))
+            var indices = Array(index.events.indices)
+            if let request = try args.integer("request"), let runtime = index.runtimes.first(where: {
+                index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil
+            }) {
+                indices = index.requestLifecycle(runtime: runtime, dispatch: request)
+            }
+            let lines = format == "mermaid"
+                ? SequenceExport.mermaid(index: index, indices: indices)
+                : SequenceExport.plantUML(index: index, indices: indices)
+            output.write(Array((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        try output.close()
+        try finish(notes: notes)
+    }
+
+    // MARK: record
+
+    static func record(_ args: Arguments) throws {
+        guard let command = args.rest.first else { throw CLIError.usage("record needs a command after --") }
+        guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --") }
+        guard let lttng = which("lttng"), let sessiond = which("lttng-sessiond") else {
+            throw CLIError.data("lttng-tools is not installed (scripts/bootstrap.sh installs it)")
+        }
+        let stamp = Int(Date().timeIntervalSince1970)
+        let output = args.options["output"] ?? "transduce-trace-\(stamp)"
+        let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
+        if FileManager.default.fileExists(atPath: directory) {
+            throw CLIError.usage("\(output) exists already; choose another --output")
+        }
+        if try run(lttng, ["list"], quiet: true) != 0 {
+            guard try run(sessiond, ["--daemonize"], quiet: true) == 0 else {
+                throw CLIError.data("could not start lttng-sessiond")
+            }
+        }
+        let session = "trace-view-\(getpid())-\(stamp)"
+        func lttngCall(_ arguments: [String]) throws {
+            guard try run(lttng, arguments, quiet: true) == 0 else {
+                throw CLIError.data("lttng \(arguments.joined(separator: " ")) failed")
+            }
+        }
+        try lttngCall(["create", session, "--output=\(directory)"])
+        defer { _ = try? run(lttng, ["destroy", session], quiet: true) }
+        try lttngCall(["enable-event", "-u", "transduce:*", "-s", session])
+        try lttngCall(["add-context", "-u", "-t", "vtid", "-t", "vpid", "-s", session])
+        try lttngCall(["start", session])
+        let executable = command.contains("/") ? command : (which(command) ?? command)
+        let status: Int32
+        do {
+            status = try run(executable, Array(args.rest.dropFirst()), quiet: false)
+        } catch {
+            _ = try? run(lttng, ["stop", session], quiet: true)
+            throw CLIError.usage("cannot run \(command): \(error)")
+        }
+        try lttngCall(["stop", session])
+        Terminal.error("trace-view: LTTng trace kept in \(output); view it with: trace-view summary \(output)")
+        if status != 0 { throw CLIError(message: "\(command) exited with status \(status)", status: status) }
+    }
+
+    static func which(_ tool: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    static func run(_ executable: String, _ arguments: [String], quiet: Bool) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if quiet {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Standard output, or a file written atomically on `close()`.
+final class OutputFile {
+    private let path: String?
+    private let temporary: String?
+    private let file: UnsafeMutablePointer<FILE>?
+    private var failed = false
+
+    init(path: String?) throws {
+        self.path = path
+        guard let path else {
+            temporary = nil
+            file = nil
+            return
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        guard let file = fopen(temporary, "wb") else {
+            throw CLIError.data("\(path): cannot create: \(String(cString: strerror(errno)))")
+        }
+        self.temporary = temporary
+        self.file = file
+    }
+
+    func write(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if let file {
+            if fwrite(bytes, 1, bytes.count, file) != bytes.count { failed = true }
+        } else {
+            Terminal.write(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    func close() throws {
+        guard let file, let temporary, let path else { return }
+        let closed = fclose(file) == 0
+        guard closed && !failed && rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw CLIError.data("\(path): write failed")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+enum Help {
+    static let tool = """
+        trace-view: sequence diagrams, gate contention and task reports from Transduce traces
+
+        USAGE: trace-view <command> [options] [TRACE]
+
+        COMMANDS:
+          demo         Run a built-in workload on the ring buffer and show what it recorded
+          sequence     Draw the request-lifecycle sequence diagram
+          contention   Gate wait and hold distributions, who held the gate, queue depth
+          tasks        Every task instance: policy, run time, outcome, replaced-by, joined-by
+          summary      Counts per kind, runtimes, time span, events lost by the recorder
+          export       Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines
+          record       Run a command under an LTTng session and keep the CTF trace
+
+        TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
+        told apart by content; '-' reads standard input.
+        Exit status: 0 success, 64 usage error, 65 unreadable or damaged input.
+        Output: colour only on a terminal and never with NO_COLOR; width from COLUMNS, the
+        terminal, or 80. Run 'trace-view <command> --help' for a command's options.
+        """
+
+    static let commands: [String: String] = [
+        "demo": """
+            USAGE: trace-view demo [--save FILE] [--ascii] [--width N] [--no-color]
+
+            Runs the built-in workload (the request-lifecycle chart, a switchToLatest replacement,
+            a shareable join, a uniqueRequest, callers contending with an async action that holds
+            the gate) on a BaseRuntime recording to the ring buffer, then prints the chart
+            request's sequence diagram and the contention report. Under an LTTng session the same
+            events also reach LTTng.
+
+            OPTIONS:
+              --save FILE   Also write the trace (.jsonl for JSON Lines, else the binary format)
+            """,
+        "sequence": """
+            USAGE: trace-view sequence [--runtime ID] [--request ID] [--from NS --to NS]
+                                       [--ascii] [--width N] [--no-color] TRACE
+
+            Draws lifelines for callers, the compute gate, transduce(), the task manager and
+            task instances, with times (ms from the first event shown) and durations.
+
+            OPTIONS:
+              --runtime ID   Only this runtime
+              --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
+              --from NS      Start of the time window: ns from the trace's first event, or an
+              --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
+              --ascii        Pure ASCII
+            """,
+        "contention": """
+            USAGE: trace-view contention [--runtime ID] [--long-hold NS] [--ascii] [--width N] TRACE
+
+            Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
+            and by action, the longest waits with what held the gate meanwhile, queue depth over
+            time, and warnings for long holds and growing queues. Reads the trace in one pass
+            with bounded memory.
+
+            OPTIONS:
+              --runtime ID     Only this runtime
+              --long-hold NS   Threshold of the long-hold warning (default 10000000, 10 ms)
+            """,
+        "tasks": """
+            USAGE: trace-view tasks [--runtime ID] [--ascii] [--width N] TRACE
+
+            Every task instance with name, policy, spawning event, run time, outcome and
+            replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
+            """,
+        "summary": """
+            USAGE: trace-view summary [--ascii] TRACE
+
+            Counts per kind, runtimes, time span and events lost by the recorder. One pass,
+            bounded memory.
+            """,
+        "export": """
+            USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
+                                     [--runtime ID] [--request ID] TRACE
+
+            chrome: Chrome Trace Event JSON for Perfetto UI (cycles on a gate track, requests as
+            async events, flows from dispatch to cycle to task to resume). mermaid, plantuml:
+            sequence diagrams. jsonl: one event per line. Writes to standard output unless
+            --output is given.
+            """,
+        "record": """
+            USAGE: trace-view record [--output DIR] -- COMMAND [ARG...]
+
+            Runs COMMAND under an LTTng session made for it (starting lttng-sessiond when none
+            answers), with transduce:* enabled and the vtid and vpid contexts, and keeps the CTF
+            trace in DIR (default ./transduce-trace-<time>). The command needs a TraceRecorder
+            (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded.
+            """,
+    ]
+}

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import TransduceTrace
+
+/// The terminal facts output depends on: width and whether colour is welcome.
+enum Terminal {
+    /// `COLUMNS`, then the terminal's width, then 80.
+    static var width: Int {
+        if let columns = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(columns), n > 0 { return n }
+        var size = winsize()
+        if isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            return Int(size.ws_col)
+        }
+        return 80
+    }
+
+    /// Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb`.
+    static var color: Bool {
+        if getenv("NO_COLOR") != nil { return false }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        return isatty(STDOUT_FILENO) != 0
+    }
+
+    static func options(_ arguments: Arguments) throws -> RenderOptions {
+        var width = Terminal.width
+        if let w = try arguments.integer("width") {
+            guard w >= 40 && w <= 1000 else { throw CLIError.usage("--width must be between 40 and 1000") }
+            width = Int(w)
+        }
+        let color = Terminal.color && !arguments.flag("no-color")
+        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: color)
+    }
+
+    static func print(_ lines: [String]) {
+        var out = ""
+        for line in lines {
+            out += line
+            out += "\n"
+            if out.utf8.count > 1 << 16 {
+                write(out)
+                out = ""
+            }
+        }
+        write(out)
+    }
+
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    static func error(_ text: String) {
+        var bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
