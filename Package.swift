@@ -41,7 +41,9 @@ let package = Package(
             name: "TracedExample", dependencies: ["DemoWorkload", "TransduceTrace"], path: "Examples/TracedExample"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
         .testTarget(
-            name: "TransduceTraceTests", dependencies: ["Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample"]),
+            name: "TransduceTraceTests",
+            dependencies: ["Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

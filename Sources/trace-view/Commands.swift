@@ -128,7 +128,7 @@ enum TraceViewCommand {
         let input = try TraceInput(path: try args.trace())
         let runtimeWanted = try args.integer("runtime")
         let trace = try input.load()
-        var events = trace.events.filter { runtimeWanted == nil || $0.runtime == runtimeWanted }
+        let events = trace.events.filter { runtimeWanted == nil || $0.runtime == runtimeWanted }
         guard let origin = trace.events.first?.time else {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
@@ -136,9 +136,9 @@ enum TraceViewCommand {
         let from = try args.integer("from").map { $0 >= origin ? $0 : origin + $0 }
         let to = try args.integer("to").map { $0 >= origin ? $0 : origin + $0 }
         if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
-        events = events.filter { (from == nil || $0.time >= from!) && (to == nil || $0.time <= to!) }
+        // Index the whole runtime selection, so names and links resolve outside the window too.
         let index = TraceIndex(events)
-        var indices = Array(events.indices)
+        var indices = events.indices.filter { (from == nil || events[$0].time >= from!) && (to == nil || events[$0].time <= to!) }
         if let request = try args.integer("request") {
             let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
             guard let runtime = runtimes.first else {

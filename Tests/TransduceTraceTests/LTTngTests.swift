@@ -130,4 +130,40 @@ struct Comparable: Hashable {
         #expect(lttngStart.time >= ringStart.time)
         #expect(lttngStart.time - ringStart.time < 50_000_000)
     }
+
+    @Test(.enabled(if: LTTngTools.available)) func sameReportsFromTheRingDumpAndFromLTTng() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let ringFile = dir.file("ring.jsonl")
+        let (ctf, _) = try LTTngTools.record(into: dir.path, example, [ringFile])
+        // Durations are measured by the runtime and identical in both; event times are stamped by
+        // each sink, so only what derives from them (time spans, queue-depth columns) may differ.
+        func masked(_ text: String) -> [String] {
+            text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: #"\d+(\.\d+)?(ns|µs|ms|s)\b"#, with: "<t>", options: .regularExpression)
+            }
+        }
+        func section(_ lines: [String], from start: String, to end: String) -> [String] {
+            guard let a = lines.firstIndex(of: start) else { return [] }
+            let b = lines[a...].firstIndex(of: end) ?? lines.count
+            return Array(lines[a..<b])
+        }
+        for command in ["tasks", "contention", "summary"] {
+            let ring = try traceView([command, ringFile])
+            let lttng = try traceView([command, ctf])
+            #expect(ring.status == 0 && lttng.status == 0, "\(command): \(ring.err) \(lttng.err)")
+            var a = masked(ring.out)
+            var b = masked(lttng.out)
+            if command == "contention" {
+                a = section(a, from: "Gate wait (admission to entry)", to: "Longest waits")
+                b = section(b, from: "Gate wait (admission to entry)", to: "Longest waits")
+            }
+            if command == "summary" {
+                a = section(a, from: "Events by kind", to: "")
+                b = section(b, from: "Events by kind", to: "")
+            }
+            #expect(!a.isEmpty)
+            #expect(a == b, "\(command) differs:\n\(a.joined(separator: "\n"))\n---\n\(b.joined(separator: "\n"))")
+        }
+    }
 }

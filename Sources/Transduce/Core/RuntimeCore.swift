@@ -535,14 +535,11 @@ where
         control.withLock { control in
             guard isActive else { return }  // the latch already failed these waiters' cycle
             let instrument = recording
-            control.nextTask += 1
-            let instance = control.nextTask
-            let key: TaskKey = spec.id.map(TaskKey.named) ?? .anonymous(instance)
             var allWaiters = waiters
             var replaces: UInt64 = 0
-            if let existing = control.entries[key] {
+            if let id = spec.id, let existing = control.entries[.named(id)] {
                 if spec.option == .shareable && !unique {
-                    control.entries[key]!.waiters += waiters
+                    control.entries[.named(id)]!.waiters += waiters
                     if let instrument {
                         for waiter in waiters { emit(.taskJoin(task: existing.instance, dispatch: waiter.dispatch), instrument) }
                     }
@@ -553,6 +550,9 @@ where
                 allWaiters = existing.waiters + waiters
                 if let instrument { emit(.taskCancel(task: existing.instance, reason: .replaced), instrument) }
             }
+            control.nextTask += 1
+            let instance = control.nextTask
+            let key: TaskKey = spec.id.map(TaskKey.named) ?? .anonymous(instance)
             let startedAt = instrument == nil ? 0 : MonotonicClock.now()
             if let instrument {
                 emit(

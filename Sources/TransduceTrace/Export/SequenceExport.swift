@@ -70,9 +70,8 @@ public enum SequenceExport {
         for c in text {
             switch c {
             case "\n", "\r": out.append(" ")
-            case ";" where mermaid: out.append(",")
-            case "#" where mermaid: out.append("no.")
-            case ":" where mermaid: out.append(" -")
+            case ";" where mermaid: out.append("#59;")
+            case ":" where mermaid: out.append("#58;")
             case "\"" where !mermaid: out.append("'")
             default: out.append(c)
             }

@@ -60,7 +60,9 @@ public struct SequenceDiagram: Sendable {
     private func draw(
         _ interaction: Interaction, columns: [Participant: Int], origin: UInt64, positions: [Int], lineWidth: Int
     ) -> String {
-        var line = Array(repeating: Character(" "), count: lineWidth)
+        // Notes may run past the last lifeline, up to the width; a note on the last lifeline may
+        // run past the width rather than lose its text.
+        var line = Array(repeating: Character(" "), count: max(lineWidth, options.width) + 40)
         for x in positions { line[x] = options.vertical }
         let ms = format(Double(interaction.time &- origin) / 1_000_000, decimals: 3)
         place(Array(pad(ms, 9, right: true) + "  " + pad(interaction.note, Self.marginWidth - 11)), at: 0, in: &line)
@@ -77,7 +79,11 @@ public struct SequenceDiagram: Sendable {
             place(Array(repeating: options.horizontal, count: lineWidth - Self.marginWidth), at: Self.marginWidth, in: &line)
             place(Array(" \(label) "), at: Self.marginWidth + 2, in: &line)
         } else if from == to {
-            place(Array(" " + label), at: positions[columns[from]!] + 1, in: &line)
+            let start = positions[columns[from]!] + 1
+            if start + 1 + label.count > line.count {
+                line += Array(repeating: " ", count: start + 1 + label.count - line.count)
+            }
+            place(Array(" " + label), at: start, in: &line)
         } else {
             let (pf, pt) = (positions[columns[from]!], positions[columns[to]!])
             let (a, b) = (min(pf, pt), max(pf, pt))
@@ -88,7 +94,7 @@ public struct SequenceDiagram: Sendable {
             let room = b - a - 3
             if label.count <= room {
                 place(Array(label), at: a + 2 + (room - label.count) / 2, in: &line)
-            } else if b + 2 + label.count <= lineWidth {
+            } else if b + 2 + label.count <= line.count {
                 place(Array(label), at: b + 2, in: &line)
             } else if room > 1 {
                 place(Array(String(label.prefix(room - 1)) + options.ellipsis), at: a + 2, in: &line)

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+/// Runs the built trace-view with a fixed width and no colour.
+func traceView(_ arguments: [String], columns: Int = 100) throws -> (status: Int32, out: String, err: String) {
+    let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["COLUMNS"] = String(columns)
+    environment["NO_COLOR"] = "1"
+    environment["TRANSDUCE_LTTNG"] = "off"
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Compares `output` with the golden file `name`; `UPDATE_GOLDENS=1` rewrites it.
+func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let path = fixtures + "/golden/" + name
+    if ProcessInfo.processInfo.environment["UPDATE_GOLDENS"] != nil {
+        try FileManager.default.createDirectory(atPath: fixtures + "/golden", withIntermediateDirectories: true)
+        try output.write(toFile: path, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try String(contentsOfFile: path, encoding: .utf8)
+    if output != expected {
+        let a = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        Issue.record(
+            "\(name) differs at line \(line + 1):\n  expected: \(line < b.count ? String(b[line]) : "<end>")\n  actual:   \(line < a.count ? String(a[line]) : "<end>")",
+            sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct TraceViewTests {
+    let demo = fixtures + "/demo.jsonl"
+
+    @Test(arguments: [
+        ("sequence-request.txt", ["sequence", "--request", "1"]),
+        ("sequence-ascii.txt", ["sequence", "--ascii", "--request", "4", "--width", "80"]),
+        ("sequence-window.txt", ["sequence", "--from", "8000000", "--to", "12500000"]),
+        ("contention.txt", ["contention"]),
+        ("tasks.txt", ["tasks"]),
+        ("summary.txt", ["summary"]),
+        ("mermaid.txt", ["export", "--format", "mermaid", "--request", "1"]),
+        ("plantuml.txt", ["export", "--format", "plantuml", "--request", "1"]),
+    ])
+    func goldenOutputs(_ golden: String, _ arguments: [String]) throws {
+        let (status, out, err) = try traceView(arguments + [demo])
+        #expect(status == 0, "\(err)")
+        #expect(err.isEmpty)
+        try expectGolden(out, golden)
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        for command in ["demo", "sequence", "contention", "tasks", "summary", "export", "record"] {
+            let (status, out, _) = try traceView([command, "--help"])
+            #expect(status == 0)
+            #expect(out.hasPrefix("USAGE: trace-view \(command)"))
+        }
+        let (status, out, _) = try traceView(["--help"])
+        #expect(status == 0 && out.contains("COMMANDS:"))
+    }
+
+    @Test func usageErrorsExit64WithOneLine() throws {
+        let cases: [([String], String)] = [
+            ([], "missing command"),
+            (["frobnicate"], "unknown command 'frobnicate'"),
+            (["summary"], "missing TRACE"),
+            (["summary", "--bogus", demo], "unknown option --bogus"),
+            (["sequence", "--width", "abc", demo], "--width needs a non-negative integer"),
+            (["sequence", "--width", "10", demo], "--width must be between 40 and 1000"),
+            (["sequence", "--request", "999", demo], "no dispatch #999"),
+            (["sequence", "--from", "9", "--to", "3", demo], "--from is after --to"),
+            (["export", demo], "export needs --format"),
+            (["export", "--format", "svg", demo], "unknown format 'svg'"),
+            (["record"], "record needs a command after --"),
+            (["summary", demo, demo], "unexpected argument"),
+        ]
+        for (arguments, message) in cases {
+            let (status, _, err) = try traceView(arguments)
+            #expect(status == 64, "\(arguments)")
+            #expect(err.hasPrefix("trace-view: \(message)"), "\(arguments): \(err)")
+        }
+    }
+
+    @Test func badDataExits65WithAClearLine() throws {
+        let dir = TemporaryDirectory()
+        let garbage = dir.file("garbage.bin")
+        try Data("this is not a trace at all".utf8).write(to: URL(fileURLWithPath: garbage))
+        var (status, _, err) = try traceView(["summary", garbage])
+        #expect(status == 65)
+        #expect(err.contains("not a Transduce trace file (bad magic number) (at byte offset 0)"))
+
+        (status, _, err) = try traceView(["summary", dir.file("missing.tdtrace")])
+        #expect(status == 65 && err.contains("cannot read"))
+
+        (status, _, err) = try traceView(["summary", dir.path])
+        #expect(status == 65 && err.contains("without an LTTng CTF trace"))
+
+        let bad = dir.file("bad.jsonl")
+        try Data("{\"kind\": nope}\n{broken\n".utf8).write(to: URL(fileURLWithPath: bad))
+        (status, _, err) = try traceView(["tasks", bad])
+        #expect(status == 65 && err.contains("not a trace"))
+    }
+
+    @Test func damagedTraceReportsWhatCouldBeReadAndExits65() throws {
+        let dir = TemporaryDirectory()
+        let whole = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: demo)))).readAll()
+        var bytes: [UInt8] = []
+        TraceFileWriter.encodeBinary(whole) { bytes += $0 }
+        let cut = dir.file("cut.tdtrace")
+        try Data(bytes.prefix(bytes.count - 100)).write(to: URL(fileURLWithPath: cut))
+        let (status, out, err) = try traceView(["summary", cut])
+        #expect(status == 65)
+        #expect(out.contains("events      "))
+        #expect(err.contains("warning:") && err.contains("byte offset"))
+    }
+
+    @Test func chromeExportFollowsTheFormatRules() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("trace.json")
+        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, demo])
+        #expect(status == 0, "\(err)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        let events = try #require(json as? [[String: Any]])
+        var slices: [String: [(Double, Double)]] = [:]
+        var flows: [Int: [String]] = [:]
+        var asyncOpen: [Int: Int] = [:]
+        for e in events {
+            let ph = try #require(e["ph"] as? String)
+            #expect(["X", "M", "b", "e", "s", "t", "f", "i"].contains(ph))
+            #expect(e["pid"] is Int)
+            if ph == "M" { continue }
+            let ts = try #require(e["ts"] as? Double, "ts must be a number of microseconds")
+            #expect(ts >= 0)
+            let tid = try #require(e["tid"] as? Int)
+            switch ph {
+            case "X":
+                let dur = try #require(e["dur"] as? Double)
+                #expect(dur >= 0)
+                slices["\(e["pid"]!)/\(tid)", default: []].append((ts, ts + dur))
+            case "s", "t", "f":
+                flows[try #require(e["id"] as? Int), default: []].append(ph)
+            case "b": asyncOpen[try #require(e["id"] as? Int), default: 0] += 1
+            case "e": asyncOpen[try #require(e["id"] as? Int), default: 0] -= 1
+            default: break
+            }
+        }
+        // Complete events nest per track: no partial overlap.
+        for (track, list) in slices {
+            let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
+            var stack: [Double] = []
+            for (start, end) in sorted {
+                while let top = stack.last, top <= start { stack.removeLast() }
+                if let top = stack.last { #expect(end <= top + 0.001, "partial overlap on track \(track) at \(start)") }
+                stack.append(end)
+            }
+        }
+        // Every flow starts once, ends once; every async request is closed.
+        #expect(!flows.isEmpty)
+        for (id, phases) in flows {
+            #expect(phases.first == "s" && phases.last == "f" && phases.filter { $0 == "s" }.count == 1, "flow \(id): \(phases)")
+            #expect(phases.contains("t"), "flow \(id) links no cycle")
+        }
+        #expect(asyncOpen.values.allSatisfy { $0 == 0 })
+        #expect(events.contains { ($0["name"] as? String)?.hasPrefix("cycle #1 request(load)") == true })
+    }
+
+    @Test func mermaidAndPlantUMLAreWellFormed() throws {
+        let (_, mermaid, _) = try traceView(["export", "--format", "mermaid", demo])
+        let lines = mermaid.split(separator: "\n").map(String.init)
+        #expect(lines.first == "sequenceDiagram")
+        let participants = Set(lines.compactMap { $0.hasPrefix("    participant ") ? $0.split(separator: " ")[1] : nil }.map(String.init))
+        for line in lines.dropFirst() {
+            if line.contains("->>") {
+                let ends = line.trimmingCharacters(in: .whitespaces).split(separator: ":")[0].components(separatedBy: "->>")
+                #expect(ends.count == 2 && participants.contains(ends[0]) && participants.contains(ends[1]), "\(line)")
+            } else {
+                #expect(line.hasPrefix("    participant ") || line.hasPrefix("    Note "), "\(line)")
+            }
+            #expect(line.split(separator: ":").count == 2 || line.hasPrefix("    participant"), "stray ':' in \(line)")
+        }
+        let (_, plant, _) = try traceView(["export", "--format", "plantuml", demo])
+        let p = plant.split(separator: "\n").map(String.init)
+        #expect(p.first == "@startuml" && p.last == "@enduml")
+        for line in p.dropFirst().dropLast() {
+            #expect(
+                line.hasPrefix("participant \"") || line.hasPrefix("note right of ") || line.hasPrefix("== ")
+                    || line.range(of: #"^P\d+ -> P\d+ : "#, options: .regularExpression) != nil, "\(line)")
+        }
+    }
+
+    @Test func jsonLinesExportRoundTrips() throws {
+        let (status, out, _) = try traceView(["export", "--format", "jsonl", demo])
+        #expect(status == 0)
+        let again = JSONLinesReader(bytes: Array(out.utf8)).readAll()
+        let original = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: demo)))).readAll()
+        #expect(again.events == original.events)
+    }
+
+    @Test func demoRunsAndSaves() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("demo.tdtrace")
+        let (status, out, err) = try traceView(["demo", "--save", path])
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("The request-lifecycle chart: request(load) #1"))
+        #expect(out.contains("Gate wait (admission to entry)"))
+        #expect(out.contains("asyncAction"))
+        let trace = try TraceFileReader(path: path).readAll()
+        #expect(Set(trace.events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
+    }
+}
