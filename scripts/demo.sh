@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-exec swift run LoaderExample "$@"
+# The LTTng provider (a dynamic library) lets an LTTng session see the demo too.
+swift build --product TransduceLTTngProvider >/dev/null
+exec swift run trace-view demo "$@"

@@ -35,8 +35,7 @@ extension RuntimeEvent {
         try await host.input.send(.ping)
         env.gate.open()
         #expect(try await withTimeout { try await request.value } == "x")
-        // The resume is emitted right after the caller is resumed; wait for it explicitly.
-        try await eventually("two resumes") { instrument.all.filter { $0.brief.hasPrefix("resume") }.count == 2 }
+        // Resumes are recorded before the caller resumes, so the trace is complete here.
         let events = instrument.all
         #expect(
             events.map(\.brief) == [

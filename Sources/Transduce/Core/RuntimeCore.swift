@@ -652,23 +652,30 @@ where
 
     /// Resumes waiters; must be called without the control lock held.
     private func resume(_ resumptions: [Resumption]) {
-        for r in resumptions where r.waiter.resolve(r.result) {
-            guard let instrument = recording else { continue }
-            let now = MonotonicClock.now()
-            let outcome: ResumeOutcome
-            var errorLabel: EventLabel?
-            switch r.result {
-            case .success(.some): outcome = .response
-            case .success(.none): outcome = .nil
-            case .failure(let error):
-                outcome = .error
-                errorLabel = EventLabel(reflecting: error)
+        for r in resumptions {
+            guard let instrument = recording else {
+                r.waiter.resolve(r.result)
+                continue
             }
-            emit(
-                .requestResume(
-                    dispatch: r.waiter.dispatch, outcome: outcome, error: errorLabel, byCycle: r.byCycle, byTask: r.byTask,
-                    latencyNanos: r.waiter.createdAt == 0 ? 0 : now &- r.waiter.createdAt), instrument, at: now)
+            r.waiter.resolve(r.result) { emitResume(r, instrument) }
         }
+    }
+
+    private func emitResume(_ r: Resumption, _ instrument: any RuntimeInstrument) {
+        let now = MonotonicClock.now()
+        let outcome: ResumeOutcome
+        var errorLabel: EventLabel?
+        switch r.result {
+        case .success(.some): outcome = .response
+        case .success(.none): outcome = .nil
+        case .failure(let error):
+            outcome = .error
+            errorLabel = EventLabel(reflecting: error)
+        }
+        emit(
+            .requestResume(
+                dispatch: r.waiter.dispatch, outcome: outcome, error: errorLabel, byCycle: r.byCycle, byTask: r.byTask,
+                latencyNanos: r.waiter.createdAt == 0 ? 0 : now &- r.waiter.createdAt), instrument, at: now)
     }
 
     private func emit(

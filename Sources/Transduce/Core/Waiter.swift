@@ -41,8 +41,10 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     }
 
     /// Resumes the caller with `result` unless it was resumed already; `true` for the first call.
+    /// `onWin` runs for the first call only, after the outcome is decided and before the caller
+    /// resumes (so an instrument records the resume before the caller can observe the trace).
     @discardableResult
-    func resolve(_ result: Result<Value, any Error>) -> Bool {
+    func resolve(_ result: Result<Value, any Error>, onWin: () -> Void = {}) -> Bool {
         let continuation: CheckedContinuation<Value, any Error>?
         let won: Bool
         (continuation, won) = state.withLock { state in
@@ -57,6 +59,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
                 return (nil, false)
             }
         }
+        if won { onWin() }
         continuation?.resume(with: result)
         return won
     }

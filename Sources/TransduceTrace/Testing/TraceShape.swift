@@ -1,0 +1,149 @@
+import Transduce
+
+/// Which events of a trace a shape assertion looks at.
+public enum ShapeScope: Sendable {
+    /// Every event (of one runtime, when given).
+    case all(runtime: RuntimeID? = nil)
+    /// The lifecycle of one request: the `occurrence`-th dispatch (1-based) of `event` in the
+    /// trace, with its cycles, the tasks holding its waiter, their re-entries and its resume.
+    case request(String, occurrence: Int = 1, runtime: RuntimeID? = nil)
+    /// The lifecycle of one request, by dispatch id.
+    case dispatch(UInt64, runtime: RuntimeID? = nil)
+    /// The events of the `occurrence`-th instance of the task named `name`.
+    case task(String, occurrence: Int = 1, runtime: RuntimeID? = nil)
+}
+
+/// A failed shape assertion: what was expected, what happened, where they first differ, and the
+/// sequence diagram of what happened.
+public struct TraceShapeError: Error, CustomStringConvertible, Sendable {
+    public var fileID: String
+    public var line: Int
+    public var message: String
+    public var description: String { "\(fileID):\(line): \(message)" }
+}
+
+extension Trace {
+    /// Asserts that the events in `scope` have `expected`'s shape; throws ``TraceShapeError``
+    /// otherwise.
+    ///
+    /// - Parameters:
+    ///   - exhaustive: `true` (the default) requires exactly these events in this order; `false`
+    ///     allows other events between and around them (the expected ones must still appear in
+    ///     order).
+    ///   - ignoring: kinds left out of the actual events before matching (for example
+    ///     `[.effect]`).
+    ///   - width: width of the sequence diagram in the failure message.
+    public func expectShape(
+        _ expected: [EventPattern], in scope: ShapeScope = .all(), exhaustive: Bool = true,
+        ignoring: Set<TraceEvent.Kind> = [], width: Int = 100, fileID: String = #fileID, line: Int = #line
+    ) throws {
+        let index = TraceIndex(events)
+        let selected = try Self.select(scope, in: index, fileID: fileID, line: line).filter { !ignoring.contains(index.events[$0].kind) }
+        let actual = selected.map { ShapeText.describe(index.events[$0], in: index) }
+        let expectedText = expected.map(\.description)
+        var failure: (expected: Int?, actual: Int?, reason: String)?
+        if exhaustive {
+            for i in 0..<max(expected.count, selected.count) {
+                if i >= expected.count {
+                    failure = (nil, i, "an extra event happened after the last expected one")
+                    break
+                }
+                if i >= selected.count {
+                    failure = (i, nil, "the trace ended before this expected event")
+                    break
+                }
+                if !expected[i].matches(index.events[selected[i]], in: index) {
+                    failure = (i, i, "the events differ")
+                    break
+                }
+            }
+        } else {
+            var position = 0
+            for (i, pattern) in expected.enumerated() {
+                guard let found = selected[position...].firstIndex(where: { pattern.matches(index.events[$0], in: index) }) else {
+                    failure = (i, position < selected.count ? position : nil, "no later event matches")
+                    break
+                }
+                position = found - selected.startIndex + 1
+            }
+        }
+        guard let failure else { return }
+        var lines = ["trace shape mismatch (\(exhaustive ? "exhaustive" : "in order, extra events allowed")): \(failure.reason)"]
+        if let e = failure.expected { lines.append("  expected #\(e + 1): \(expectedText[e])") }
+        if let a = failure.actual { lines.append("  actual   #\(a + 1): \(actual[a])") }
+        lines.append("")
+        let left = max(24, (expectedText.map(\.count).max() ?? 0) + 8)
+        lines.append("  " + pad("expected", left) + "actual")
+        for i in 0..<max(expectedText.count, actual.count) {
+            let marker = i == failure.expected || (failure.expected == nil && i == failure.actual) ? "> " : "  "
+            let e = i < expectedText.count ? pad("\(i + 1)", 4, right: true) + " " + expectedText[i] : ""
+            let a = i < actual.count ? pad("\(i + 1)", 4, right: true) + " " + actual[i] : ""
+            lines.append(marker + pad(e, left) + a)
+        }
+        lines.append("")
+        lines.append("What happened:")
+        lines += SequenceDiagram(index: index, options: RenderOptions(width: width, ascii: false, color: false)).render(selected)
+        lines.append("")
+        lines.append(
+            exhaustive
+                ? "Fix: update the expected shape, or pass `exhaustive: false` to allow extra events in between."
+                : "Fix: update the expected shape; expected events must appear in this order.")
+        throw TraceShapeError(fileID: fileID, line: line, message: lines.joined(separator: "\n"))
+    }
+
+    static func select(_ scope: ShapeScope, in index: TraceIndex, fileID: String, line: Int) throws -> [Int] {
+        func fail(_ message: String) -> TraceShapeError { TraceShapeError(fileID: fileID, line: line, message: message) }
+        switch scope {
+        case .all(let runtime):
+            return index.events.indices.filter { runtime == nil || index.events[$0].runtime == runtime!.rawValue }
+        case .request(let label, let occurrence, let runtime):
+            let matches = index.events.indices.filter {
+                let e = index.events[$0]
+                return e.kind == .dispatch && e.label == label && e.otherTask == 0 && (runtime == nil || e.runtime == runtime!.rawValue)
+            }
+            guard occurrence >= 1, occurrence <= matches.count else {
+                throw fail("no dispatch number \(occurrence) of '\(label)' in the trace (found \(matches.count))")
+            }
+            let e = index.events[matches[occurrence - 1]]
+            return index.requestLifecycle(runtime: e.runtime, dispatch: e.dispatch)
+        case .dispatch(let id, let runtime):
+            guard let r = runtime?.rawValue ?? index.runtimes.first(where: { index.dispatches[TraceIndex.Key(runtime: $0, id: id)] != nil })
+            else { throw fail("no dispatch #\(id) in the trace") }
+            return index.requestLifecycle(runtime: r, dispatch: id)
+        case .task(let name, let occurrence, let runtime):
+            let spawns = index.events.indices.filter {
+                let e = index.events[$0]
+                return e.kind == .taskSpawn && e.label == name && (runtime == nil || e.runtime == runtime!.rawValue)
+            }
+            guard occurrence >= 1, occurrence <= spawns.count else {
+                throw fail("no instance number \(occurrence) of task '\(name)' in the trace (found \(spawns.count))")
+            }
+            let e = index.events[spawns[occurrence - 1]]
+            return index.taskLifecycle(runtime: e.runtime, task: e.task)
+        }
+    }
+}
+
+/// Records a scenario in memory for shape assertions and invariant checks.
+///
+/// ```swift
+/// let recording = TraceRecording()
+/// let host = BaseRuntime(of: Loader.self, env: api, instrument: recording.instrument)
+/// _ = try await host.input.request(.load)
+/// try recording.trace().expectShape([...], in: .request("load"))
+/// try recording.trace().checkInvariants()
+/// ```
+public final class TraceRecording: Sendable {
+    public let recorder: TraceRecorder
+
+    /// - Parameter capacity: events kept; a trace that overflowed it is reported as incomplete by
+    ///   ``Trace/checkInvariants(complete:)``.
+    public init(capacity: Int = 1 << 18) {
+        recorder = TraceRecorder(capacity: capacity, mode: .discardNewest, lttng: false)
+    }
+
+    public var instrument: any RuntimeInstrument { recorder }
+
+    /// Everything recorded so far.
+    public func trace() -> Trace { recorder.snapshot() }
+}

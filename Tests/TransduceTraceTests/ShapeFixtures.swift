@@ -1,0 +1,95 @@
+import Synchronization
+import Transduce
+
+@testable import TransduceTrace
+
+/// A gate a test opens; `wait()` ignores cancellation.
+final class Gate: Sendable {
+    private let state = Lock<(open: Bool, waiters: [CheckedContinuation<Void, Never>], entered: Int)>((false, [], 0))
+    func wait() async {
+        await withCheckedContinuation { c in
+            let open = state.withLock { s -> Bool in
+                s.entered += 1
+                if s.open { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if open { c.resume() }
+        }
+    }
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+    var entered: Int { state.withLock { $0.entered } }
+    /// Waits until `count` tasks or actions are waiting at the gate.
+    func waitForEntries(_ count: Int) async throws {
+        try await withTimeout {
+            while self.entered < count { try await Task.sleep(for: .milliseconds(1)) }
+        }
+    }
+}
+
+struct Boom: Error {}
+
+nonisolated enum Shop: Transducer {
+    struct State: Sendable { var value = "" }
+    enum Event: Sendable {
+        case load, loaded(String), ping, fetch, hold, held, boom, noop
+    }
+    struct Env: Sendable {
+        var gate = Gate()
+        var runs = Counter()
+    }
+    typealias Response = String
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .load:
+            return .task(id: "load") { _, env -> TaskReturn in
+                let n = env.runs.next()
+                if n == 1 { await env.gate.wait() }
+                return .request(.loaded("v\(n)"))
+            }
+        case .loaded(let v):
+            state.value = v
+            return .none
+        case .fetch:
+            return .task(id: "fetch", option: .shareable) { _, env -> TaskReturn in
+                await env.gate.wait()
+                return .request(.loaded("shared"))
+            }
+        case .hold:
+            return .action(nonsendingOperation: { env in
+                await env.gate.wait()
+                return .held
+            })
+        case .boom:
+            return .task { _, _ in throw Boom() }
+        case .ping, .held, .noop:
+            return .none
+        }
+    }
+    static func response(state: State, event: Event) -> String { state.value }
+    static func traceLabel(of event: Event) -> EventLabel {
+        switch event {
+        case .load: "load"
+        case .loaded: "loaded"
+        case .ping: "ping"
+        case .fetch: "fetch"
+        case .hold: "hold"
+        case .held: "held"
+        case .boom: "boom"
+        case .noop: "noop"
+        }
+    }
+}
+
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func next() -> Int { value.wrappingAdd(1, ordering: .relaxed).newValue }
+}
