@@ -39,6 +39,11 @@ let package = Package(
         .target(name: "DemoWorkload", dependencies: ["Transduce"], path: "Examples/DemoWorkload"),
         .executableTarget(
             name: "TracedExample", dependencies: ["DemoWorkload", "TransduceTrace"], path: "Examples/TracedExample"),
+        // Benchmarks: `swift run -c release transduce-bench` (Benchmarks/README.md).
+        .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
+        .executableTarget(
+            name: "transduce-bench", dependencies: ["Transduce", "TransduceTrace", "CLTTng", "CBenchFloor"],
+            path: "Benchmarks/transduce-bench"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
         .testTarget(
             name: "TransduceTraceTests",

@@ -2,9 +2,12 @@ import Synchronization
 
 /// Starts the compute plane on a host's isolation.
 protocol DrainHost: AnyObject, Sendable {
-    /// Creates a task on the host's isolation that runs ``RuntimeCore/drain(transduce:respond:isolation:)``.
+    /// Creates a task on the host's isolation that runs ``RuntimeCore/drain(until:transduce:respond:isolation:)``.
     /// Called with the core's control lock held: it must only create the task.
     func startDrain() -> Task<Void, Never>
+    /// Runs the drain on the caller's task, on the host's isolation, until the admission of
+    /// `dispatch` has been processed (the fast path of an awaited dispatch into an idle gate).
+    func drainInline(until dispatch: UInt64) async
 }
 
 /// The identity of the drain task, compared to the current task to detect re-entrant dispatch.
@@ -259,26 +262,26 @@ where
         let origin = instrument == nil ? 0 : originTask
         let fromTask = isManagedTask
         let waiter = ResponseWaiter(dispatch: dispatch, createdAt: now)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                waiter.install(continuation)
-                let failure: (any Error)? = control.withLock { control in
-                    let lifecycle = self.lifecycle
-                    if lifecycle != .active {
-                        if let instrument { rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) }
-                        return Self.boundaryError(lifecycle)
-                    }
-                    if fromTask && Task.isCancelled {
-                        if let instrument { rejected(dispatch, kind, event, .cancelled, instrument) }
-                        return CancellationError()
-                    }
-                    enqueue(
-                        Admission(event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: origin),
-                        into: &control, instrument: instrument)
-                    return nil
-                }
-                if let failure { resume([Resumption(waiter: waiter, result: .failure(failure))]) }
+        let (failure, drainsInline): ((any Error)?, Bool) = control.withLock { control in
+            let lifecycle = self.lifecycle
+            if lifecycle != .active {
+                if let instrument { rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) }
+                return (Self.boundaryError(lifecycle), false)
             }
+            if fromTask && Task.isCancelled {
+                if let instrument { rejected(dispatch, kind, event, .cancelled, instrument) }
+                return (CancellationError(), false)
+            }
+            let admission = Admission(
+                event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: origin)
+            return (nil, enqueue(admission, into: &control, instrument: instrument, inline: !fromTask) != nil)
+        }
+        if let failure { throw failure }
+        // An idle gate: run this admission's cycle on the caller's task, like an actor call,
+        // instead of waking a drain task and then the caller (two thread hand-offs).
+        if drainsInline { await drainInline(until: dispatch) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in waiter.install(continuation) }
         } onCancel: {
             // Caller cancellation gives up only the wait; the admission stays queued.
             resume([Resumption(waiter: waiter, result: .failure(CancellationError()))])
@@ -295,17 +298,24 @@ where
 
     /// Appends to the queue, or to the overflow when the queue is full; starts a drain if none runs.
     /// Call with the lock held.
-    private func enqueue(_ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?) {
+    /// Appends to the queue, or to the overflow when the queue is full, and makes sure a drain
+    /// runs. With `inline`, an idle gate is handed to the caller instead: the host is returned
+    /// and the caller must run ``DrainHost/drainInline(until:)``. Call with the lock held.
+    @discardableResult
+    private func enqueue(
+        _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?, inline: Bool = false
+    ) -> (any DrainHost)? {
         if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
             control.overflow.append(admission)
         } else {
             control.queue.append(admission)
             if let instrument { emitDispatch(admission, depth: control.queue.count, instrument) }
         }
-        if !control.draining, let host = control.host {
-            control.draining = true
-            control.drainTask = host.startDrain()
-        }
+        guard !control.draining, let host = control.host else { return nil }
+        control.draining = true
+        if inline { return host }
+        control.drainTask = host.startDrain()
+        return nil
     }
 
     private func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
@@ -328,8 +338,12 @@ where
     /// Runs queued admissions one cycle at a time until the queue is empty or the runtime stops.
     ///
     /// Must run on the host's isolation; `transduce` and `respond` touch the host's state.
+    ///
+    /// With `until` (the inline fast path, on a caller's task), it stops after that dispatch's
+    /// admission and hands anything queued meanwhile to a drain task.
     func drain(
-        transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
+        until inlineDispatch: UInt64? = nil, transduce: @escaping (T.Event) -> Effect,
+        respond: @escaping (T.Event) -> T.Response,
         isolation: isolated (any Actor) = #isolation
     ) async {
         withUnsafeCurrentTask { current in
@@ -337,7 +351,35 @@ where
             control.withLock { $0.drainIdentity = identity }
         }
         while let (admission, cycle, depth) = nextAdmission() {
-            await runCycle(admission, cycle: cycle, queueDepth: depth, transduce: transduce, respond: respond)
+            let stayed = await runCycle(
+                admission, cycle: cycle, queueDepth: depth, inline: inlineDispatch != nil, transduce: transduce,
+                respond: respond)
+            // The rest of the cycle moved to a drain task, which now owns the gate.
+            if !stayed { return }
+            if let inlineDispatch, admission.dispatch == inlineDispatch {
+                return handOffInlineDrain()
+            }
+        }
+    }
+
+    /// Runs the inline drain on the host. The host is held only for the drain, never while the
+    /// caller then waits (a waiting caller must not keep its host alive).
+    private func drainInline(until dispatch: UInt64) async {
+        guard let host = control.withLock({ $0.host }) else { return }
+        await host.drainInline(until: dispatch)
+    }
+
+    /// Ends an inline drain: the gate goes back to idle, or to a drain task when admissions
+    /// arrived meanwhile.
+    private func handOffInlineDrain() {
+        control.withLock { control in
+            control.drainIdentity = nil
+            if isActive && !control.queue.isEmpty, let host = control.host {
+                control.drainTask = host.startDrain()
+            } else {
+                control.draining = false
+                control.drainTask = nil
+            }
         }
     }
 
@@ -370,6 +412,8 @@ where
     private struct CycleContext {
         let cycle: UInt64
         let style: DispatchKind
+        /// Running on a caller's task (the inline fast path) rather than a drain task.
+        var inline: Bool
         var step = 0
         /// Request-style waiters still owned by the cycle.
         var waiters: [ResponseWaiter]
@@ -381,10 +425,12 @@ where
         }
     }
 
+    /// Runs one cycle. Returns `false` when an inline cycle moved to a drain task (see
+    /// ``moveToDrainTask(_:effect:_:enteredAt:transduce:respond:isolation:)``).
     private func runCycle(
-        _ admission: Admission, cycle: UInt64, queueDepth: Int, transduce: (T.Event) -> Effect,
-        respond: (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
-    ) async {
+        _ admission: Admission, cycle: UInt64, queueDepth: Int, inline: Bool, transduce: @escaping (T.Event) -> Effect,
+        respond: @escaping (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
+    ) async -> Bool {
         let enteredAt: UInt64
         if let instrument = recording {
             enteredAt = MonotonicClock.now()
@@ -397,22 +443,46 @@ where
             enteredAt = 0
         }
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(cycle: cycle, style: admission.style, waiters: admission.waiters)
-        var event = admission.event
+        var context = CycleContext(cycle: cycle, style: admission.style, inline: inline, waiters: admission.waiters)
+        return await cycleLoop(
+            admission.event, effect: nil, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
+    }
+
+    /// The chain of one cycle, from `start` (or from executing `pending`, the effect `start`
+    /// produced). Returns `false` when the rest moved to a drain task.
+    private func cycleLoop(
+        _ start: T.Event, effect pending: Effect?, _ context: inout CycleContext, enteredAt: UInt64,
+        transduce: @escaping (T.Event) -> Effect, respond: @escaping (T.Event) -> T.Response,
+        isolation: isolated (any Actor) = #isolation
+    ) async -> Bool {
+        var event = start
+        var pendingEffect = pending
         var outcome = CycleOutcome.aborted
         var response: T.Response?
         chain: while true {
-            guard isActive else { break }
-            if context.step >= stepLimit {
-                latch(
-                    .failed,
-                    error: RuntimeError.runawayEventChain(event: T.traceLabel(of: event).description, limit: stepLimit))
-                break
+            let effect: Effect
+            if let pending = pendingEffect {
+                effect = pending
+                pendingEffect = nil
+            } else {
+                guard isActive else { break }
+                if context.step >= stepLimit {
+                    latch(
+                        .failed,
+                        error: RuntimeError.runawayEventChain(event: T.traceLabel(of: event).description, limit: stepLimit))
+                    break
+                }
+                if let instrument = recording {
+                    emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
+                }
+                effect = transduce(event)
+                // An async action may suspend for long: a caller must not be the one that waits
+                // for it, or cancelling runtime or caller could not resume it promptly.
+                if context.inline && Self.containsAsyncAction(effect) {
+                    moveToDrainTask(event, effect: effect, context, enteredAt: enteredAt, transduce: transduce, respond: respond)
+                    return false
+                }
             }
-            if let instrument = recording {
-                emit(.transduce(cycle: cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
-            }
-            let effect = transduce(event)
             switch await execute(effect, carrying: true, &context) {
             case .next(let next):
                 event = next
@@ -435,12 +505,48 @@ where
             let now = MonotonicClock.now()
             emit(
                 .cycleLeave(
-                    cycle: cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
+                    cycle: context.cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
                     heldNanos: enteredAt == 0 ? 0 : now &- enteredAt), instrument, at: now)
         }
         // Callers resume after the gate is released (the chart's `leave` before `resume`).
         if outcome != .aborted {
-            resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: cycle) })
+            resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
+        }
+        return true
+    }
+
+    /// Moves the rest of an inline cycle (executing `effect` and what follows) and the rest of
+    /// the queue to a new drain task on the host's isolation; the caller goes back to waiting.
+    private func moveToDrainTask(
+        _ event: T.Event, effect: Effect, _ context: CycleContext, enteredAt: UInt64,
+        transduce: @escaping (T.Event) -> Effect, respond: @escaping (T.Event) -> T.Response,
+        isolation: isolated (any Actor) = #isolation
+    ) {
+        var moved = context
+        moved.inline = false
+        let task = Task { [self] in
+            _ = isolation
+            withUnsafeCurrentTask { current in
+                let identity = current.map(TaskIdentity.init)
+                control.withLock { $0.drainIdentity = identity }
+            }
+            guard await cycleLoop(event, effect: effect, &moved, enteredAt: enteredAt, transduce: transduce, respond: respond)
+            else { return }
+            await drain(transduce: transduce, respond: respond)
+        }
+        control.withLock { control in
+            // The task cannot start before this returns: it needs the isolation this runs on.
+            control.drainTask = task
+            control.drainIdentity = nil
+            if !isActive { task.cancel() }
+        }
+    }
+
+    private static func containsAsyncAction(_ effect: Effect) -> Bool {
+        switch effect.kind {
+        case .asyncAction: true
+        case .sequence(let effects): effects.contains(where: containsAsyncAction)
+        default: false
         }
     }
 

@@ -87,6 +87,12 @@ where
             respond: { event in T.response(state: self.state, event: event) })
     }
 
+    func drainInline(until dispatch: UInt64) async {
+        await core.drain(
+            until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
+            respond: { event in T.response(state: self.state, event: event) })
+    }
+
     /// Live managed tasks, for tests.
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
 }

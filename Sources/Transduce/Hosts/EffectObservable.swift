@@ -59,5 +59,11 @@ where
             respond: { event in T.response(state: self.state, event: event) })
     }
 
+    func drainInline(until dispatch: UInt64) async {
+        await core.drain(
+            until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
+            respond: { event in T.response(state: self.state, event: event) })
+    }
+
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
 }

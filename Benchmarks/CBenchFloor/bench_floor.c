@@ -1,0 +1,30 @@
+#include "bench_floor.h"
+#include <stdlib.h>
+#include <time.h>
+
+static uint64_t *slots;
+static uint64_t mask;
+static uint64_t head;
+
+void bench_floor_init(uint64_t capacity) {
+    free(slots);
+    slots = aligned_alloc(64, capacity * 12 * sizeof(uint64_t));
+    for (uint64_t i = 0; i < capacity * 12; i++) slots[i] = 0;
+    mask = capacity - 1;
+    head = 0;
+}
+
+void bench_floor_record(uint64_t a, uint64_t b) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t ticket = __atomic_fetch_add(&head, 1, __ATOMIC_RELAXED);
+    uint64_t *slot = slots + (ticket & mask) * 12;
+    slot[1] = 2; slot[2] = t; slot[3] = 1; slot[4] = a; slot[5] = b; slot[6] = 0;
+    slot[7] = 0; slot[8] = 0; slot[9] = 0; slot[10] = 0; slot[11] = 0;
+    __atomic_store_n(&slot[0], ticket, __ATOMIC_RELEASE);
+}
+
+void bench_floor_loop(uint64_t count) {
+    for (uint64_t i = 0; i < count; i++) bench_floor_record(i, i + 1);
+}

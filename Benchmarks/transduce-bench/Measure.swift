@@ -1,0 +1,55 @@
+import Transduce
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A figure: the median of several repetitions after a warm-up, with its spread.
+struct Figure {
+    var key: String
+    var value: Double
+    var min: Double
+    var max: Double
+    var unit: String
+    var note: String = ""
+
+    var spread: String {
+        value == 0 ? "" : "±" + fmt((max - min) / 2 / value * 100, 1) + "%"
+    }
+}
+
+func fmt(_ v: Double, _ decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let r = (v * scale).rounded() / scale
+    var s = String(r)
+    if decimals == 0, s.hasSuffix(".0") { s.removeLast(2) }
+    return s
+}
+
+/// Runs `body` (which returns one sample) `warmup` times unmeasured, then `repetitions` times.
+func measure(_ key: String, unit: String, warmup: Int = 2, repetitions: Int, _ body: () throws -> Double) rethrows -> Figure {
+    for _ in 0..<warmup { _ = try body() }
+    var samples: [Double] = []
+    for _ in 0..<repetitions { samples.append(try body()) }
+    samples.sort()
+    return Figure(key: key, value: samples[samples.count / 2], min: samples.first!, max: samples.last!, unit: unit)
+}
+
+func measureAsync(_ key: String, unit: String, warmup: Int = 2, repetitions: Int, _ body: () async throws -> Double)
+    async rethrows -> Figure
+{
+    for _ in 0..<warmup { _ = try await body() }
+    var samples: [Double] = []
+    for _ in 0..<repetitions { samples.append(try await body()) }
+    samples.sort()
+    return Figure(key: key, value: samples[samples.count / 2], min: samples.first!, max: samples.last!, unit: unit)
+}
+
+/// Nanoseconds per iteration of `body`, run `count` times.
+@inline(__always)
+func nanosPerIteration(_ count: Int, _ body: () -> Void) -> Double {
+    let start = MonotonicClock.now()
+    body()
+    return Double(MonotonicClock.now() - start) / Double(count)
+}

@@ -1,0 +1,364 @@
+// transduce-bench: the runtime and the toolkit against their floors, measured side by side in
+// one run (see Benchmarks/README.md). `swift run -c release transduce-bench [--json FILE] [--quick]`
+import CBenchFloor
+import CLTTng
+import Dispatch
+import Foundation
+import Synchronization
+import Transduce
+import TransduceTrace
+
+// MARK: - Workload types
+
+nonisolated enum Bench: Transducer {
+    struct State: Sendable { var count = 0 }
+    enum Event: Sendable { case tick, work }
+    typealias Response = Int
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .tick:
+            state.count += 1
+            return .none
+        case .work:
+            return .task { _, _ -> TaskReturn in .response(.tick) }
+        }
+    }
+    static func response(state: State, event: Event) -> Int { state.count }
+    static func traceLabel(of event: Event) -> EventLabel {
+        switch event {
+        case .tick: "tick"
+        case .work: "work"
+        }
+    }
+}
+
+actor PlainActor {
+    var count = 0
+    func bump() { count += 1 }
+}
+
+// MARK: - Options
+
+var jsonPath: String?
+var quick = false
+var childView: String?
+var args = Array(CommandLine.arguments.dropFirst())
+while let a = args.first {
+    args.removeFirst()
+    switch a {
+    case "--json": jsonPath = args.isEmpty ? nil : args.removeFirst()
+    case "--quick": quick = true
+    case "--view-child": childView = args.isEmpty ? nil : args.removeFirst()
+    case "--callgrind-record":
+        CallgrindTargets.recordLoop(Int(args.first ?? "") ?? 100_000)
+        exit(0)
+    case "--callgrind-send":
+        await CallgrindTargets.sendLoop(Int(args.first ?? "") ?? 10_000)
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("usage: transduce-bench [--json FILE] [--quick]\n".utf8))
+        exit(64)
+    }
+}
+
+// The child process of `view_1m_*`: the same reading and report as `trace-view contention`.
+if let path = childView {
+    let reader = try TraceFileReader(path: path)
+    var report = ContentionReport()
+    while let e = reader.next() { report.consume(e) }
+    _ = report.render()
+    exit(reader.notes.isEmpty ? 0 : 65)
+}
+
+let scale = quick ? 20 : 1
+let reps = quick ? 3 : 9
+var figures: [Figure] = []
+@MainActor func add(_ f: Figure) {
+    figures.append(f)
+    print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
+}
+print("transduce-bench (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+
+// MARK: - Runtime
+
+/// Nanoseconds per `send` from a detached task (not the main actor), on a fresh host.
+func sendNanos(_ n: Int, instrument: (any RuntimeInstrument)?) async throws -> Double {
+    try await Task.detached {
+        let host = BaseRuntime(of: Bench.self, instrument: instrument)
+        let start = MonotonicClock.now()
+        for _ in 0..<n { try await host.input.send(.tick) }
+        return Double(MonotonicClock.now() - start) / Double(n)
+    }.value
+}
+
+let sendN = 20_000 / scale
+let none: (any RuntimeInstrument)? = NoOpInstrument()
+add(try await measureAsync("send_ns", unit: "ns", repetitions: reps) { try await sendNanos(sendN, instrument: none) })
+add(
+    await measureAsync("actor_hop_ns", unit: "ns", repetitions: reps) {
+        await Task.detached {
+            let actor = PlainActor()
+            let start = MonotonicClock.now()
+            for _ in 0..<sendN { await actor.bump() }
+            return Double(MonotonicClock.now() - start) / Double(sendN)
+        }.value
+    })
+add(
+    try await measureAsync("request_task_ns", unit: "ns", repetitions: reps) {
+        try await Task.detached {
+            let host = BaseRuntime(of: Bench.self, instrument: none)
+            let n = 5_000 / scale
+            let start = MonotonicClock.now()
+            for _ in 0..<n { _ = try await host.input.request(.work) }
+            return Double(MonotonicClock.now() - start) / Double(n)
+        }.value
+    })
+
+/// Throughput ratio (instrumented ÷ uninstrumented), measured in alternating pairs.
+func ratio(_ key: String, _ make: @escaping @Sendable () -> any RuntimeInstrument) async throws -> Figure {
+    try await measureAsync(key, unit: "×", repetitions: reps) {
+        let plain = try await sendNanos(sendN, instrument: none)
+        let instrumented = try await sendNanos(sendN, instrument: make())
+        return plain / instrumented
+    }
+}
+add(try await ratio("disabled_ratio") { TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false) })
+add(try await ratio("ring_ratio") { TraceRecorder(capacity: 1 << 16, lttng: false) })
+
+// MARK: - Recorder
+
+let recordN = 1_000_000 / scale
+let label: EventLabel = "tick"
+let runtimeID = RuntimeID(rawValue: 1)
+@inline(never)
+func recordLoop(_ recorder: TraceRecorder, _ n: Int, _ base: UInt64) {
+    for i in 0..<n {
+        recorder.record(
+            RuntimeEvent(
+                time: MonotonicClock.now(), runtime: runtimeID,
+                detail: .transduce(cycle: base &+ UInt64(i), step: 0, event: label)))
+    }
+}
+let recorder = TraceRecorder(capacity: 1 << 16, lttng: false)
+add(measure("record_ns", unit: "ns", repetitions: reps) { nanosPerIteration(recordN) { recordLoop(recorder, recordN, 0) } })
+add(
+    measure("record_2p_ns", unit: "ns", repetitions: reps) {
+        let perProducer = Mutex<[Double]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { p in
+            let ns = nanosPerIteration(recordN) { recordLoop(recorder, recordN, UInt64(p) << 40) }
+            perProducer.withLock { $0.append(ns) }
+        }
+        return perProducer.withLock { $0.max()! }
+    })
+bench_floor_init(1 << 16)
+add(
+    measure("c_floor_ns", unit: "ns", repetitions: reps) {
+        nanosPerIteration(recordN) { bench_floor_loop(UInt64(recordN)) }
+    })
+
+// LTTng: one enabled tracepoint through the wrapper, with a session recording.
+@MainActor func lttngNanos() throws -> Double? {
+    guard LTTngProvider.isLoaded, let lttng = which("lttng") else { return nil }
+    let dir = NSTemporaryDirectory() + "transduce-bench-\(getpid())"
+    let session = "transduce-bench-\(getpid())"
+    func call(_ a: [String]) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: lttng)
+        p.arguments = a
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+    if try !call(["list"]), let sessiond = which("lttng-sessiond") {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: sessiond)
+        p.arguments = ["--daemonize"]
+        try p.run()
+        p.waitUntilExit()
+    }
+    guard try call(["create", session, "--output=\(dir)"]) else { return nil }
+    defer {
+        _ = try? call(["destroy", session])
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+    guard try call(["enable-event", "-u", "transduce:transduce", "-s", session]), try call(["start", session]) else { return nil }
+    // Registration of the enablement reaches this process asynchronously: wait for it.
+    let deadline = MonotonicClock.now() + 5_000_000_000
+    while clttng_any_enabled() == 0 && MonotonicClock.now() < deadline { usleep(1_000) }
+    guard clttng_any_enabled() != 0 else { return nil }
+    let n = 200_000 / scale
+    let figure = measure("lttng_ns", unit: "ns", repetitions: reps) {
+        nanosPerIteration(n) {
+            "tick".withCString { text in
+                for i in 0..<n { clttng_transduce(1, UInt64(i), 0, text, 4) }
+            }
+        }
+    }
+    _ = try call(["stop", session])
+    add(figure)
+    return figure.value
+}
+var lttngNote = ""
+if try lttngNanos() == nil {
+    lttngNote = "LTTng unavailable: " + {
+        switch LTTngProvider.status {
+        case .loaded: return "no session could be created (is lttng-tools installed and lttng-sessiond startable?)"
+        case .disabled(let r), .unavailable(let r): return r
+        }
+    }()
+    print("  lttng_ns: \(lttngNote)")
+}
+
+// MARK: - Viewer and dumps
+
+func which(_ tool: String) -> String? {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let path = "\(dir)/\(tool)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+}
+
+/// A synthetic trace of `n` events: cycles of dispatch, enter, transduce, effect, leave, resume.
+func writeSyntheticTrace(_ n: Int, to path: String) throws {
+    var events: [TraceEvent] = []
+    events.reserveCapacity(n)
+    var t: UInt64 = 1_000_000_000
+    var start = TraceEvent(kind: .runtimeStart, time: t, thread: 1, runtime: 1)
+    start.label = "Bench"
+    start.label2 = "BaseRuntime"
+    start.count = 1024
+    events.append(start)
+    var id: UInt64 = 0
+    let labels = ["tick", "load", "refresh", "ping", "sync"]
+    while events.count < n {
+        id += 1
+        let label = labels[Int(id % 5)]
+        var d = TraceEvent(kind: .dispatch, time: t, thread: 2, runtime: 1)
+        d.dispatch = id
+        d.code = 2
+        d.label = label
+        d.count = UInt32(id % 7)
+        var enter = TraceEvent(kind: .cycleEnter, time: t + 900, thread: 3, runtime: 1)
+        enter.cycle = id
+        enter.dispatch = id
+        enter.nanos = 900 + (id % 97) * 40
+        var tr = TraceEvent(kind: .transduce, time: t + 1_000, thread: 3, runtime: 1)
+        tr.cycle = id
+        tr.label = label
+        var eff = TraceEvent(kind: .effect, time: t + 1_200, thread: 3, runtime: 1)
+        eff.cycle = id
+        eff.code = id % 11 == 0 ? 3 : 0
+        eff.nanos = id % 11 == 0 ? 50_000 : 100
+        var leave = TraceEvent(kind: .cycleLeave, time: t + 1_400, thread: 3, runtime: 1)
+        leave.cycle = id
+        leave.step = 1
+        leave.nanos = 400 + (id % 13) * 100
+        var resume = TraceEvent(kind: .requestResume, time: t + 1_500, thread: 3, runtime: 1)
+        resume.dispatch = id
+        resume.cycle = id
+        resume.nanos = 1_500
+        events += [d, enter, tr, eff, leave, resume]
+        t += 2_000
+    }
+    try TraceFileWriter.write(Trace(events: Array(events.prefix(n))), to: path)
+}
+
+let viewN = 1_000_000 / scale
+let viewFile = NSTemporaryDirectory() + "transduce-bench-\(getpid()).tdtrace"
+try writeSyntheticTrace(viewN, to: viewFile)
+defer { try? FileManager.default.removeItem(atPath: viewFile) }
+let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+let traceView = exe.deletingLastPathComponent().appendingPathComponent("trace-view").path
+let viewer: (String, [String]) =
+    FileManager.default.isExecutableFile(atPath: traceView)
+    ? (traceView, ["contention", viewFile]) : (exe.path, ["--view-child", viewFile])
+var rssSamples: [Double] = []
+add(
+    try measure("view_1m_s", unit: "s", warmup: 1, repetitions: quick ? 2 : 5) {
+        var pid: pid_t = 0
+        let argv = ([viewer.0] + viewer.1).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let start = MonotonicClock.now()
+        guard posix_spawn(&pid, viewer.0, &actions, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+        var status: Int32 = 0
+        var usage = rusage()
+        wait4(pid, &status, 0, &usage)
+        rssSamples.append(Double(usage.ru_maxrss) / 1024)
+        return Double(MonotonicClock.now() - start) / 1e9 * Double(scale)
+    })
+rssSamples.sort()
+figures.append(
+    Figure(key: "view_1m_rss_mb", value: rssSamples[rssSamples.count / 2], min: rssSamples.first!, max: rssSamples.last!, unit: "MB",
+           note: quick ? "quick run: \(viewN) events" : ""))
+print("  view_1m_rss_mb: \(fmt(figures.last!.value, 1)) MB (\(viewer.0 == traceView ? "trace-view" : "in-process reader"))")
+
+let dumpRecorder = TraceRecorder(capacity: 1 << (quick ? 14 : 20), lttng: false)
+recordLoop(dumpRecorder, dumpRecorder.ring.capacity, 0)
+let dumpFile = NSTemporaryDirectory() + "transduce-bench-dump-\(getpid()).tdtrace"
+add(
+    try measure("dump_mb_s", unit: "MB/s", warmup: 1, repetitions: quick ? 2 : 5) {
+        let start = MonotonicClock.now()
+        try dumpRecorder.write(to: dumpFile)
+        let seconds = Double(MonotonicClock.now() - start) / 1e9
+        let bytes = Double((try FileManager.default.attributesOfItem(atPath: dumpFile)[.size] as? Int) ?? 0)
+        return bytes / 1e6 / seconds
+    })
+try? FileManager.default.removeItem(atPath: dumpFile)
+
+// MARK: - Table
+
+@MainActor func value(_ key: String) -> Double? { figures.first { $0.key == key }?.value }
+var derived: [Figure] = []
+if let s = value("send_ns"), let a = value("actor_hop_ns") { derived.append(Figure(key: "send_vs_actor", value: s / a, min: 0, max: 0, unit: "×")) }
+if let r = value("record_ns"), let f = value("c_floor_ns") { derived.append(Figure(key: "record_vs_floor", value: r / f, min: 0, max: 0, unit: "×")) }
+if let l = value("lttng_ns"), let r = value("record_ns") { derived.append(Figure(key: "lttng_vs_record", value: l / r, min: 0, max: 0, unit: "×")) }
+figures += derived
+
+let targets: [String: (String, @MainActor (Double) -> Bool)] = [
+    "send_vs_actor": ("≤ 4", { $0 <= 4 }),
+    "disabled_ratio": ("≥ 0.97", { $0 >= 0.97 }),
+    "ring_ratio": ("≥ 0.70", { $0 >= 0.70 }),
+    "record_ns": ("≤ 45", { $0 <= 45 }),
+    "record_2p_ns": ("≤ 1.5 × record_ns", { $0 <= 1.5 * (value("record_ns") ?? 0) }),
+    "record_vs_floor": ("≤ 1.25", { $0 <= 1.25 }),
+    "lttng_vs_record": ("≥ 4", { $0 >= 4 }),
+    "view_1m_s": ("≤ 2", { $0 <= 2 }),
+    "view_1m_rss_mb": ("≤ 200", { $0 <= 200 }),
+    "dump_mb_s": ("≥ 100", { $0 >= 100 }),
+]
+let order = [
+    "send_ns", "actor_hop_ns", "send_vs_actor", "request_task_ns", "disabled_ratio", "ring_ratio", "record_ns", "record_2p_ns",
+    "c_floor_ns", "record_vs_floor", "lttng_ns", "lttng_vs_record", "view_1m_s", "view_1m_rss_mb", "dump_mb_s",
+]
+print("")
+print("| key | value | spread | target | met |")
+print("|---|---|---|---|---|")
+var json: [String: Any] = [:]
+var allMet = true
+for key in order {
+    guard let f = figures.first(where: { $0.key == key }) else {
+        print("| \(key) | – | | \(targets[key]?.0 ?? "reported") | \(lttngNote.isEmpty ? "not measured" : lttngNote) |")
+        json[key] = lttngNote.isEmpty ? "not measured" : lttngNote
+        continue
+    }
+    let target = targets[key]
+    let met = target.map { $0.1(f.value) }
+    if met == false { allMet = false }
+    let decimals = f.unit == "×" || f.unit == "s" ? 3 : 1
+    print("| \(key) | \(fmt(f.value, decimals)) \(f.unit) | \(f.spread) | \(target?.0 ?? "reported") | \(met.map { $0 ? "yes" : "**no**" } ?? "") |")
+    json[key] = f.value
+}
+json["quick"] = quick
+json["all_targets_met"] = allMet
+if let jsonPath {
+    let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .prettyPrinted])
+    try data.write(to: URL(fileURLWithPath: jsonPath))
+}
