@@ -279,7 +279,11 @@ where
         if let failure { throw failure }
         // An idle gate: run this admission's cycle on the caller's task, like an actor call,
         // instead of waking a drain task and then the caller (two thread hand-offs).
-        if drainsInline { await drainInline(until: dispatch) }
+        if drainsInline {
+            await drainInline(until: dispatch)
+            // Settled during the inline cycle: no continuation, no suspension.
+            if let result = waiter.takeEarlyResult() { return try result.get() }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in waiter.install(continuation) }
         } onCancel: {

@@ -64,6 +64,15 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
         return won
     }
 
+    /// The result, when it was resolved before any continuation was installed (consumes it).
+    func takeEarlyResult() -> Result<Value, any Error>? {
+        state.withLock { state in
+            guard case .early(let result) = state else { return nil }
+            state = .done
+            return result
+        }
+    }
+
     var isResolved: Bool {
         state.withLock {
             switch $0 {

@@ -163,7 +163,7 @@ public final class TraceRecorder: RuntimeInstrument {
             r.label = labels.reference(label)
             r.code = reason.rawValue
         }
-        if let payload = event.payload, let payloadCapture, let payloads, let text = payloadCapture.redact(payload) {
+        if let payloadCapture, let payloads, let payload = event.payload, let text = payloadCapture.redact(payload) {
             r.label2 = payloads.store(text)
         }
         return r
