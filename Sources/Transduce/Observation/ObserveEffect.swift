@@ -29,12 +29,7 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
         option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         handler: @escaping @Sendable (TransducerInput<Event, Response>, Value) async throws -> Void
     ) -> Self {
-        .task(id: id, option: option, priority: priority) { input, env -> TaskReturn in
-            try await ObservationLoop.run(resolve: { env[keyPath: object] }, keyPath: keyPath) { value in
-                try await handler(input, value)
-            }
-            return .settle
-        }
+        observeTask(resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
     }
 
     /// ``observe(_:keyPath:id:option:priority:handler:)`` for an `Env` that holds the object
@@ -44,8 +39,16 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
         option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         handler: @escaping @Sendable (TransducerInput<Event, Response>, Value) async throws -> Void
     ) -> Self {
+        observeTask(resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
+    }
+
+    private static func observeTask<Object: AnyObject & Observable & Sendable, Value: Sendable>(
+        resolve: @escaping @Sendable (Env) -> Object?, keyPath: KeyPath<Object, Value> & Sendable, id: TaskIdentifier,
+        option: TaskAdditionPolicy, priority: TaskPriority?,
+        handler: @escaping @Sendable (TransducerInput<Event, Response>, Value) async throws -> Void
+    ) -> Self {
         .task(id: id, option: option, priority: priority) { input, env -> TaskReturn in
-            try await ObservationLoop.run(resolve: { env[keyPath: object] }, keyPath: keyPath) { value in
+            try await ObservationLoop.run(resolve: { resolve(env) }, keyPath: keyPath) { value in
                 try await handler(input, value)
             }
             return .settle

@@ -17,6 +17,15 @@ public protocol TraceConsumer {
 }
 
 extension TraceEventSource {
+    /// Reads the rest of the stream into a ``Trace`` (memory grows with the trace).
+    public func readAll() -> Trace {
+        var events: [TraceEvent] = []
+        while let event = next() { events.append(event) }
+        var counts = footer ?? TraceCounts()
+        counts.events = UInt64(events.count)
+        return Trace(events: events, counts: counts, notes: notes)
+    }
+
     /// Feeds every remaining event to `consumer`.
     public func feed<C: TraceConsumer>(_ consumer: inout C) {
         while let event = next() { consumer.consume(event) }

@@ -144,14 +144,6 @@ public final class JSONLinesReader {
         return nil
     }
 
-    public func readAll() -> Trace {
-        var events: [TraceEvent] = []
-        while let event = next() { events.append(event) }
-        var counts = footer ?? TraceCounts()
-        counts.events = UInt64(events.count)
-        return Trace(events: events, counts: counts, notes: notes)
-    }
-
     private func addNote(_ message: String) {
         if notes.count < Self.maxNotes {
             notes.append("\(path): \(message)")

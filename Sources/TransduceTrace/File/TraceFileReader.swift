@@ -90,15 +90,6 @@ public final class TraceFileReader {
         return event
     }
 
-    /// Reads the rest of the file into a ``Trace`` (memory grows with the trace).
-    public func readAll() -> Trace {
-        var events: [TraceEvent] = []
-        while let event = next() { events.append(event) }
-        var counts = footer ?? TraceCounts()
-        counts.events = UInt64(events.count)
-        return Trace(events: events, counts: counts, notes: notes)
-    }
-
     private func note(_ message: String, at position: Int) {
         notes.append("\(path): \(message) at byte offset \(position); \(eventCount) event(s) before it were read")
     }
