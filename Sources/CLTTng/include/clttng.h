@@ -23,6 +23,12 @@ int clttng_load_provider(const char *path, char *error, size_t error_size);
 int clttng_any_enabled(void);
 /* The calling thread's kernel thread id, cached per thread after the first call. */
 uint32_t clttng_thread_id(void);
+/* The same, inline: the per-thread cache lives in the including module. */
+static inline uint32_t clttng_thread_id_inline(void) {
+    static __thread uint32_t cached;
+    if (__builtin_expect(cached == 0, 0)) cached = clttng_thread_id();
+    return cached;
+}
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t clttng_monotonic_ns(void);
 

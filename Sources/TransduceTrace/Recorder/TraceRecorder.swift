@@ -78,7 +78,7 @@ public final class TraceRecorder: RuntimeInstrument {
         var r = RawRecord()
         r.time = event.time
         r.runtime = event.runtime.rawValue
-        r.thread = clttng_thread_id()
+        r.thread = clttng_thread_id_inline()
         func kind(_ k: TraceEvent.Kind) { r.kindCode = k.rawValue }
         switch event.detail {
         case .runtimeStart(let transducer, let host, let capacity):
