@@ -33,6 +33,9 @@ public final class DemoBackend: Sendable {
     let loadStarted = Signal()
     let priceRelease = Signal()
     let priceStarted = Signal()
+    let fetchRelease = Signal()
+    let earlyRefreshRelease = Signal()
+    let lateRefreshRelease = Signal()
 
     public init() {}
 }
@@ -43,6 +46,8 @@ public nonisolated enum Storefront: Transducer {
         public var prices = 0
         public var pings = 0
         public var page = 0
+        public var refreshes = 0
+        public var fetches = 0
     }
 
     public enum Event: Sendable {
@@ -76,13 +81,18 @@ public nonisolated enum Storefront: Transducer {
             return .none
         case .refresh(let page):
             state.page = page
-            return .task(id: "refresh") { _, _ -> TaskReturn in
-                try await Task.sleep(for: .milliseconds(3))
+            state.refreshes += 1
+            return .task(id: "refresh") { _, backend -> TaskReturn in
+                // Released by the workload once the scene's dispatches were all transduced, so the
+                // replacement and the cancellation happen whatever the machine's load.
+                await (page < 3 ? backend.earlyRefreshRelease : backend.lateRefreshRelease).wait()
+                try Task.checkCancellation()
                 return .response(.loaded(["page \(page)"]))
             }
         case .fetchShared:
-            return .task(id: "catalogue", option: .shareable) { _, _ -> TaskReturn in
-                try await Task.sleep(for: .milliseconds(3))
+            state.fetches += 1
+            return .task(id: "catalogue", option: .shareable) { _, backend -> TaskReturn in
+                await backend.fetchRelease.wait()
                 return .request(.loaded(["shared"]))
             }
         case .syncPrices:
@@ -127,6 +137,11 @@ public nonisolated enum Storefront: Transducer {
 /// four callers contending with an async action that holds the gate, a sequence that drops an
 /// intermediate event, and a `post` after `cancel()`.
 public enum DemoWorkload {
+    /// Waits until `condition` holds (a state read is an actor hop, so it sees whole cycles).
+    static func until(_ condition: () async -> Bool) async {
+        while !(await condition()) { await Task.yield() }
+    }
+
     public static func run(instrument: (any RuntimeInstrument)?) async throws -> RuntimeID {
         let backend = DemoBackend()
         let runtime = BaseRuntime(of: Storefront.self, env: backend, instrument: instrument)
@@ -142,16 +157,23 @@ public enum DemoWorkload {
         // 2. switchToLatest: the second refresh replaces the first; both callers get its result.
         async let first = input.request(.refresh(page: 1))
         async let second = input.request(.refresh(page: 2))
+        await until { await runtime.state.refreshes == 2 }
+        backend.earlyRefreshRelease.open()
         _ = try await (first, second)
 
         // 3. shareable: the second caller joins the running fetch.
         async let a = input.request(.fetchShared)
         async let b = input.request(.fetchShared)
+        await until { await runtime.state.fetches == 2 }
+        backend.fetchRelease.open()
         _ = try await (a, b)
 
         // 4. uniqueRequest: cancels the live refresh first.
         try input.post(.refresh(page: 3))
-        _ = try await input.uniqueRequest(.refresh(page: 4))
+        async let unique = input.uniqueRequest(.refresh(page: 4))
+        await until { await runtime.state.refreshes == 4 }
+        backend.lateRefreshRelease.open()
+        _ = try await unique
 
         // 5. Contention: four callers wait while an async action holds the gate.
         try input.post(.syncPrices)

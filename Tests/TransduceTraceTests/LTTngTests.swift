@@ -166,4 +166,21 @@ struct Comparable: Hashable {
             #expect(a == b, "\(command) differs:\n\(a.joined(separator: "\n"))\n---\n\(b.joined(separator: "\n"))")
         }
     }
+
+    @Test(.enabled(if: LTTngTools.available)) func recordKeepsTheCTFTraceOfACommand() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let output = dir.file("recorded")
+        let recorded = try traceView(["record", "--output", output, "--", example, dir.file("ring.tdtrace")], lttng: true)
+        #expect(recorded.status == 0, "\(recorded.err)")
+        #expect(recorded.err.contains("LTTng trace kept in \(output)"))
+        let summary = try traceView(["summary", output])
+        let ring = try TraceFileReader(path: dir.file("ring.tdtrace")).readAll()
+        #expect(summary.status == 0)
+        #expect(summary.out.contains("events      \(ring.events.count)\n"))
+        #expect(summary.out.contains("input: LTTng CTF trace"))
+        // An existing output directory is refused before anything runs.
+        let again = try traceView(["record", "--output", output, "--", example, dir.file("x")], lttng: true)
+        #expect(again.status == 64 && again.err.contains("exists already"))
+    }
 }
