@@ -142,19 +142,17 @@ public struct ContentionReport: TraceConsumer, Sendable {
         lines.append("")
         lines.append(options.paint("Hold by event", .bold))
         lines.append("  " + pad("event", 24) + pad("cycles", 8, right: true) + pad("total", 11, right: true) + pad("mean", 11, right: true) + pad("max", 11, right: true))
+        func row(_ name: String, _ a: Aggregate) -> String {
+            "  " + pad(name, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
+                + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true)
+        }
         for (label, a) in holdByLabel.sorted(by: { ($0.value.total, $0.key) > ($1.value.total, $1.key) }).prefix(15) {
-            lines.append(
-                "  " + pad(label, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
-                    + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true))
+            lines.append(row(label, a))
         }
         lines.append("")
         lines.append(options.paint("Gate held by actions", .bold))
         if holdByEffect.isEmpty { lines.append("  (no actions)") }
-        for (kind, a) in holdByEffect.sorted(by: { $0.key < $1.key }) {
-            lines.append(
-                "  " + pad(kind, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
-                    + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true))
-        }
+        for (kind, a) in holdByEffect.sorted(by: { $0.key < $1.key }) { lines.append(row(kind, a)) }
         lines.append("")
         lines.append(options.paint("Longest waits", .bold))
         if longestWaits.isEmpty { lines.append("  (none)") }
