@@ -204,7 +204,6 @@ enum TraceViewCommand {
             (notes, _) = try input.forEach { if keep($0) { exporter.consume($0) } }
             exporter.finish()
         case "jsonl":
-            var events: [TraceEvent] = []
             var buffer: [UInt8] = []
             (notes, _) = try input.forEach { event in
                 guard keep(event) else { return }
@@ -213,10 +212,8 @@ enum TraceViewCommand {
                     output.write(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
-                _ = events
             }
             output.write(buffer)
-            events = []
         default:
             let trace = try input.load()
             notes = trace.notes

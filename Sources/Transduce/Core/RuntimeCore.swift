@@ -2,12 +2,13 @@ import Synchronization
 
 /// Starts the compute plane on a host's isolation.
 protocol DrainHost: AnyObject, Sendable {
-    /// Creates a task on the host's isolation that runs ``RuntimeCore/drain(until:transduce:respond:isolation:)``.
+    /// Creates a task on the host's isolation that runs `drain(until: nil)`.
     /// Called with the core's control lock held: it must only create the task.
     func startDrain() -> Task<Void, Never>
-    /// Runs the drain on the caller's task, on the host's isolation, until the admission of
-    /// `dispatch` has been processed (the fast path of an awaited dispatch into an idle gate).
-    func drainInline(until dispatch: UInt64) async
+    /// Runs ``RuntimeCore/drain(until:transduce:respond:isolation:)`` on the host's isolation over
+    /// the host's state. With a dispatch it runs on the caller's task until that admission has been
+    /// processed (the fast path of an awaited dispatch into an idle gate).
+    func drain(until dispatch: UInt64?) async
 }
 
 /// The identity of the drain task, compared to the current task to detect re-entrant dispatch.
@@ -370,7 +371,7 @@ where
     /// caller then waits (a waiting caller must not keep its host alive).
     private func drainInline(until dispatch: UInt64) async {
         guard let host = control.withLock({ $0.host }) else { return }
-        await host.drainInline(until: dispatch)
+        await host.drain(until: dispatch)
     }
 
     /// Ends an inline drain: the gate goes back to idle, or to a drain task when admissions
@@ -755,7 +756,7 @@ where
         resume(resumptions)
     }
 
-    /// Registry introspection for tests: the live task names.
+    /// Registry introspection for tests: the number of live tasks.
     var liveTaskCount: Int { control.withLock { $0.entries.count } }
 
     // MARK: - Resumption and emission

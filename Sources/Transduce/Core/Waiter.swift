@@ -72,13 +72,4 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
             return result
         }
     }
-
-    var isResolved: Bool {
-        state.withLock {
-            switch $0 {
-            case .pending, .waiting: false
-            case .early, .done: true
-            }
-        }
-    }
 }

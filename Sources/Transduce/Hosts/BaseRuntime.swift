@@ -78,16 +78,10 @@ where
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
     nonisolated func startDrain() -> Task<Void, Never> {
-        Task { [weak self] in await self?.runDrain() }
+        Task { [weak self] in await self?.drain(until: nil) }
     }
 
-    private func runDrain() async {
-        await core.drain(
-            transduce: { event in T.transduce(&self.state, event: event) },
-            respond: { event in T.response(state: self.state, event: event) })
-    }
-
-    func drainInline(until dispatch: UInt64) async {
+    func drain(until dispatch: UInt64?) async {
         await core.drain(
             until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
             respond: { event in T.response(state: self.state, event: event) })

@@ -50,16 +50,10 @@ where
     public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
 
     nonisolated func startDrain() -> Task<Void, Never> {
-        Task { @MainActor [weak self] in await self?.runDrain() }
+        Task { @MainActor [weak self] in await self?.drain(until: nil) }
     }
 
-    private func runDrain() async {
-        await core.drain(
-            transduce: { event in T.transduce(&self.state, event: event) },
-            respond: { event in T.response(state: self.state, event: event) })
-    }
-
-    func drainInline(until dispatch: UInt64) async {
+    func drain(until dispatch: UInt64?) async {
         await core.drain(
             until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
             respond: { event in T.response(state: self.state, event: event) })

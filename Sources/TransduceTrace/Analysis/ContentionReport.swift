@@ -58,7 +58,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
     public init() {}
 
     public mutating func consume(_ e: TraceEvent) {
-        var s = state[e.runtime] ?? RuntimeState()
+        // Taken out of the dictionary while it is updated, so its collections are not copied.
+        var s = state.removeValue(forKey: e.runtime) ?? RuntimeState()
         defer { state[e.runtime] = s }
         switch e.kind {
         case .runtimeStart:

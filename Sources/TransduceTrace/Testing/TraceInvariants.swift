@@ -65,7 +65,8 @@ public enum TraceInvariants {
             violations.append(InvariantViolation(rule: rule, runtime: runtime, message: message, events: events))
         }
         for e in trace.events {
-            var s = runtimes[e.runtime] ?? RuntimeState()
+            // Taken out of the dictionary while it is updated, so its collections are not copied.
+            var s = runtimes.removeValue(forKey: e.runtime) ?? RuntimeState()
             defer { runtimes[e.runtime] = s }
             let key = { (id: UInt64) in TraceIndex.Key(runtime: e.runtime, id: id) }
             switch e.kind {
