@@ -201,12 +201,20 @@ where
         return nil
     }
 
-    /// Whether the caller runs inside one of this runtime's managed tasks.
-    private var isManagedTask: Bool { ManagedTaskContext.current?.runtime == id }
-
-    private var originTask: UInt64 {
-        guard let context = ManagedTaskContext.current, context.runtime == id else { return 0 }
+    /// The managed task of this runtime that the caller runs in, if any.
+    private var callerTask: UInt64? {
+        guard let context = ManagedTaskContext.current, context.runtime == id else { return nil }
         return context.task
+    }
+
+    /// Why an admission is refused right now, or `nil`. Call with the lock held: `.cancel`
+    /// cancels tasks under it, so once a task instance is cancelled nothing it dispatches enters
+    /// the queue.
+    private func refusal(fromTask: Bool) -> (error: any Error, reason: RejectionReason)? {
+        let lifecycle = self.lifecycle
+        if lifecycle != .active { return (Self.boundaryError(lifecycle), Self.rejection(lifecycle)) }
+        if fromTask && Task.isCancelled { return (CancellationError(), .cancelled) }
+        return nil
     }
 
     /// Enqueues a post-style admission; never suspends.
@@ -214,26 +222,18 @@ where
         let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
-        let origin = instrument == nil ? 0 : originTask
-        let fromTask = isManagedTask
+        let task = callerTask
         let failure: (any Error)? = control.withLock { control in
-            let lifecycle = self.lifecycle
-            if lifecycle != .active {
-                if let instrument { rejected(dispatch, style, event, Self.rejection(lifecycle), instrument) }
-                return Self.boundaryError(lifecycle)
-            }
-            // Checked under the lock that `.cancel` cancels tasks under: once a task instance is
-            // cancelled, nothing it dispatches enters the queue.
-            if fromTask && Task.isCancelled {
-                if let instrument { rejected(dispatch, style, event, .cancelled, instrument) }
-                return CancellationError()
+            if let (error, reason) = refusal(fromTask: task != nil) {
+                if let instrument { rejected(dispatch, style, event, reason, instrument) }
+                return error
             }
             if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
                 if let instrument { rejected(dispatch, style, event, .queueFull, instrument) }
                 return RuntimeError.queueFull(capacity: queueCapacity)
             }
             enqueue(
-                Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: origin),
+                Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0),
                 into: &control, instrument: instrument)
             return nil
         }
@@ -255,27 +255,16 @@ where
             if let instrument { control.withLock { _ in rejected(dispatch, kind, event, .reentrant, instrument) } }
             throw RuntimeError.reentrantDispatch
         }
-        let lifecycle = self.lifecycle
-        if lifecycle != .active {
-            if let instrument { control.withLock { _ in rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) } }
-            throw Self.boundaryError(lifecycle)
-        }
-        let origin = instrument == nil ? 0 : originTask
-        let fromTask = isManagedTask
+        let task = callerTask
         let waiter = ResponseWaiter(dispatch: dispatch, createdAt: now)
         let (failure, drainsInline): ((any Error)?, Bool) = control.withLock { control in
-            let lifecycle = self.lifecycle
-            if lifecycle != .active {
-                if let instrument { rejected(dispatch, kind, event, Self.rejection(lifecycle), instrument) }
-                return (Self.boundaryError(lifecycle), false)
-            }
-            if fromTask && Task.isCancelled {
-                if let instrument { rejected(dispatch, kind, event, .cancelled, instrument) }
-                return (CancellationError(), false)
+            if let (error, reason) = refusal(fromTask: task != nil) {
+                if let instrument { rejected(dispatch, kind, event, reason, instrument) }
+                return (error, false)
             }
             let admission = Admission(
-                event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: origin)
-            return (nil, enqueue(admission, into: &control, instrument: instrument, inline: !fromTask) != nil)
+                event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0)
+            return (nil, enqueue(admission, into: &control, instrument: instrument, inline: task == nil) != nil)
         }
         if let failure { throw failure }
         // An idle gate: run this admission's cycle on the caller's task, like an actor call,
