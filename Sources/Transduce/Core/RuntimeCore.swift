@@ -166,15 +166,7 @@ where
             var out: [Resumption] = []
             for waiter in control.inflight { out.append(Resumption(waiter: waiter, result: .failure(attachedError))) }
             control.inflight = []
-            let entries = control.entries
-            control.entries = [:]
-            for entry in entries.values {
-                entry.task?.cancel()
-                if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: .runtimeStop), instrument) }
-                for waiter in entry.waiters {
-                    out.append(Resumption(waiter: waiter, result: .failure(attachedError), byTask: entry.instance))
-                }
-            }
+            out += cancelEntries(&control, reason: .runtimeStop, error: attachedError)
             for admission in control.queue.removeAll() + control.overflow.removeAll() {
                 if let instrument = recording {
                     emit(
@@ -721,27 +713,28 @@ where
     private func cancelTask(_ key: TaskKey, reason: TaskCancelReason) {
         let resumptions: [Resumption] = control.withLock { control in
             guard let entry = control.entries.removeValue(forKey: key) else { return [] }
-            entry.task?.cancel()
-            if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
-            return entry.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byTask: entry.instance) }
+            return cancel(entry, reason: reason, error: CancellationError())
         }
         resume(resumptions)
     }
 
+    /// Cancels one removed entry's task, reports it, and returns its waiters' failures.
+    /// Call with the lock held.
+    private func cancel(_ entry: Entry, reason: TaskCancelReason, error: any Error) -> [Resumption] {
+        entry.task?.cancel()
+        if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
+        return entry.waiters.map { Resumption(waiter: $0, result: .failure(error), byTask: entry.instance) }
+    }
+
+    /// Removes and cancels every live entry, oldest first. Call with the lock held.
+    private func cancelEntries(_ control: inout Control, reason: TaskCancelReason, error: any Error) -> [Resumption] {
+        let entries = control.entries.values.sorted { $0.instance < $1.instance }
+        control.entries = [:]
+        return entries.flatMap { cancel($0, reason: reason, error: error) }
+    }
+
     private func cancelAllTasks(reason: TaskCancelReason) {
-        let resumptions: [Resumption] = control.withLock { control in
-            let entries = control.entries
-            control.entries = [:]
-            var out: [Resumption] = []
-            for entry in entries.values.sorted(by: { $0.instance < $1.instance }) {
-                entry.task?.cancel()
-                if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
-                for waiter in entry.waiters {
-                    out.append(Resumption(waiter: waiter, result: .failure(CancellationError()), byTask: entry.instance))
-                }
-            }
-            return out
-        }
+        let resumptions = control.withLock { cancelEntries(&$0, reason: reason, error: CancellationError()) }
         resume(resumptions)
     }
 
