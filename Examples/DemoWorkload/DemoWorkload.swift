@@ -137,9 +137,19 @@ public nonisolated enum Storefront: Transducer {
 /// four callers contending with an async action that holds the gate, a sequence that drops an
 /// intermediate event, and a `post` after `cancel()`.
 public enum DemoWorkload {
+    struct StalledError: Error, CustomStringConvertible {
+        var description: String { "demo workload: a scene did not reach its state within 10 s" }
+    }
+
     /// Waits until `condition` holds (a state read is an actor hop, so it sees whole cycles).
-    static func until(_ condition: () async -> Bool) async {
-        while !(await condition()) { await Task.yield() }
+    /// Sleeps between checks rather than yielding: a yield loop keeps a cooperative thread busy
+    /// and, with several workloads at once on two cores, can starve the runtimes it waits for.
+    static func until(_ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { throw StalledError() }
+            try await Task.sleep(for: .microseconds(200))
+        }
     }
 
     public static func run(instrument: (any RuntimeInstrument)?) async throws -> RuntimeID {
@@ -157,21 +167,21 @@ public enum DemoWorkload {
         // 2. switchToLatest: the second refresh replaces the first; both callers get its result.
         async let first = input.request(.refresh(page: 1))
         async let second = input.request(.refresh(page: 2))
-        await until { await runtime.state.refreshes == 2 }
+        try await until { await runtime.state.refreshes == 2 }
         backend.earlyRefreshRelease.open()
         _ = try await (first, second)
 
         // 3. shareable: the second caller joins the running fetch.
         async let a = input.request(.fetchShared)
         async let b = input.request(.fetchShared)
-        await until { await runtime.state.fetches == 2 }
+        try await until { await runtime.state.fetches == 2 }
         backend.fetchRelease.open()
         _ = try await (a, b)
 
         // 4. uniqueRequest: cancels the live refresh first.
         try input.post(.refresh(page: 3))
         async let unique = input.uniqueRequest(.refresh(page: 4))
-        await until { await runtime.state.refreshes == 4 }
+        try await until { await runtime.state.refreshes == 4 }
         backend.lateRefreshRelease.open()
         _ = try await unique
 
