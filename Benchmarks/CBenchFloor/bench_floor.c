@@ -1,4 +1,5 @@
 #include "bench_floor.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -28,3 +29,5 @@ void bench_floor_record(uint64_t a, uint64_t b) {
 void bench_floor_loop(uint64_t count) {
     for (uint64_t i = 0; i < count; i++) bench_floor_record(i, i + 1);
 }
+
+void bench_line_buffered_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

@@ -43,6 +43,8 @@ actor PlainActor {
 var jsonPath: String?
 var quick = false
 var childView: String?
+bench_line_buffered_stdout()
+
 var args = Array(CommandLine.arguments.dropFirst())
 while let a = args.first {
     args.removeFirst()
@@ -169,32 +171,20 @@ add(
 
 // LTTng: one enabled tracepoint through the wrapper, with a session recording.
 @MainActor func lttngNanos() throws -> Double? {
-    guard LTTngProvider.isLoaded, let lttng = which("lttng") else { return nil }
+    guard LTTngProvider.isLoaded, LTTngSession.toolsMissing == nil else { return nil }
     let dir = NSTemporaryDirectory() + "transduce-bench-\(getpid())"
-    let session = "transduce-bench-\(getpid())"
-    func call(_ a: [String]) throws -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: lttng)
-        p.arguments = a
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus == 0
+    let session: LTTngSession
+    do {
+        session = try LTTngSession(name: "transduce-bench-\(getpid())", output: dir, events: ["transduce:transduce"])
+    } catch {
+        print("  lttng: \(error)")
+        return nil
     }
-    if try !call(["list"]), let sessiond = which("lttng-sessiond") {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sessiond)
-        p.arguments = ["--daemonize"]
-        try p.run()
-        p.waitUntilExit()
-    }
-    guard try call(["create", session, "--output=\(dir)"]) else { return nil }
     defer {
-        _ = try? call(["destroy", session])
+        session.destroy()
         try? FileManager.default.removeItem(atPath: dir)
     }
-    guard try call(["enable-event", "-u", "transduce:transduce", "-s", session]), try call(["start", session]) else { return nil }
+    try session.start()
     // Registration of the enablement reaches this process asynchronously: wait for it.
     let deadline = MonotonicClock.now() + 5_000_000_000
     while clttng_any_enabled() == 0 && MonotonicClock.now() < deadline { usleep(1_000) }
@@ -207,7 +197,7 @@ add(
             }
         }
     }
-    _ = try call(["stop", session])
+    try session.stop()
     add(figure)
     return figure.value
 }
@@ -223,14 +213,6 @@ if try lttngNanos() == nil {
 }
 
 // MARK: - Viewer and dumps
-
-func which(_ tool: String) -> String? {
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-        let path = "\(dir)/\(tool)"
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return nil
-}
 
 /// A synthetic trace of `n` events: cycles of dispatch, enter, transduce, effect, leave, resume.
 func writeSyntheticTrace(_ n: Int, to path: String) throws {
@@ -288,16 +270,10 @@ let viewer: (String, [String]) =
     ? (traceView, ["contention", viewFile]) : (exe.path, ["--view-child", viewFile])
 /// Runs a command, returning its wall time in seconds and its standard output.
 func spawn(_ argv0: String, _ arguments: [String]) throws -> (Double, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: argv0)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
     let start = MonotonicClock.now()
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (Double(MonotonicClock.now() - start) / 1e9, String(decoding: data, as: UTF8.self))
+    let result = try Subprocess.run(argv0, arguments, output: .capture, timeout: 600)
+    guard result.status == 0 else { throw Subprocess.Failure("\(argv0) exited with status \(result.status): \(result.output)") }
+    return (Double(MonotonicClock.now() - start) / 1e9, result.output)
 }
 add(
     try measure("view_1m_s", unit: "s", warmup: 1, repetitions: quick ? 2 : 5) {

@@ -238,63 +238,42 @@ enum TraceViewCommand {
     static func record(_ args: Arguments) throws {
         guard let command = args.rest.first else { throw CLIError.usage("record needs a command after --") }
         guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --") }
-        guard let lttng = which("lttng"), let sessiond = which("lttng-sessiond") else {
-            throw CLIError.data("lttng-tools is not installed (scripts/bootstrap.sh installs it)")
-        }
+        if let missing = LTTngSession.toolsMissing { throw CLIError.data(missing) }
         let stamp = Int(Date().timeIntervalSince1970)
         let output = args.options["output"] ?? "transduce-trace-\(stamp)"
         let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
         if FileManager.default.fileExists(atPath: directory) {
             throw CLIError.usage("\(output) exists already; choose another --output")
         }
-        if try run(lttng, ["list"], quiet: true) != 0 {
-            guard try run(sessiond, ["--daemonize"], quiet: true) == 0 else {
-                throw CLIError.data("could not start lttng-sessiond")
-            }
+        guard let executable = command.contains("/") ? command : Subprocess.which(command),
+            access(executable, X_OK) == 0
+        else { throw CLIError.usage("cannot run \(command): not an executable file") }
+        let session: LTTngSession
+        do {
+            session = try LTTngSession(
+                name: "trace-view-\(getpid())-\(stamp)", output: directory, events: ["transduce:*"],
+                contexts: ["vtid", "vpid"])
+        } catch {
+            throw CLIError.data("\(error)")
         }
-        let session = "trace-view-\(getpid())-\(stamp)"
-        func lttngCall(_ arguments: [String]) throws {
-            guard try run(lttng, arguments, quiet: true) == 0 else {
-                throw CLIError.data("lttng \(arguments.joined(separator: " ")) failed")
-            }
+        defer { session.destroy() }
+        // Like system(3): Ctrl-C ends the command, and trace-view stays to stop the session.
+        let previousInterrupt = signal(SIGINT, SIG_IGN)
+        let previousQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, previousInterrupt)
+            signal(SIGQUIT, previousQuit)
         }
-        try lttngCall(["create", session, "--output=\(directory)"])
-        defer { _ = try? run(lttng, ["destroy", session], quiet: true) }
-        try lttngCall(["enable-event", "-u", "transduce:*", "-s", session])
-        try lttngCall(["add-context", "-u", "-t", "vtid", "-t", "vpid", "-s", session])
-        try lttngCall(["start", session])
-        let executable = command.contains("/") ? command : (which(command) ?? command)
         let status: Int32
         do {
-            status = try run(executable, Array(args.rest.dropFirst()), quiet: false)
+            try session.start()
+            status = try Subprocess.run(executable, Array(args.rest.dropFirst())).status
+            try session.stop()
         } catch {
-            _ = try? run(lttng, ["stop", session], quiet: true)
-            throw CLIError.usage("cannot run \(command): \(error)")
+            throw CLIError.data("\(error)")
         }
-        try lttngCall(["stop", session])
         Terminal.error("trace-view: LTTng trace kept in \(output); view it with: trace-view summary \(output)")
         if status != 0 { throw CLIError(message: "\(command) exited with status \(status)", status: status) }
-    }
-
-    static func which(_ tool: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(dir)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
-    static func run(_ executable: String, _ arguments: [String], quiet: Bool) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if quiet {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
 

@@ -7,9 +7,7 @@ import TransduceTraceCTF
 
 /// What the LTTng tests need, and why they skip without it.
 enum LTTngTools {
-    static let lttng = which("lttng")
-    static let sessiond = which("lttng-sessiond")
-    static let babeltrace = which("babeltrace2")
+    static let babeltrace = Subprocess.which("babeltrace2")
 
     static var missing: String? {
         if clttng_available() == 0 { return "this build has no LTTng-UST (install liblttng-ust-dev)" }
@@ -17,7 +15,7 @@ enum LTTngTools {
         if case .unavailable(let reason) = LTTngProvider.status {
             return "the provider is not loadable (\(reason)); `swift build --product TransduceLTTngProvider` builds it"
         }
-        if lttng == nil || sessiond == nil { return "lttng-tools is not installed" }
+        if let missing = LTTngSession.toolsMissing { return missing }
         if babeltrace == nil || !CTFTraceReader.isAvailable { return "babeltrace2 / libbabeltrace2-dev is not installed" }
         return nil
     }
@@ -30,41 +28,18 @@ enum LTTngTools {
         return true
     }
 
-    /// Starts a session daemon when none answers.
-    static func ensureSessionDaemon() throws {
-        let (status, _) = try run(lttng!, ["list"])
-        if status == 0 { return }
-        let (started, output) = try run(sessiond!, ["--daemonize"])
-        guard started == 0 else { throw LTTngError(message: "lttng-sessiond --daemonize failed: \(output)") }
-    }
-
-    struct LTTngError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
-    }
-
     /// Records `command` under a fresh session and returns the CTF directory.
     static func record(into directory: String, _ command: String, _ arguments: [String]) throws -> (ctf: String, pid: Int32) {
-        try ensureSessionDaemon()
-        let name = "transduce-test-\(UUID().uuidString.prefix(8))"
         let ctf = directory + "/ctf"
-        func lttngCall(_ args: [String]) throws {
-            let (status, output) = try run(lttng!, args)
-            guard status == 0 else { throw LTTngError(message: "lttng \(args.joined(separator: " ")) failed: \(output)") }
-        }
-        try lttngCall(["create", name, "--output=\(ctf)"])
-        defer { _ = try? run(lttng!, ["destroy", name]) }
-        try lttngCall(["enable-event", "-u", "transduce:*", "-s", name])
-        try lttngCall(["add-context", "-u", "-t", "vtid", "-t", "vpid", "-s", name])
-        try lttngCall(["start", name])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        try lttngCall(["stop", name])
-        guard process.terminationStatus == 0 else { throw LTTngError(message: "\(command) exited \(process.terminationStatus)") }
-        return (ctf, process.processIdentifier)
+        let session = try LTTngSession(
+            name: "transduce-test-\(UUID().uuidString.prefix(8))", output: ctf, events: ["transduce:*"],
+            contexts: ["vtid", "vpid"])
+        defer { session.destroy() }
+        try session.start()
+        let result = try Subprocess.run(command, arguments, output: .capture, timeout: 120)
+        try session.stop()
+        guard result.status == 0 else { throw Subprocess.Failure("\(command) exited \(result.status): \(result.output)") }
+        return (ctf, result.pid)
     }
 }
 

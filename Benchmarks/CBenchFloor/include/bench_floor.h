@@ -9,4 +9,6 @@ void bench_floor_record(uint64_t a, uint64_t b);
 /* Runs `count` floor records and returns nothing; the loop lives in C so the call overhead is
  * the same as a C producer's. */
 void bench_floor_loop(uint64_t count);
+/* Makes standard output line-buffered even into a pipe, so a CI log shows how far a run got. */
+void bench_line_buffered_stdout(void);
 #endif

@@ -1,0 +1,81 @@
+import Transduce
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A user-space LTTng session driven through the `lttng` command line tool: what
+/// `trace-view record`, the LTTng tests and the benchmark share.
+///
+/// Every `lttng` call has a time limit, so a session daemon that never answers is an error, not a
+/// hang.
+package struct LTTngSession {
+    package let name: String
+    /// The directory the CTF trace is written to.
+    package let output: String
+    private let lttng: String
+
+    /// Seconds any one `lttng` or `lttng-sessiond` call may take.
+    package static let callTimeout = 60.0
+
+    /// Why a session cannot be made here, or `nil` when lttng-tools is installed.
+    package static var toolsMissing: String? {
+        Subprocess.which("lttng") == nil || Subprocess.which("lttng-sessiond") == nil
+            ? "lttng-tools is not installed (scripts/bootstrap.sh installs it)" : nil
+    }
+
+    /// Starts `lttng-sessiond --daemonize` unless a session daemon already answers `lttng list`.
+    package static func ensureSessionDaemon() throws {
+        guard let lttng = Subprocess.which("lttng"), let sessiond = Subprocess.which("lttng-sessiond") else {
+            throw Subprocess.Failure(toolsMissing!)
+        }
+        if try Subprocess.run(lttng, ["list"], output: .discard, timeout: callTimeout).status == 0 { return }
+        let started = try Subprocess.run(sessiond, ["--daemonize"], output: .capture, timeout: callTimeout)
+        guard started.status == 0 else {
+            throw Subprocess.Failure("lttng-sessiond --daemonize failed (status \(started.status)): \(started.output)")
+        }
+    }
+
+    /// Creates a session writing to `output`, with `events` enabled (user space) and `contexts`
+    /// added (`vtid`, `vpid`…), starting the session daemon first when none runs. The session
+    /// records nothing until ``start()``.
+    package init(name: String, output: String, events: [String], contexts: [String] = []) throws {
+        try Self.ensureSessionDaemon()
+        self.name = name
+        self.output = output
+        lttng = Subprocess.which("lttng")!
+        try call(["create", name, "--output=\(output)"])
+        do {
+            for event in events { try call(["enable-event", "-u", event, "-s", name]) }
+            if !contexts.isEmpty { try call(["add-context", "-u"] + contexts.flatMap { ["-t", $0] } + ["-s", name]) }
+        } catch {
+            destroy()
+            throw error
+        }
+    }
+
+    package func start() throws { try call(["start", name]) }
+
+    package func stop() throws { try call(["stop", name]) }
+
+    /// Destroys the session (the trace on disk stays). Never throws: used on every exit path.
+    package func destroy() {
+        _ = try? Subprocess.run(lttng, ["destroy", name], output: .discard, timeout: Self.callTimeout)
+    }
+
+    private func call(_ arguments: [String]) throws {
+        let result = try Subprocess.run(lttng, arguments, output: .capture, timeout: Self.callTimeout)
+        guard result.status == 0 else {
+            let detail = result.output.trimmingTrailingWhitespace
+            throw Subprocess.Failure("lttng \(arguments.joined(separator: " ")) failed\(detail.isEmpty ? "" : ": " + detail)")
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingWhitespace: String {
+        var text = self
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return text
+    }
+}

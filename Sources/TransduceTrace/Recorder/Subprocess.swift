@@ -1,0 +1,157 @@
+import Transduce
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs a program as a child process for the toolkit's own needs (lttng-tools, a command under
+/// `trace-view record`, the benchmark's and tests' children).
+///
+/// Why not Foundation's `Process`: on Linux it spawns the child with the signal mask of the
+/// calling thread, and the threads of a Swift program (Dispatch's and the concurrency pool's)
+/// block nearly every signal. A child started so never sees SIGINT or SIGTERM, and
+/// `lttng-sessiond --daemonize` waits forever for the SIGUSR1 its daemon sends when ready. Here
+/// the child starts with an empty signal mask and every signal at its default action.
+package enum Subprocess {
+    /// Where the child's standard output and error go.
+    package enum Output: Sendable {
+        /// This process's own (for a command the user watches).
+        case inherit
+        /// `/dev/null`.
+        case discard
+        /// Collected, both streams together, into ``Result/output``.
+        case capture
+    }
+
+    package struct Result: Sendable {
+        /// The exit status, or 128 + the signal number when a signal ended the child.
+        package var status: Int32
+        package var output: String
+        package var pid: pid_t
+    }
+
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    /// The first executable named `tool` on `PATH`.
+    package static func which(_ tool: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(tool)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `arguments` and waits for it.
+    ///
+    /// - Parameters:
+    ///   - environment: entries added to (or replacing those of) this process's environment.
+    ///   - output: where standard output and error go; with anything but `.inherit` the child's
+    ///     standard input is `/dev/null`.
+    ///   - timeout: seconds after which the child is killed and ``Failure`` thrown; `nil` waits
+    ///     as long as it runs.
+    package static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        output: Output = .inherit, timeout: Double? = nil
+    ) throws -> Result {
+        var captureFile: String?
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        switch output {
+        case .inherit:
+            break
+        case .discard:
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .capture:
+            var template = Array("/tmp/transduce-subprocess-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw Failure("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+            close(fd)
+            let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            captureFile = path
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        defer { if let captureFile { unlink(captureFile) } }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var merged: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                merged[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        merged.merge(environment) { $1 }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+
+        let status = try wait(for: pid, timeout: timeout, name: executable)
+        var text = ""
+        if let captureFile, let file = fopen(captureFile, "rb") {
+            defer { fclose(file) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = fread(&chunk, 1, chunk.count, file)
+                if n <= 0 { break }
+                bytes += chunk[0..<n]
+            }
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        return Result(status: status, output: text, pid: pid)
+    }
+
+    private static func wait(for pid: pid_t, timeout: Double?, name: String) throws -> Int32 {
+        var raw: Int32 = 0
+        if let timeout {
+            let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+            var pause: UInt32 = 1_000
+            while true {
+                let r = waitpid(pid, &raw, WNOHANG)
+                if r == pid { break }
+                if r < 0 && errno != EINTR { throw Failure("waiting for \(name): \(String(cString: strerror(errno)))") }
+                if MonotonicClock.now() >= deadline {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+                    throw Failure("\(name) did not finish within \(Int(timeout)) s and was killed")
+                }
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
+        } else {
+            while waitpid(pid, &raw, 0) < 0 {
+                guard errno == EINTR else { throw Failure("waiting for \(name): \(String(cString: strerror(errno)))") }
+            }
+        }
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+}
