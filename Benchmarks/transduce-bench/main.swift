@@ -57,12 +57,6 @@ while let a = args.first {
         let path = args.isEmpty ? "synthetic.tdtrace" : args.removeFirst()
         try writeSyntheticTrace(Int(args.first ?? "") ?? 1_000_000, to: path)
         exit(0)
-    case "--callgrind-record":
-        CallgrindTargets.recordLoop(Int(args.first ?? "") ?? 100_000)
-        exit(0)
-    case "--callgrind-send":
-        await CallgrindTargets.sendLoop(Int(args.first ?? "") ?? 10_000)
-        exit(0)
     default:
         FileHandle.standardError.write(Data("usage: transduce-bench [--json FILE] [--quick]\n".utf8))
         exit(64)

@@ -1,0 +1,44 @@
+import Transduce
+import TransduceTrace
+
+/// The smallest transducer: one event, effect `.none`.
+nonisolated enum Counter: Transducer {
+    struct State: Sendable { var count = 0 }
+    enum Event: Sendable { case tick }
+    typealias Response = Int
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        state.count += 1
+        return .none
+    }
+    static func response(state: State, event: Event) -> Int { state.count }
+    static func traceLabel(of event: Event) -> EventLabel { "tick" }
+}
+
+/// Tight loops whose instruction counts callgrind collects, only inside the per-operation
+/// functions (`--toggle-collect`), so set-up and start-up are left out.
+enum CallgrindTargets {
+    @inline(never)
+    static func recordLoop(_ n: Int) {
+        let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
+        let label: EventLabel = "tick"
+        for i in 0..<n { measuredRecord(recorder, UInt64(i), label) }
+    }
+
+    @inline(never)
+    static func measuredRecord(_ recorder: TraceRecorder, _ i: UInt64, _ label: EventLabel) {
+        recorder.record(
+            RuntimeEvent(
+                time: MonotonicClock.now(), runtime: RuntimeID(rawValue: 1), detail: .transduce(cycle: i, step: 0, event: label)))
+    }
+
+    static func sendLoop(_ n: Int) async {
+        let host = BaseRuntime(of: Counter.self)
+        for _ in 0..<n { await measuredSend(host) }
+    }
+
+    @inline(never)
+    static func measuredSend(_ host: BaseRuntime<Counter>) async {
+        try? await host.input.send(.tick)
+    }
+}
