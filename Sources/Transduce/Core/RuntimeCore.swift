@@ -11,6 +11,13 @@ protocol DrainHost: AnyObject, Sendable {
     func drain(until dispatch: UInt64?) async
 }
 
+/// A host's drain entry points, each holding the host weakly (a runtime never keeps its host
+/// alive); `startDrain` returns `nil` once the host is gone.
+struct HostHooks: Sendable {
+    let startDrain: @Sendable () -> Task<Void, Never>?
+    let drain: @Sendable (UInt64) async -> Void
+}
+
 /// The identity of the drain task, compared to the current task to detect re-entrant dispatch.
 /// It is stored only while that task runs the drain, so the pointer it wraps stays valid.
 struct TaskIdentity: Equatable, @unchecked Sendable {  // compared only, never used to act on the task
@@ -76,7 +83,8 @@ where
         /// Waiters of the cycle in flight, so the control plane can fail them mid-action.
         var inflight: [ResponseWaiter] = []
         var entries: [TaskKey: Entry] = [:]
-        weak var host: (any DrainHost)?
+        /// How to reach the host; every closure holds it weakly.
+        var hooks: HostHooks?
         var nextCycle: UInt64 = 0
         var nextTask: UInt64 = 0
     }
@@ -114,8 +122,13 @@ where
         }
     }
 
-    func attach(host: any DrainHost) {
-        control.withLock { $0.host = host }
+    /// Connects the host. Generic so that the hooks call the host's own (specialized) methods
+    /// rather than going through the `DrainHost` existential.
+    func attach<Host: DrainHost>(host: Host) {
+        let hooks = HostHooks(
+            startDrain: { [weak host] in host?.startDrain() },
+            drain: { [weak host] dispatch in await host?.drain(until: dispatch) })
+        control.withLock { $0.hooks = hooks }
     }
 
     /// The `Input` of this runtime. It holds the core, never the host.
@@ -256,7 +269,7 @@ where
             }
             let admission = Admission(
                 event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0)
-            return (nil, enqueue(admission, into: &control, instrument: instrument, inline: task == nil) != nil)
+            return (nil, enqueue(admission, into: &control, instrument: instrument, inline: task == nil))
         }
         if let failure { throw failure }
         // An idle gate: run this admission's cycle on the caller's task, like an actor call,
@@ -282,26 +295,28 @@ where
             payload: event)
     }
 
-    /// Appends to the queue, or to the overflow when the queue is full; starts a drain if none runs.
-    /// Call with the lock held.
     /// Appends to the queue, or to the overflow when the queue is full, and makes sure a drain
-    /// runs. With `inline`, an idle gate is handed to the caller instead: the host is returned
-    /// and the caller must run ``DrainHost/drainInline(until:)``. Call with the lock held.
+    /// runs. With `inline`, an idle gate is handed to the caller instead: `true` is returned and
+    /// the caller must run ``drainInline(until:)``. Call with the lock held.
     @discardableResult
     private func enqueue(
         _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?, inline: Bool = false
-    ) -> (any DrainHost)? {
+    ) -> Bool {
         if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
             control.overflow.append(admission)
         } else {
             control.queue.append(admission)
             if let instrument { emitDispatch(admission, depth: control.queue.count, instrument) }
         }
-        guard !control.draining, let host = control.host else { return nil }
+        guard !control.draining, let hooks = control.hooks else { return false }
+        if inline {
+            control.draining = true
+            return true
+        }
+        guard let task = hooks.startDrain() else { return false }  // the host is gone
         control.draining = true
-        if inline { return host }
-        control.drainTask = host.startDrain()
-        return nil
+        control.drainTask = task
+        return false
     }
 
     private func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
@@ -351,8 +366,8 @@ where
     /// Runs the inline drain on the host. The host is held only for the drain, never while the
     /// caller then waits (a waiting caller must not keep its host alive).
     private func drainInline(until dispatch: UInt64) async {
-        guard let host = control.withLock({ $0.host }) else { return }
-        await host.drain(until: dispatch)
+        guard let hooks = control.withLock({ $0.hooks }) else { return }
+        await hooks.drain(dispatch)
     }
 
     /// Ends an inline drain: the gate goes back to idle, or to a drain task when admissions
@@ -360,8 +375,8 @@ where
     private func handOffInlineDrain() {
         control.withLock { control in
             control.drainIdentity = nil
-            if isActive && !control.queue.isEmpty, let host = control.host {
-                control.drainTask = host.startDrain()
+            if isActive && !control.queue.isEmpty, let task = control.hooks?.startDrain() {
+                control.drainTask = task
             } else {
                 control.draining = false
                 control.drainTask = nil
