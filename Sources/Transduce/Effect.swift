@@ -5,15 +5,22 @@
 /// back without running it.
 public struct TransducerEffect<Event, Env, Response> {
     public typealias AsyncAction = nonisolated(nonsending) (Env) async throws -> Event?
+    @usableFromInline
     typealias TaskOperation = @Sendable (TransducerInput<Event, Response>, Env) async throws -> TaskReturn<Event>
 
+    @usableFromInline
     struct TaskSpec {
+        @usableFromInline
         var id: TaskIdentifier?
+        @usableFromInline
         var option: TaskAdditionPolicy
+        @usableFromInline
         var priority: TaskPriority?
+        @usableFromInline
         var operation: TaskOperation
     }
 
+    @usableFromInline
     enum Kind {
         case none
         case event(Event)
@@ -24,6 +31,7 @@ public struct TransducerEffect<Event, Env, Response> {
         case sequence([TransducerEffect])
     }
 
+    @usableFromInline
     let kind: Kind
 
     init(_ kind: Kind) { self.kind = kind }

@@ -43,6 +43,7 @@ public struct RuntimeID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(rawValue)" }
 
     private static let counter = Atomic<UInt64>(0)
+    @usableFromInline
     static func next() -> RuntimeID {
         RuntimeID(rawValue: counter.wrappingAdd(1, ordering: .relaxed).newValue)
     }

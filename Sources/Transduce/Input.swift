@@ -26,6 +26,7 @@ public struct TransducerInput<Event, Response>: Sendable, Identifiable, Equatabl
         self.init(id: RuntimeID.next(), post: post, dispatch: dispatch)
     }
 
+    @usableFromInline
     init(
         id: RuntimeID, post: @escaping @Sendable (Event) throws -> Void,
         dispatch: @escaping @Sendable (Event, DispatchStyle) async throws -> Response?

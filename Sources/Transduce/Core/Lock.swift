@@ -11,9 +11,12 @@
 /// Used instead of `Synchronization.Mutex` because on Linux that one is built on raw futexes,
 /// which ThreadSanitizer cannot see, so every `--sanitize=thread` run reported false races. An
 /// uncontended lock/unlock pair costs about the same (~20 ns). Not reentrant.
+@usableFromInline
 package final class Lock<Value>: @unchecked Sendable {  // `value` is only touched with `mutex` held
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline
+    var value: Value
 
     package init(_ value: Value) {
         self.value = value
@@ -30,7 +33,7 @@ package final class Lock<Value>: @unchecked Sendable {  // `value` is only touch
     }
 
     /// Runs `body` with exclusive access to the value. `body` must not block or suspend.
-    @inline(__always)
+    @inlinable
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

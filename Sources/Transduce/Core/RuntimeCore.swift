@@ -1,37 +1,65 @@
 import Synchronization
 
-/// Starts the compute plane on a host's isolation.
-protocol DrainHost: AnyObject, Sendable {
-    /// Creates a task on the host's isolation that runs `drain(until: nil)`.
-    /// Called with the core's control lock held: it must only create the task.
-    func startDrain() -> Task<Void, Never>
-    /// Runs ``RuntimeCore/drain(until:transduce:respond:isolation:)`` on the host's isolation over
-    /// the host's state. With a dispatch it runs on the caller's task until that admission has been
-    /// processed (the fast path of an awaited dispatch into an idle gate).
-    func drain(until dispatch: UInt64?) async
-}
-
 /// A host's drain entry points, each holding the host weakly (a runtime never keeps its host
-/// alive); `startDrain` returns `nil` once the host is gone.
+/// alive).
+///
+/// - `startDrain` creates a task on the host's isolation that runs the drain; it is called with
+///   the core's control lock held, so it must only create the task. It returns `nil` once the
+///   host is gone.
+/// - `drain` runs ``RuntimeCore/drain(until:transduce:respond:isolation:)`` on the host's
+///   isolation over the host's state, on the caller's task, until the given admission has been
+///   processed (the fast path of an awaited dispatch into an idle gate).
+@usableFromInline
 struct HostHooks: Sendable {
+    @usableFromInline
     let startDrain: @Sendable () -> Task<Void, Never>?
+    @usableFromInline
     let drain: @Sendable (UInt64) async -> Void
+
+    @inlinable
+    init(startDrain: @escaping @Sendable () -> Task<Void, Never>?, drain: @escaping @Sendable (UInt64) async -> Void) {
+        self.startDrain = startDrain
+        self.drain = drain
+    }
 }
 
 /// The identity of the drain task, compared to the current task to detect re-entrant dispatch.
 /// It is stored only while that task runs the drain, so the pointer it wraps stays valid.
+@usableFromInline
 struct TaskIdentity: Equatable, @unchecked Sendable {  // compared only, never used to act on the task
+    @usableFromInline
     let task: UnsafeCurrentTask
+    @inlinable
     init(_ task: UnsafeCurrentTask) { self.task = task }
 }
 
 /// The task-local context of a managed task, so dispatches from inside it name it as origin.
+@usableFromInline
 enum ManagedTaskContext {
+    @usableFromInline
     struct Value: Sendable {
+        @usableFromInline
         var runtime: RuntimeID
+        @usableFromInline
         var task: UInt64
+
+        @inlinable
+        init(runtime: RuntimeID, task: UInt64) {
+            self.runtime = runtime
+            self.task = task
+        }
     }
     @TaskLocal static var current: Value?
+
+    /// The context of the managed task the caller runs in, if any.
+    @usableFromInline
+    static var value: Value? { current }
+
+    /// Runs `operation` with `value` as the context.
+    @usableFromInline
+    static func run<R: Sendable>(_ value: Value, _ operation: @Sendable () async throws -> R) async throws -> R {
+        try await $current.withValue(value) { try await operation() }
+    }
 }
 
 /// The runtime shared by every host: a lock-based control plane and a compute plane that the
@@ -43,69 +71,140 @@ enum ManagedTaskContext {
 ///
 /// Compute plane: ``drain(transduce:respond:isolation:)`` runs on the host's isolation, one cycle
 /// at a time; state is touched only there, through the closures the host passes in.
+@usableFromInline
 final class RuntimeCore<T: Transducer>: @unchecked Sendable  // mutable state is in `control` (Mutex) and `lifecycleState` (Atomic)
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
 {
+    @usableFromInline
     typealias Effect = TransducerEffect<T.Event, T.Env, T.Response>
+    @usableFromInline
     typealias ResponseWaiter = Waiter<T.Response?>
 
+    @usableFromInline
     struct Admission {
+        @usableFromInline
         var event: T.Event
+        @usableFromInline
         var style: DispatchKind
+        @usableFromInline
         var waiters: [ResponseWaiter]
+        @usableFromInline
         var dispatch: UInt64
+        @usableFromInline
         var enqueuedAt: UInt64
+        @usableFromInline
         var origin: UInt64
+
+        @inlinable
+        init(event: T.Event, style: DispatchKind, waiters: [ResponseWaiter], dispatch: UInt64, enqueuedAt: UInt64, origin: UInt64) {
+            self.event = event
+            self.style = style
+            self.waiters = waiters
+            self.dispatch = dispatch
+            self.enqueuedAt = enqueuedAt
+            self.origin = origin
+        }
     }
 
-    enum TaskKey: Hashable {
+    @usableFromInline
+    enum TaskKey: Hashable, Sendable {
         case named(TaskIdentifier)
         case anonymous(UInt64)
     }
 
+    @usableFromInline
     struct Entry {
+        @usableFromInline
         var instance: UInt64
+        @usableFromInline
         var task: Task<Void, Never>?
+        @usableFromInline
         var waiters: [ResponseWaiter]
+        @usableFromInline
         var startedAt: UInt64
+
+        @inlinable
+        init(instance: UInt64, task: Task<Void, Never>?, waiters: [ResponseWaiter], startedAt: UInt64) {
+            self.instance = instance
+            self.task = task
+            self.waiters = waiters
+            self.startedAt = startedAt
+        }
     }
 
+    @usableFromInline
     struct Control {
+        @usableFromInline
         var failure: (any Error)?
+        @usableFromInline
         var queue = FIFO<Admission>()
         /// Awaited admissions and task re-entries that found the queue full, in arrival order.
+        @usableFromInline
         var overflow = FIFO<Admission>()
+        @usableFromInline
         var draining = false
+        @usableFromInline
         var drainTask: Task<Void, Never>?
+        @usableFromInline
         var drainIdentity: TaskIdentity?
         /// Waiters of the cycle in flight, so the control plane can fail them mid-action.
+        @usableFromInline
         var inflight: [ResponseWaiter] = []
+        @usableFromInline
         var entries: [TaskKey: Entry] = [:]
         /// How to reach the host; every closure holds it weakly.
+        @usableFromInline
         var hooks: HostHooks?
+        @usableFromInline
         var nextCycle: UInt64 = 0
+        @usableFromInline
         var nextTask: UInt64 = 0
+
+        @inlinable
+        init() {}
     }
 
     /// A resumption to perform once the control lock is released.
+    @usableFromInline
     struct Resumption {
+        @usableFromInline
         var waiter: ResponseWaiter
+        @usableFromInline
         var result: Result<T.Response?, any Error>
+        @usableFromInline
         var byCycle: UInt64 = 0
+        @usableFromInline
         var byTask: UInt64 = 0
+
+        @inlinable
+        init(waiter: ResponseWaiter, result: Result<T.Response?, any Error>, byCycle: UInt64 = 0, byTask: UInt64 = 0) {
+            self.waiter = waiter
+            self.result = result
+            self.byCycle = byCycle
+            self.byTask = byTask
+        }
     }
 
+    @usableFromInline
     let id: RuntimeID
+    @usableFromInline
     let env: T.Env
+    @usableFromInline
     let instrument: (any RuntimeInstrument)?
+    @usableFromInline
     let queueCapacity: Int
+    @usableFromInline
     let stepLimit: Int
-    private let lifecycleState = Atomic<UInt8>(RuntimeLifecycle.active.rawValue)
-    private let nextDispatch = Atomic<UInt64>(0)
-    private let control = Lock(Control())
+    @usableFromInline
+    let lifecycleState = Atomic<UInt8>(RuntimeLifecycle.active.rawValue)
+    @usableFromInline
+    let nextDispatch = Atomic<UInt64>(0)
+    @usableFromInline
+    let control = Lock(Control())
 
+    @inlinable
     init(env: T.Env, instrument: (any RuntimeInstrument)?, queueCapacity: Int, stepLimit: Int, hostKind: StaticString) {
         precondition(queueCapacity > 0, "queueCapacity must be positive")
         precondition(stepLimit > 0, "stepLimit must be positive")
@@ -122,16 +221,15 @@ where
         }
     }
 
-    /// Connects the host. Generic so that the hooks call the host's own (specialized) methods
-    /// rather than going through the `DrainHost` existential.
-    func attach<Host: DrainHost>(host: Host) {
-        let hooks = HostHooks(
-            startDrain: { [weak host] in host?.startDrain() },
-            drain: { [weak host] dispatch in await host?.drain(until: dispatch) })
+    /// Connects the host. Each host builds its hooks itself, so that they call its own methods
+    /// directly: a client module then specializes the whole compute path for its transducer.
+    @inlinable
+    func attach(_ hooks: HostHooks) {
         control.withLock { $0.hooks = hooks }
     }
 
     /// The `Input` of this runtime. It holds the core, never the host.
+    @inlinable
     func makeInput() -> TransducerInput<T.Event, T.Response> {
         TransducerInput(
             id: id,
@@ -141,12 +239,16 @@ where
 
     // MARK: - Lifecycle
 
+    @inlinable
     var lifecycle: RuntimeLifecycle { RuntimeLifecycle(rawValue: lifecycleState.load(ordering: .acquiring))! }
+    @inlinable
     var isActive: Bool { lifecycleState.load(ordering: .acquiring) == RuntimeLifecycle.active.rawValue }
+    @inlinable
     var failure: (any Error)? { control.withLock { $0.failure } }
 
     /// The error a dispatch meets at the boundary once the runtime has latched.
-    private static func boundaryError(_ lifecycle: RuntimeLifecycle) -> RuntimeError {
+    @inlinable
+    static func boundaryError(_ lifecycle: RuntimeLifecycle) -> RuntimeError {
         switch lifecycle {
         case .active, .failed: .systemError
         case .cancelled: .cancelled
@@ -154,7 +256,8 @@ where
         }
     }
 
-    private static func rejection(_ lifecycle: RuntimeLifecycle) -> RejectionReason {
+    @inlinable
+    static func rejection(_ lifecycle: RuntimeLifecycle) -> RejectionReason {
         switch lifecycle {
         case .active, .failed: .systemError
         case .cancelled: .cancelled
@@ -165,6 +268,7 @@ where
     /// Latches the first terminal lifecycle: cancels every task and the drain, fails every waiter
     /// and discards the queue. Later calls do nothing. Never waits for the gate.
     @discardableResult
+    @inlinable
     func latch(_ reason: RuntimeLifecycle, error: (any Error)? = nil) -> Bool {
         precondition(reason != .active)
         let resumptions: [Resumption]? = control.withLock { control in
@@ -201,21 +305,24 @@ where
 
     // MARK: - Dispatch (control plane)
 
-    private var recording: (any RuntimeInstrument)? {
+    @inlinable
+    var recording: (any RuntimeInstrument)? {
         if let instrument, instrument.isRecording { return instrument }
         return nil
     }
 
     /// The managed task of this runtime that the caller runs in, if any.
-    private var callerTask: UInt64? {
-        guard let context = ManagedTaskContext.current, context.runtime == id else { return nil }
+    @inlinable
+    var callerTask: UInt64? {
+        guard let context = ManagedTaskContext.value, context.runtime == id else { return nil }
         return context.task
     }
 
     /// Why an admission is refused right now, or `nil`. Call with the lock held: `.cancel`
     /// cancels tasks under it, so once a task instance is cancelled nothing it dispatches enters
     /// the queue.
-    private func refusal(fromTask: Bool) -> (error: any Error, reason: RejectionReason)? {
+    @inlinable
+    func refusal(fromTask: Bool) -> (error: any Error, reason: RejectionReason)? {
         let lifecycle = self.lifecycle
         if lifecycle != .active { return (Self.boundaryError(lifecycle), Self.rejection(lifecycle)) }
         if fromTask && Task.isCancelled { return (CancellationError(), .cancelled) }
@@ -223,6 +330,7 @@ where
     }
 
     /// Enqueues a post-style admission; never suspends.
+    @inlinable
     func post(_ event: T.Event, style: DispatchKind) throws {
         let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
         let instrument = recording
@@ -246,6 +354,7 @@ where
     }
 
     /// Enqueues an awaited admission and suspends until its waiter is resolved.
+    @inlinable
     func dispatch(_ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
         let kind: DispatchKind =
             switch style {
@@ -287,7 +396,8 @@ where
         }
     }
 
-    private func rejected(
+    @inlinable
+    func rejected(
         _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason, _ instrument: any RuntimeInstrument
     ) {
         emit(
@@ -299,7 +409,8 @@ where
     /// runs. With `inline`, an idle gate is handed to the caller instead: `true` is returned and
     /// the caller must run ``drainInline(until:)``. Call with the lock held.
     @discardableResult
-    private func enqueue(
+    @inlinable
+    func enqueue(
         _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?, inline: Bool = false
     ) -> Bool {
         if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
@@ -319,14 +430,16 @@ where
         return false
     }
 
-    private func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
+    @inlinable
+    func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
         emit(
             .dispatch(
                 dispatch: admission.dispatch, style: admission.style, event: T.traceLabel(of: admission.event),
                 originTask: admission.origin, queueDepth: depth), instrument, payload: admission.event)
     }
 
-    private func isComputeTask() -> Bool {
+    @inlinable
+    func isComputeTask() -> Bool {
         withUnsafeCurrentTask { current in
             guard let current else { return false }
             let identity = TaskIdentity(current)
@@ -342,6 +455,7 @@ where
     ///
     /// With `until` (the inline fast path, on a caller's task), it stops after that dispatch's
     /// admission and hands anything queued meanwhile to a drain task.
+    @inlinable
     func drain(
         until inlineDispatch: UInt64? = nil, transduce: @escaping (T.Event) -> Effect,
         respond: @escaping (T.Event) -> T.Response,
@@ -365,14 +479,16 @@ where
 
     /// Runs the inline drain on the host. The host is held only for the drain, never while the
     /// caller then waits (a waiting caller must not keep its host alive).
-    private func drainInline(until dispatch: UInt64) async {
+    @inlinable
+    func drainInline(until dispatch: UInt64) async {
         guard let hooks = control.withLock({ $0.hooks }) else { return }
         await hooks.drain(dispatch)
     }
 
     /// Ends an inline drain: the gate goes back to idle, or to a drain task when admissions
     /// arrived meanwhile.
-    private func handOffInlineDrain() {
+    @inlinable
+    func handOffInlineDrain() {
         control.withLock { control in
             control.drainIdentity = nil
             if isActive && !control.queue.isEmpty, let task = control.hooks?.startDrain() {
@@ -384,7 +500,8 @@ where
         }
     }
 
-    private func nextAdmission() -> (Admission, UInt64, Int)? {
+    @inlinable
+    func nextAdmission() -> (Admission, UInt64, Int)? {
         control.withLock { control in
             guard isActive, let admission = control.queue.popFirst() else {
                 control.draining = false
@@ -403,21 +520,37 @@ where
     }
 
     /// What executing one effect led to.
-    private enum Step {
+    @usableFromInline
+    enum Step {
         case next(T.Event)
         case settled
         case handedOff
         case aborted
     }
 
-    private struct CycleContext {
+    @usableFromInline
+    struct CycleContext {
+        @usableFromInline
         let cycle: UInt64
+        @usableFromInline
         let style: DispatchKind
         /// Running on a caller's task (the inline fast path) rather than a drain task.
+        @usableFromInline
         var inline: Bool
+        @usableFromInline
         var step = 0
         /// Request-style waiters still owned by the cycle.
+        @usableFromInline
         var waiters: [ResponseWaiter]
+
+        @inlinable
+        init(cycle: UInt64, style: DispatchKind, inline: Bool, waiters: [ResponseWaiter]) {
+            self.cycle = cycle
+            self.style = style
+            self.inline = inline
+            self.waiters = waiters
+        }
+        @inlinable
         var followsChain: Bool {
             switch style {
             case .request, .uniqueRequest, .taskRequest: true
@@ -428,7 +561,8 @@ where
 
     /// Runs one cycle. Returns `false` when an inline cycle moved to a drain task (see
     /// ``moveToDrainTask(_:effect:_:enteredAt:transduce:respond:isolation:)``).
-    private func runCycle(
+    @inlinable
+    func runCycle(
         _ admission: Admission, cycle: UInt64, queueDepth: Int, inline: Bool, transduce: @escaping (T.Event) -> Effect,
         respond: @escaping (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
     ) async -> Bool {
@@ -451,7 +585,8 @@ where
 
     /// The chain of one cycle, from `start` (or from executing `pending`, the effect `start`
     /// produced). Returns `false` when the rest moved to a drain task.
-    private func cycleLoop(
+    @inlinable
+    func cycleLoop(
         _ start: T.Event, effect pending: Effect?, _ context: inout CycleContext, enteredAt: UInt64,
         transduce: @escaping (T.Event) -> Effect, respond: @escaping (T.Event) -> T.Response,
         isolation: isolated (any Actor) = #isolation
@@ -518,7 +653,8 @@ where
 
     /// Moves the rest of an inline cycle (executing `effect` and what follows) and the rest of
     /// the queue to a new drain task on the host's isolation; the caller goes back to waiting.
-    private func moveToDrainTask(
+    @inlinable
+    func moveToDrainTask(
         _ event: T.Event, effect: Effect, _ context: CycleContext, enteredAt: UInt64,
         transduce: @escaping (T.Event) -> Effect, respond: @escaping (T.Event) -> T.Response,
         isolation: isolated (any Actor) = #isolation
@@ -543,7 +679,8 @@ where
         }
     }
 
-    private static func containsAsyncAction(_ effect: Effect) -> Bool {
+    @inlinable
+    static func containsAsyncAction(_ effect: Effect) -> Bool {
         switch effect.kind {
         case .asyncAction: true
         case .sequence(let effects): effects.contains(where: containsAsyncAction)
@@ -551,7 +688,8 @@ where
         }
     }
 
-    private func execute(
+    @inlinable
+    func execute(
         _ effect: Effect, carrying: Bool, _ context: inout CycleContext, isolation: isolated (any Actor) = #isolation
     ) async -> Step {
         let startedAt = recording == nil ? 0 : MonotonicClock.now()
@@ -601,7 +739,8 @@ where
         return step
     }
 
-    private func executeSequence(
+    @inlinable
+    func executeSequence(
         _ effects: [Effect], carrying: Bool, _ context: inout CycleContext, isolation: isolated (any Actor) = #isolation
     ) async -> Step {
         guard let last = effects.last else { return .settled }
@@ -621,7 +760,8 @@ where
         return await execute(last, carrying: carrying, &context)
     }
 
-    private static func kind(of effect: Effect) -> EffectKind {
+    @inlinable
+    static func kind(of effect: Effect) -> EffectKind {
         switch effect.kind {
         case .none: .none
         case .event: .event
@@ -635,7 +775,8 @@ where
 
     // MARK: - Task manager (control plane)
 
-    private func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], unique: Bool, cycle: UInt64) {
+    @inlinable
+    func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], unique: Bool, cycle: UInt64) {
         let input = makeInput()
         let env = self.env
         let operation = spec.operation
@@ -671,7 +812,7 @@ where
             let task = Task(priority: spec.priority) { [self] in
                 let result: Result<TaskReturn<T.Event>, any Error>
                 do {
-                    result = .success(try await ManagedTaskContext.$current.withValue(context) { try await operation(input, env) })
+                    result = .success(try await ManagedTaskContext.run(context) { try await operation(input, env) })
                 } catch {
                     result = .failure(error)
                 }
@@ -681,7 +822,8 @@ where
         }
     }
 
-    private func taskFinished(key: TaskKey, instance: UInt64, result: Result<TaskReturn<T.Event>, any Error>) {
+    @inlinable
+    func taskFinished(key: TaskKey, instance: UInt64, result: Result<TaskReturn<T.Event>, any Error>) {
         var failedWith: (any Error)?
         let resumptions: [Resumption] = control.withLock { control in
             let instrument = recording
@@ -725,7 +867,8 @@ where
         resume(resumptions)
     }
 
-    private func cancelTask(_ key: TaskKey, reason: TaskCancelReason) {
+    @inlinable
+    func cancelTask(_ key: TaskKey, reason: TaskCancelReason) {
         let resumptions: [Resumption] = control.withLock { control in
             guard let entry = control.entries.removeValue(forKey: key) else { return [] }
             return cancel(entry, reason: reason, error: CancellationError())
@@ -735,31 +878,36 @@ where
 
     /// Cancels one removed entry's task, reports it, and returns its waiters' failures.
     /// Call with the lock held.
-    private func cancel(_ entry: Entry, reason: TaskCancelReason, error: any Error) -> [Resumption] {
+    @inlinable
+    func cancel(_ entry: Entry, reason: TaskCancelReason, error: any Error) -> [Resumption] {
         entry.task?.cancel()
         if let instrument = recording { emit(.taskCancel(task: entry.instance, reason: reason), instrument) }
         return entry.waiters.map { Resumption(waiter: $0, result: .failure(error), byTask: entry.instance) }
     }
 
     /// Removes and cancels every live entry, oldest first. Call with the lock held.
-    private func cancelEntries(_ control: inout Control, reason: TaskCancelReason, error: any Error) -> [Resumption] {
+    @inlinable
+    func cancelEntries(_ control: inout Control, reason: TaskCancelReason, error: any Error) -> [Resumption] {
         let entries = control.entries.values.sorted { $0.instance < $1.instance }
         control.entries = [:]
         return entries.flatMap { cancel($0, reason: reason, error: error) }
     }
 
-    private func cancelAllTasks(reason: TaskCancelReason) {
+    @inlinable
+    func cancelAllTasks(reason: TaskCancelReason) {
         let resumptions = control.withLock { cancelEntries(&$0, reason: reason, error: CancellationError()) }
         resume(resumptions)
     }
 
     /// Registry introspection for tests: the number of live tasks.
+    @inlinable
     var liveTaskCount: Int { control.withLock { $0.entries.count } }
 
     // MARK: - Resumption and emission
 
     /// Resumes waiters; must be called without the control lock held.
-    private func resume(_ resumptions: [Resumption]) {
+    @inlinable
+    func resume(_ resumptions: [Resumption]) {
         for r in resumptions {
             guard let instrument = recording else {
                 r.waiter.resolve(r.result)
@@ -769,7 +917,8 @@ where
         }
     }
 
-    private func emitResume(_ r: Resumption, _ instrument: any RuntimeInstrument) {
+    @inlinable
+    func emitResume(_ r: Resumption, _ instrument: any RuntimeInstrument) {
         let now = MonotonicClock.now()
         let outcome: ResumeOutcome
         var errorLabel: EventLabel?
@@ -786,7 +935,8 @@ where
                 latencyNanos: r.waiter.createdAt == 0 ? 0 : now &- r.waiter.createdAt), instrument, at: now)
     }
 
-    private func emit(
+    @inlinable
+    func emit(
         _ detail: RuntimeEvent.Detail, _ instrument: any RuntimeInstrument, at time: UInt64 = 0, payload: T.Event? = nil
     ) {
         let boxed: (any Sendable)? = payload != nil && instrument.capturesPayloads ? payload : nil

@@ -5,8 +5,10 @@ import Synchronization
 /// The first ``resolve(_:)`` wins; later ones return `false` and do nothing. A result that
 /// arrives before the continuation is installed (a caller cancelled before it suspended) is kept
 /// and delivered by ``install(_:)``.
+@usableFromInline
 final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state is in `state` (Mutex)
-    private enum State {
+    @usableFromInline
+    enum State {
         case pending
         case waiting(CheckedContinuation<Value, any Error>)
         case early(Result<Value, any Error>)
@@ -14,16 +16,21 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     }
 
     /// The dispatch that created this waiter.
+    @usableFromInline
     let dispatch: UInt64
     /// When the caller dispatched (monotonic ns, 0 when not instrumented).
+    @usableFromInline
     let createdAt: UInt64
-    private let state = Lock<State>(.pending)
+    @usableFromInline
+    let state = Lock<State>(.pending)
 
+    @inlinable
     init(dispatch: UInt64, createdAt: UInt64) {
         self.dispatch = dispatch
         self.createdAt = createdAt
     }
 
+    @inlinable
     func install(_ continuation: CheckedContinuation<Value, any Error>) {
         let early: Result<Value, any Error>? = state.withLock { state in
             switch state {
@@ -43,6 +50,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     /// Resumes the caller with `result` unless it was resumed already; `true` for the first call.
     /// `onWin` runs for the first call only, after the outcome is decided and before the caller
     /// resumes (so an instrument records the resume before the caller can observe the trace).
+    @inlinable
     @discardableResult
     func resolve(_ result: Result<Value, any Error>, onWin: () -> Void = {}) -> Bool {
         let continuation: CheckedContinuation<Value, any Error>?
@@ -65,6 +73,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     }
 
     /// The result, when it was resolved before any continuation was installed (consumes it).
+    @inlinable
     func takeEarlyResult() -> Result<Value, any Error>? {
         state.withLock { state in
             guard case .early(let result) = state else { return nil }

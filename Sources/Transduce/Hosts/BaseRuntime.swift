@@ -9,7 +9,7 @@
 /// let items = try await runtime.input.request(.load)
 /// let count = await runtime.withState { $0.items.count }
 /// ```
-public actor BaseRuntime<T: Transducer>: DrainHost
+public actor BaseRuntime<T: Transducer>
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
@@ -19,9 +19,12 @@ where
     /// Default limit of internal events chained in one cycle.
     public static var defaultStepLimit: Int { 10_000 }
 
-    private let core: RuntimeCore<T>
+    @usableFromInline
+    let core: RuntimeCore<T>
     /// The current state; written only by the compute plane.
-    public private(set) var state: T.State
+    public var state: T.State { storedState }
+    @usableFromInline
+    var storedState: T.State
     /// The dispatch handle: stable, `Sendable`, and weak to this host.
     public nonisolated let input: T.Input
 
@@ -35,6 +38,7 @@ where
     ///     ``RuntimeError/queueFull(capacity:)``, awaited dispatches wait for room.
     ///   - stepLimit: internal events one cycle may chain before the runtime fails with
     ///     ``RuntimeError/runawayEventChain(event:limit:)``.
+    @inlinable
     public init(
         of: T.Type = T.self, initialState: T.State = T.initialState, env: T.Env, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
@@ -42,12 +46,27 @@ where
     ) {
         core = RuntimeCore(
             env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit, hostKind: "BaseRuntime")
-        state = initialState
+        storedState = initialState
         input = core.makeInput()
-        core.attach(host: self)
+        // Static calls, not methods: a client module can specialize those (it cannot rule out
+        // overrides of a class method, so it would call the generic one).
+        core.attach(
+            HostHooks(
+                startDrain: { [weak self] in
+                    guard let self else { return nil }
+                    return Task { [weak self] in
+                        guard let self else { return }
+                        await Self.drain(self, until: nil)
+                    }
+                },
+                drain: { [weak self] dispatch in
+                    guard let self else { return }
+                    await Self.drain(self, until: dispatch)
+                }))
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
+    @inlinable
     public init(
         of: T.Type = T.self, initialState: T.State = T.initialState, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
@@ -61,7 +80,7 @@ where
     deinit { core.latch(.deallocated) }
 
     /// Reads the state on the host's isolation.
-    public func withState<R: Sendable>(_ body: (T.State) throws -> R) rethrows -> R { try body(state) }
+    public func withState<R: Sendable>(_ body: (T.State) throws -> R) rethrows -> R { try body(storedState) }
 
     /// The process-unique identity of this runtime, as instruments record it.
     public nonisolated var runtimeID: RuntimeID { core.id }
@@ -77,14 +96,12 @@ where
     /// ``RuntimeError/systemError``. Only the first latch counts.
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
-    nonisolated func startDrain() -> Task<Void, Never> {
-        Task { [weak self] in await self?.drain(until: nil) }
-    }
-
-    func drain(until dispatch: UInt64?) async {
-        await core.drain(
-            until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
-            respond: { event in T.response(state: self.state, event: event) })
+    /// Runs the compute plane on `host`'s isolation (see ``HostHooks``).
+    @inlinable
+    static func drain(_ host: isolated BaseRuntime, until dispatch: UInt64?) async {
+        await host.core.drain(
+            until: dispatch, transduce: { event in T.transduce(&host.storedState, event: event) },
+            respond: { event in T.response(state: host.storedState, event: event) })
     }
 
     /// Live managed tasks, for tests.

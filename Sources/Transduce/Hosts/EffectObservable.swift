@@ -5,7 +5,7 @@ import Observation
 /// ``state`` is observable (`withObservationTracking`, `Observations { host.state }`, SwiftUI).
 /// Like every host it owns the runtime's lifetime: its `deinit` cancels every task.
 @MainActor @Observable
-public final class EffectObservable<T: Transducer>: DrainHost
+public final class EffectObservable<T: Transducer>
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
@@ -24,7 +24,10 @@ where
             hostKind: "EffectObservable")
         state = initialState
         input = core.makeInput()
-        core.attach(host: self)
+        core.attach(
+            HostHooks(
+                startDrain: { [weak self] in self?.startDrain() },
+                drain: { [weak self] dispatch in await self?.drain(until: dispatch) }))
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -49,10 +52,12 @@ where
     @discardableResult
     public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
 
+    @usableFromInline
     nonisolated func startDrain() -> Task<Void, Never> {
         Task { @MainActor [weak self] in await self?.drain(until: nil) }
     }
 
+    @usableFromInline
     func drain(until dispatch: UInt64?) async {
         await core.drain(
             until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
