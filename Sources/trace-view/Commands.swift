@@ -238,7 +238,6 @@ enum TraceViewCommand {
     static func record(_ args: Arguments) throws {
         guard let command = args.rest.first else { throw CLIError.usage("record needs a command after --") }
         guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --") }
-        if let missing = LTTngSession.toolsMissing { throw CLIError.data(missing) }
         let stamp = Int(Date().timeIntervalSince1970)
         let output = args.options["output"] ?? "transduce-trace-\(stamp)"
         let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
@@ -248,6 +247,7 @@ enum TraceViewCommand {
         guard let executable = command.contains("/") ? command : Subprocess.which(command),
             access(executable, X_OK) == 0
         else { throw CLIError.usage("cannot run \(command): not an executable file") }
+        if let missing = LTTngSession.toolsMissing { throw CLIError.data(missing) }
         let session: LTTngSession
         do {
             session = try LTTngSession(

@@ -86,7 +86,9 @@ enum Help {
             Runs COMMAND under an LTTng session made for it (starting lttng-sessiond when none
             answers), with transduce:* enabled and the vtid and vpid contexts, and keeps the CTF
             trace in DIR (default ./transduce-trace-<time>). The command needs a TraceRecorder
-            (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded.
+            (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded. Ctrl-C ends
+            the command; trace-view then stops the session and keeps what was recorded. Exits with
+            the command's status.
             """,
     ]
 }

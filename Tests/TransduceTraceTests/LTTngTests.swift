@@ -158,4 +158,23 @@ struct Comparable: Hashable {
         let again = try traceView(["record", "--output", output, "--", example, dir.file("x")], lttng: true)
         #expect(again.status == 64 && again.err.contains("exists already"))
     }
+
+    /// The recorded command starts with default signal actions although trace-view ignores
+    /// SIGINT while it runs (so Ctrl-C ends the command, and trace-view still stops the session).
+    @Test(.enabled(if: LTTngTools.available)) func anInterruptedCommandEndsAndTheSessionIsKept() throws {
+        let dir = TemporaryDirectory()
+        let output = dir.file("interrupted")
+        let recorded = try traceView(["record", "--output", output, "--", "/bin/sh", "-c", "kill -INT $$; sleep 30"], lttng: true)
+        #expect(recorded.status == 128 + SIGINT, "\(recorded.err)")
+        #expect(recorded.err.contains("LTTng trace kept in \(output)"))
+        #expect(recorded.err.contains("exited with status \(128 + SIGINT)"))
+        #expect(FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func recordRefusesACommandThatCannotRun() throws {
+        let dir = TemporaryDirectory()
+        let missing = try traceView(["record", "--output", dir.file("x"), "--", "/nonexistent/server"])
+        #expect(missing.status == 64 && missing.err.contains("cannot run /nonexistent/server"), "\(missing.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x")))
+    }
 }
