@@ -3,13 +3,16 @@
 /// Made from a string literal or an enum case it costs no allocation: it points at static
 /// memory (the literal, or the enum's reflection metadata, which lives as long as the process).
 public struct EventLabel: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    @usableFromInline
     enum Storage: @unchecked Sendable {  // `.utf8` points at immutable static memory only
         case utf8(UnsafePointer<UInt8>, count: Int)
         case string(String)
     }
 
+    @usableFromInline
     let storage: Storage
 
+    @inlinable
     public init(_ literal: StaticString) {
         if literal.hasPointerRepresentation {
             storage = .utf8(literal.utf8Start, count: literal.utf8CodeUnitCount)
@@ -18,6 +21,7 @@ public struct EventLabel: Sendable, Hashable, CustomStringConvertible, Expressib
         }
     }
 
+    @inlinable
     public init(stringLiteral value: StaticString) { self.init(value) }
 
     public init(_ string: String) { storage = .string(string) }

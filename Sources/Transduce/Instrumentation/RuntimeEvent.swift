@@ -10,6 +10,7 @@ public struct RuntimeEvent: Sendable {
     /// ``RuntimeInstrument/capturesPayloads``.
     public var payload: (any Sendable)?
 
+    @inlinable
     public init(time: UInt64, runtime: RuntimeID, detail: Detail, payload: (any Sendable)? = nil) {
         self.time = time
         self.runtime = runtime
