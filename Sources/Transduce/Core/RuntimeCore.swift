@@ -65,14 +65,14 @@ enum ManagedTaskContext {
 /// The runtime shared by every host: a lock-based control plane and a compute plane that the
 /// host runs on its own isolation.
 ///
-/// Control plane: `control` (a `Mutex`) holds the lifecycle latch, the admission FIFO, the task
+/// Control plane: `control` (a `Lock`) holds the lifecycle latch, the admission FIFO, the task
 /// registry and the drain flag. Every control operation is synchronous, never suspends, and runs
 /// on any thread. Continuations are always resumed after the lock is released.
 ///
 /// Compute plane: ``drain(transduce:respond:isolation:)`` runs on the host's isolation, one cycle
 /// at a time; state is touched only there, through the closures the host passes in.
 @usableFromInline
-final class RuntimeCore<T: Transducer>: @unchecked Sendable  // mutable state is in `control` (Mutex) and `lifecycleState` (Atomic)
+final class RuntimeCore<T: Transducer>: @unchecked Sendable  // mutable state is in `control` (a Lock) and `lifecycleState` (Atomic)
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>

@@ -6,7 +6,7 @@ import Synchronization
 /// arrives before the continuation is installed (a caller cancelled before it suspended) is kept
 /// and delivered by ``install(_:)``.
 @usableFromInline
-final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state is in `state` (Mutex)
+final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state is in `state` (a Lock)
     @usableFromInline
     enum State {
         case pending

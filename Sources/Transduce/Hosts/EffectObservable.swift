@@ -52,12 +52,10 @@ where
     @discardableResult
     public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
 
-    @usableFromInline
     nonisolated func startDrain() -> Task<Void, Never> {
         Task { @MainActor [weak self] in await self?.drain(until: nil) }
     }
 
-    @usableFromInline
     func drain(until dispatch: UInt64?) async {
         await core.drain(
             until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
