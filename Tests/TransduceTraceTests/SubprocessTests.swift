@@ -18,7 +18,8 @@ import Testing
             pthread_sigmask(SIG_SETMASK, &previousMask, nil)
             signal(SIGINT, previousInterrupt)
         }
-        let result = try Subprocess.run("/bin/sh", ["-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"], output: .capture, timeout: 30)
+        let result = try Subprocess.run(
+            "/bin/sh", ["-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"], output: .capture, timeout: 30)
         #expect(result.status == 0)
         let fields = Dictionary(
             uniqueKeysWithValues: result.output.split(separator: "\n").map { line in

@@ -72,7 +72,8 @@ enum ManagedTaskContext {
 /// Compute plane: ``drain(transduce:respond:isolation:)`` runs on the host's isolation, one cycle
 /// at a time; state is touched only there, through the closures the host passes in.
 @usableFromInline
-final class RuntimeCore<T: Transducer>: @unchecked Sendable  // mutable state is in `control` (a Lock) and `lifecycleState` (Atomic)
+// @unchecked: the mutable state is in `control` (a Lock) and `lifecycleState` (an Atomic).
+final class RuntimeCore<T: Transducer>: @unchecked Sendable
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
@@ -98,7 +99,8 @@ where
         var origin: UInt64
 
         @inlinable
-        init(event: T.Event, style: DispatchKind, waiters: [ResponseWaiter], dispatch: UInt64, enqueuedAt: UInt64, origin: UInt64) {
+        init(event: T.Event, style: DispatchKind, waiters: [ResponseWaiter], dispatch: UInt64, enqueuedAt: UInt64, origin: UInt64)
+        {
             self.event = event
             self.style = style
             self.waiters = waiters
@@ -398,7 +400,8 @@ where
 
     @inlinable
     func rejected(
-        _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason, _ instrument: any RuntimeInstrument
+        _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason,
+        _ instrument: any RuntimeInstrument
     ) {
         emit(
             .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: reason), instrument,
@@ -609,7 +612,9 @@ where
                     break
                 }
                 if let instrument = recording {
-                    emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
+                    emit(
+                        .transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument,
+                        payload: event)
                 }
                 effect = transduce(event)
                 // An async action may suspend for long: a caller must not be the one that waits
@@ -708,7 +713,8 @@ where
                 // The lifecycle may have latched while the action was suspended.
                 step = isActive ? (next.map(Step.next) ?? .settled) : .aborted
             } catch is CancellationError {
-                resume(context.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byCycle: context.cycle) })
+                resume(
+                    context.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byCycle: context.cycle) })
                 context.waiters = []
                 step = .aborted
             } catch {
@@ -805,7 +811,8 @@ where
             if let instrument {
                 emit(
                     .taskSpawn(
-                        task: instance, name: spec.id, policy: unique ? .unique : (spec.option == .shareable ? .shareable : .switchToLatest),
+                        task: instance, name: spec.id,
+                        policy: unique ? .unique : (spec.option == .shareable ? .shareable : .switchToLatest),
                         cycle: cycle, waiters: allWaiters.count, replaces: replaces), instrument, at: startedAt)
             }
             let context = ManagedTaskContext.Value(runtime: id, task: instance)
@@ -837,7 +844,9 @@ where
             let now = instrument == nil ? 0 : MonotonicClock.now()
             let ran = now &- entry.startedAt
             func settle(_ outcome: TaskOutcome, _ label: EventLabel?) {
-                if let instrument { emit(.taskSettle(task: instance, outcome: outcome, label: label, ranNanos: ran), instrument, at: now) }
+                if let instrument {
+                    emit(.taskSettle(task: instance, outcome: outcome, label: label, ranNanos: ran), instrument, at: now)
+                }
             }
             switch result {
             case .success(.settle):
