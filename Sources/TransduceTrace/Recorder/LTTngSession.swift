@@ -66,16 +66,8 @@ package struct LTTngSession {
     private func call(_ arguments: [String]) throws {
         let result = try Subprocess.run(lttng, arguments, output: .capture, timeout: Self.callTimeout)
         guard result.status == 0 else {
-            let detail = result.output.trimmingTrailingWhitespace
+            let detail = result.output.trimmingTrailing(where: \.isWhitespace)
             throw Subprocess.Failure("lttng \(arguments.joined(separator: " ")) failed\(detail.isEmpty ? "" : ": " + detail)")
         }
-    }
-}
-
-extension String {
-    fileprivate var trimmingTrailingWhitespace: String {
-        var text = self
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return text
     }
 }

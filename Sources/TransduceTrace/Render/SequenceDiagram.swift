@@ -44,7 +44,7 @@ public struct SequenceDiagram: Sendable {
             let text = Array(String(index.title(of: p).prefix(columnWidth - 1)))
             place(text, at: max(0, positions[column] - text.count / 2), in: &header)
         }
-        var lines = [options.paint(String(header).trimmingTrailingSpaces(), .bold)]
+        var lines = [options.paint(String(header).trimmingTrailing(), .bold)]
         for interaction in interactions {
             lines.append(draw(interaction, columns: columns, origin: origin, positions: positions, lineWidth: lineWidth))
         }
@@ -100,7 +100,7 @@ public struct SequenceDiagram: Sendable {
                 place(Array(String(label.prefix(room - 1)) + options.ellipsis), at: a + 2, in: &line)
             }
         }
-        let text = String(line).trimmingTrailingSpaces()
+        let text = String(line).trimmingTrailing()
         guard options.color else { return text }
         let tint: RenderOptions.Tint =
             switch interaction.style {
@@ -118,9 +118,10 @@ public struct SequenceDiagram: Sendable {
 }
 
 extension String {
-    func trimmingTrailingSpaces() -> String {
+    /// The string without the trailing characters that match `drop`.
+    func trimmingTrailing(where drop: (Character) -> Bool = { $0 == " " }) -> String {
         var s = Substring(self)
-        while s.last == " " { s = s.dropLast() }
+        while let last = s.last, drop(last) { s = s.dropLast() }
         return String(s)
     }
 }
