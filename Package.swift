@@ -46,13 +46,20 @@ let package = Package(
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
         // 3.19 crashes on the main thread's sigsuspend under an async main).
+        // The ring buffer's stress oracle, shared by the tests and `transduce-stress` (release).
+        .target(name: "RingStress", dependencies: ["TransduceTrace"], path: "Benchmarks/RingStress"),
+        .executableTarget(
+            name: "transduce-stress", dependencies: ["RingStress", "TransduceTrace"], path: "Benchmarks/transduce-stress"),
         .executableTarget(
             name: "transduce-callgrind", dependencies: ["Transduce", "TransduceTrace"],
             path: "Benchmarks/transduce-callgrind"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
         .testTarget(
             name: "TransduceTraceTests",
-            dependencies: ["Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view"],
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view",
+                "RingStress",
+            ],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

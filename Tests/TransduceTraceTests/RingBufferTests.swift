@@ -1,34 +1,15 @@
 import Foundation
+import RingStress
 import Synchronization
 import Testing
 
 @testable import TransduceTrace
 
-/// A record whose words check each other, so a torn read is detectable.
-func stamped(producer: UInt64, sequence: UInt64) -> RawRecord {
-    var r = RawRecord()
-    r.kindCode = 2
-    r.time = sequence
-    r.runtime = producer
-    r.dispatch = producer << 32 | sequence
-    r.cycle = ~(producer << 32 | sequence)
-    r.task = sequence &* 0x9E37_79B9_7F4A_7C15
-    r.otherTask = producer &+ sequence
-    r.nanos = sequence ^ 0xDEAD_BEEF
-    r.count = UInt32(truncatingIfNeeded: sequence)
-    r.thread = UInt32(producer)
-    r.label = sequence &+ 1
-    r.label2 = producer &* 31
-    return r
+private func stamped(producer: UInt64, sequence: UInt64) -> RawRecord {
+    RingStress.stamped(producer: producer, sequence: sequence)
 }
 
-func isWhole(_ r: RawRecord) -> Bool {
-    let p = r.runtime
-    let s = r.time
-    return r.dispatch == p << 32 | s && r.cycle == ~(p << 32 | s) && r.task == s &* 0x9E37_79B9_7F4A_7C15
-        && r.otherTask == p &+ s && r.nanos == s ^ 0xDEAD_BEEF && r.count == UInt32(truncatingIfNeeded: s)
-        && r.thread == UInt32(p) && r.label == s &+ 1 && r.label2 == p &* 31 && r.kindCode == 2
-}
+private func isWhole(_ r: RawRecord) -> Bool { RingStress.isWhole(r) }
 
 @Suite struct RingBufferTests {
     @Test func capacityRoundsUpToAPowerOfTwo() {
@@ -116,5 +97,14 @@ func isWhole(_ r: RawRecord) -> Bool {
         #expect(UInt64(delivered.count) + counts.overwritten + counts.discarded == produced)
         #expect(counts.contended <= counts.overwritten)
         if mode == .discardNewest { #expect(counts.overwritten == 0) } else { #expect(counts.discarded == 0) }
+    }
+
+    /// Producers, a drainer and a snapshotter on threads of their own at once (a snapshot racing a
+    /// drain used to trap on `end - start`).
+    @Test(arguments: [TraceRingBuffer.Mode.overwriteOldest, .discardNewest], [1, 3])
+    func producersDrainerAndSnapshotterAtOnce(_ mode: TraceRingBuffer.Mode, producers: Int) {
+        let report = RingStress.run(producers: producers, capacity: 256, mode: mode, seconds: 0.3, minimumPasses: 200)
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.snapshots >= 200 && report.produced > 0, "\(report)")
     }
 }

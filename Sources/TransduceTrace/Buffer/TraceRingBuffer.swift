@@ -58,7 +58,7 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     private let drainLock = Lock(())
 
     /// Creates a buffer of at least `capacity` events (rounded up to a power of two, at least 2).
-    /// Allocates `capacity × 96` bytes once.
+    /// Allocates `capacity × 104` bytes once (13 words a slot).
     public init(capacity: Int, mode: Mode = .overwriteOldest) {
         precondition(capacity > 0 && capacity <= 1 << 30, "capacity must be in 1...2^30")
         var size = 2
@@ -129,8 +129,12 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     ///
     /// O(capacity); allocates the result array.
     public func snapshot() -> Batch {
+        // Tail first: a drain may move it at any moment, but never past the head of that moment,
+        // so a head read afterwards is at least the tail read before it (reading them the other
+        // way round let a concurrent drain put `start` past `end`).
+        let drained = tail.load(ordering: .acquiring)
         let end = head.load(ordering: .acquiring)
-        let start = max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, tail.load(ordering: .acquiring))
+        let start = min(max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, drained), end)
         var records: [RawRecord] = []
         records.reserveCapacity(Int(end - start))
         var lapped: UInt64 = 0

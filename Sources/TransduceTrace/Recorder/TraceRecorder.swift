@@ -33,7 +33,7 @@ public final class TraceRecorder: RuntimeInstrument {
     private let payloads: PayloadStore?
 
     /// - Parameters:
-    ///   - capacity: ring-buffer events (rounded up to a power of two); 96 bytes each.
+    ///   - capacity: ring-buffer events (rounded up to a power of two); 104 bytes each.
     ///   - mode: overwrite the oldest events (flight recorder) or discard new ones when full.
     ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
     ///     provider, see ``LTTngProvider``).
