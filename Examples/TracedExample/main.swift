@@ -4,6 +4,10 @@
 //     TRANSDUCE_TRACE=FILE swift run TracedExample    # dump FILE at exit (and on SIGUSR2)
 //     swift run TracedExample --serve FILE            # run, then wait; `kill -USR2 <pid>` dumps FILE;
 //                                                     # end of standard input exits
+//     TRANSDUCE_TRACE=FILE swift run TracedExample --end-with HOW
+//                                                     # run, then end by HOW: INT, TERM, HUP (the
+//                                                     # signal to itself), trap, or throw (an error
+//                                                     # out of main); the trace is dumped all the same
 //
 // Under an LTTng session that enables `transduce:*`, the same events also go to LTTng.
 import DemoWorkload
@@ -17,6 +21,9 @@ import TransduceTrace
 enum TracedExample {
     static func main() async throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "--end-with", arguments.count == 2 {
+            try await end(with: arguments[1])
+        }
         if arguments.isEmpty {
             guard TraceRecorder.bootstrapFromEnvironment() != nil else {
                 print("usage: TracedExample FILE | --serve FILE   (or set TRANSDUCE_TRACE=FILE)")
@@ -45,5 +52,28 @@ enum TracedExample {
         let runtime = try await DemoWorkload.run(instrument: recorder)
         try recorder.write(to: path)
         print("runtime \(runtime): \(recorder.snapshot().events.count) events written to \(path)")
+    }
+
+    struct Thrown: Error {}
+
+    static func end(with how: String) async throws -> Never {
+        guard TraceRecorder.bootstrapFromEnvironment() != nil else {
+            print("--end-with needs TRANSDUCE_TRACE=FILE")
+            exit(64)
+        }
+        _ = try await DemoWorkload.run(instrument: nil)
+        switch how {
+        case "INT": kill(getpid(), SIGINT)
+        case "TERM": kill(getpid(), SIGTERM)
+        case "HUP": kill(getpid(), SIGHUP)
+        case "trap": fatalError("ending with a trap, as asked")
+        case "throw": throw Thrown()
+        default:
+            print("unknown ending \(how)")
+            exit(64)
+        }
+        // A signal sent to oneself is delivered before kill returns, unless blocked on this
+        // thread; then another thread takes it.
+        while true { pause() }
     }
 }

@@ -74,6 +74,10 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
 
     deinit { slots.deallocate() }
 
+    /// The slot memory, for the async-signal-safe dump (clttng_dump.h), which reads it with the
+    /// slot protocol. Valid while the buffer lives.
+    var slotMemory: UnsafePointer<UInt64> { UnsafePointer(slots) }
+
     /// Records one event. Never blocks, never allocates. Returns `false` when the event was
     /// discarded (discard mode, full) or dropped to contention.
     @inline(__always) @discardableResult

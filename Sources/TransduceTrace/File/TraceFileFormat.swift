@@ -22,6 +22,9 @@ public enum TraceFileFormat {
     public static let recordSize = 80
     public static let maxStringBytes = 65_536
     public static let maxEventsPerChunk = 65_536
+    /// Events per chunk as writers write them: a file cut short loses at most its last chunk.
+    /// (The async-signal-safe dump in clttng_dump.c writes the same.)
+    public static let eventsPerChunk = 1_024
     public static let footerSize = 48
     /// Total string bytes a reader accepts before it stops (bounds its memory).
     public static let maxTotalStringBytes = 256 << 20

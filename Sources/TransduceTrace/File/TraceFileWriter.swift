@@ -1,8 +1,13 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// Numbers the temporary files of one process, so concurrent writers never share one.
+private let temporaryCounter = Atomic<UInt64>(0)
 
 /// Writes a ``Trace`` to a file in the binary format (``TraceFileFormat``) or as JSON Lines.
 public enum TraceFileWriter {
@@ -11,11 +16,15 @@ public enum TraceFileWriter {
         case jsonLines = "jsonl"
     }
 
-    /// Writes `trace` to `path` atomically (a temporary file renamed into place).
+    /// Writes `trace` to `path` atomically: a temporary file of this call's own
+    /// (`PATH.tmp-PID-N`) renamed into place, so concurrent writers of one path never tear it —
+    /// the last rename wins whole.
     public static func write(_ trace: Trace, to path: String, format: Format = .binary) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        guard let file = fopen(temporary, "wb") else {
-            throw TraceFileError(path: path, offset: 0, reason: "cannot create file: \(String(cString: strerror(errno)))")
+        let temporary = path + ".tmp-\(getpid())-\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0, let file = fdopen(descriptor, "wb") else {
+            let reason = String(cString: strerror(errno))
+            throw TraceFileError(path: path, offset: 0, reason: "cannot create file: \(reason)")
         }
         var ok = true
         let sink: ([UInt8]) -> Void = { bytes in
@@ -32,10 +41,11 @@ public enum TraceFileWriter {
         }
     }
 
-    /// Encodes `trace` in the binary format, handing out buffers of about 1 MiB.
+    /// Encodes `trace` in the binary format, ``TraceFileFormat/eventsPerChunk`` events a chunk,
+    /// handing out one buffer a chunk.
     public static func encodeBinary(_ trace: Trace, into sink: ([UInt8]) -> Void) {
         var out: [UInt8] = []
-        out.reserveCapacity(1 << 20)
+        out.reserveCapacity(1 << 17)
         out.append(contentsOf: TraceFileFormat.magic)
         out.appendLE(TraceFileFormat.version)
         out.appendLE(UInt16(0))
@@ -58,7 +68,7 @@ public enum TraceFileWriter {
         var index = 0
         let events = trace.events
         while index < events.count {
-            let chunk = events[index..<min(events.count, index + TraceFileFormat.maxEventsPerChunk)]
+            let chunk = events[index..<min(events.count, index + TraceFileFormat.eventsPerChunk)]
             index += chunk.count
             // Strings first, then the records that use them.
             var labelIDs: [(UInt32, UInt32)] = []

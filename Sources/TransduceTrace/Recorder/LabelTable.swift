@@ -1,3 +1,4 @@
+import CLTTng
 import Transduce
 
 /// Turns labels into one-word references for ring-buffer slots, and back.
@@ -16,8 +17,14 @@ public final class LabelTable: @unchecked Sendable {  // `dynamic` is guarded by
         var strings: [String] = []
     }
     private let dynamic = Lock(Dynamic())
+    /// A copy of the dynamic strings that the async-signal-safe dump can read (`nil` when its
+    /// memory could not be had: such labels then dump as empty on a signal).
+    let mirror: OpaquePointer?
 
-    public init(dynamicLimit: Int = 65_536) { self.dynamicLimit = dynamicLimit }
+    public init(dynamicLimit: Int = 65_536) {
+        self.dynamicLimit = dynamicLimit
+        mirror = clttng_label_mirror_create(UInt64(dynamicLimit))
+    }
 
     /// The reference of `label`; `0` for the empty label. Allocation-free for static labels.
     @inline(__always)
@@ -39,6 +46,8 @@ public final class LabelTable: @unchecked Sendable {  // `dynamic` is guarded by
             if let id = table.ids[string] { return id }
             guard table.strings.count < dynamicLimit else { return Self.dynamicTag | UInt64(dynamicLimit) }
             let id = Self.dynamicTag | UInt64(table.strings.count)
+            var copy = string
+            copy.withUTF8 { clttng_label_mirror_publish(mirror, UInt64(table.strings.count), $0.baseAddress, $0.count) }
             table.strings.append(string)
             table.ids[string] = id
             return id

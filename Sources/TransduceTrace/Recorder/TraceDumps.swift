@@ -1,3 +1,4 @@
+import CLTTng
 import Dispatch
 import Transduce
 
@@ -7,7 +8,22 @@ import Transduce
     import Darwin
 #endif
 
-/// Dumping the ring buffer: from code, at process exit, and on a signal.
+/// Dumping the ring buffer: from code, at process exit, on a signal, and when the process is
+/// ended by a signal or crashes.
+///
+/// Which endings keep a trace (with ``bootstrapFromEnvironment(capacity:)``, which sets up all):
+/// - `exit`, `main` returning: the exit dump (``dumpAtExit(to:)``), labels and payloads whole.
+/// - SIGINT (Ctrl-C), SIGTERM (systemd, container stop), SIGHUP, where the application has not
+///   set its own handling: the signal dump (``dumpOnTermination(to:)``), then the process ends
+///   with that same signal. Payloads are not in it.
+/// - A crash — a Swift trap (also an error thrown out of `main`), SIGSEGV, SIGBUS, SIGILL,
+///   SIGTRAP, SIGABRT, SIGFPE: the same signal dump, best effort, before the previous handler
+///   (the Swift backtracer's) runs.
+/// - SIGKILL, the OOM killer, power loss: nothing (no code runs); use LTTng for those.
+///
+/// Every dump of one path replaces the file atomically, so it always holds one whole dump: the
+/// newest. Dumps from code, on ``dumpSignal`` and at exit run one at a time, so the exit dump,
+/// which is the last, wins.
 extension TraceRecorder {
     /// The environment variable that names the file a process dumps its trace to at exit.
     public static let environmentVariable = "TRANSDUCE_TRACE"
@@ -19,7 +35,26 @@ extension TraceRecorder {
     /// extension: `.jsonl` writes JSON Lines, anything else the binary format.
     public func write(to path: String, format: TraceFileWriter.Format? = nil) throws {
         let format = format ?? (path.hasSuffix(".jsonl") ? .jsonLines : .binary)
-        try TraceFileWriter.write(snapshot(), to: path, format: format)
+        // One dump at a time: the snapshot taken last is renamed into place last.
+        try DumpRegistry.writing.withLock { _ in try TraceFileWriter.write(snapshot(), to: path, format: format) }
+    }
+
+    /// Dumps to `path` (binary format) when the process is ended by SIGINT, SIGTERM or SIGHUP —
+    /// each only where its disposition is still the default, so an application's own handling
+    /// wins — and, best effort, when it crashes. The dump is written from the signal handler by
+    /// an async-signal-safe writer (no allocation, no locks); afterwards a termination signal
+    /// ends the process with the same signal, and a crash goes on to the handler that was there
+    /// before. One recorder per process: a later call replaces the earlier one.
+    ///
+    /// - Returns: the signals that now dump.
+    @discardableResult
+    public func dumpOnTermination(to path: String) -> [Int32] {
+        guard clttng_signal_dump_configure(ring.slotMemory, UInt64(ring.capacity), labels.mirror, path) != 0 else {
+            DumpRegistry.report("no memory for the signal dump")
+            return []
+        }
+        let mask = clttng_signal_dump_install(1, 1)
+        return (1..<64).filter { mask & (1 << UInt64($0)) != 0 }.map(Int32.init)
     }
 
     /// Dumps to `path` when the process exits normally (`exit`, or `main` returning).
@@ -47,8 +82,8 @@ extension TraceRecorder {
     }
 
     /// When `TRANSDUCE_TRACE` names a file: creates a recorder, installs it as the default
-    /// instrument of every host created afterwards, and dumps to that file at exit and on
-    /// ``dumpSignal``. Returns the recorder, or `nil` when the variable is unset or empty.
+    /// instrument of every host created afterwards, and dumps to that file at exit, on
+    /// ``dumpSignal``, on SIGINT/SIGTERM/SIGHUP and on a crash (see the list above). Returns the recorder, or `nil` when the variable is unset or empty.
     @discardableResult
     public static func bootstrapFromEnvironment(capacity: Int = 1 << 16) -> TraceRecorder? {
         guard let value = getenv(environmentVariable), value.pointee != 0 else { return nil }
@@ -57,6 +92,7 @@ extension TraceRecorder {
         RuntimeInstrumentation.bootstrap(recorder)
         recorder.dumpAtExit(to: path)
         recorder.dumpOnSignal(to: path)
+        recorder.dumpOnTermination(to: path)
         return recorder
     }
 }
@@ -66,6 +102,8 @@ private func ignoreSignal(_ number: Int32) { _ = signal(number, SIG_IGN) }
 enum DumpRegistry {
     static let exitDumps = Lock<[(TraceRecorder, String)]>([])
     static let signalSources = Lock<[any DispatchSourceSignal]>([])
+    /// Serializes dumps from Swift code (the signal-handler dump cannot take a lock).
+    static let writing = Lock(())
 
     static func runExitDumps() {
         for (recorder, path) in exitDumps.withLock({ $0 }) {
@@ -73,7 +111,9 @@ enum DumpRegistry {
         }
     }
 
-    static func report(_ error: any Error) {
+    static func report(_ error: any Error) { report("\(error)") }
+
+    static func report(_ error: String) {
         let message = "transduce: trace dump failed: \(error)\n"
         var bytes = Array(message.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

@@ -1,0 +1,325 @@
+/* The async-signal-safe ring dump declared in include/clttng_dump.h. Everything a handler touches
+ * is allocated by clttng_signal_dump_configure; the handler itself calls only open, write, close,
+ * rename, clock_gettime, sigaction and raise (all async-signal-safe). */
+#define _GNU_SOURCE
+#include "clttng_dump.h"
+#include "clttng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct clttng_label_mirror {
+    uint64_t limit;
+    const uint8_t **bytes;
+    uint32_t *lengths;
+};
+
+clttng_label_mirror *clttng_label_mirror_create(uint64_t limit) {
+    clttng_label_mirror *m = calloc(1, sizeof *m);
+    if (m == NULL) return NULL;
+    m->limit = limit;
+    m->bytes = calloc(limit ? limit : 1, sizeof *m->bytes);
+    m->lengths = calloc(limit ? limit : 1, sizeof *m->lengths);
+    if (m->bytes == NULL || m->lengths == NULL) {
+        free(m->bytes);
+        free(m->lengths);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void clttng_label_mirror_publish(clttng_label_mirror *m, uint64_t index, const uint8_t *bytes, size_t length) {
+    if (m == NULL || index >= m->limit) return;
+    if (length > 65536) length = 65536;
+    uint8_t *copy = malloc(length ? length : 1);
+    if (copy == NULL) return;
+    memcpy(copy, bytes, length);
+    __atomic_store_n(&m->lengths[index], (uint32_t)length, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->bytes[index], copy, __ATOMIC_RELEASE);
+}
+
+/* Format constants: keep in step with TraceFileFormat.swift. */
+enum {
+    DUMP_RECORD_SIZE = 80,
+    DUMP_CHUNK_EVENTS = 1024,
+    DUMP_CHUNK_HEADER = 12,
+    DUMP_LABEL_DYNAMIC = 0,
+    DUMP_MAX_STRING = 65536,
+    DUMP_KIND_RUNTIME_START = 0,
+};
+static const uint64_t dynamic_tag = (uint64_t)1 << 63;
+static const uint64_t address_bits = 47;
+
+struct dump_config {
+    const uint64_t *slots;
+    uint64_t capacity;
+    const clttng_label_mirror *labels;
+    char path[4096];
+    char temporary[4200];
+    uint64_t *order;       /* capacity tickets, sorted in place by the handler */
+    uint8_t *events;       /* one events chunk payload */
+    uint8_t *out;          /* a write buffer */
+};
+
+static struct dump_config *volatile current;
+static volatile sig_atomic_t dumping;
+
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path) {
+    struct dump_config *c = calloc(1, sizeof *c);
+    if (c == NULL) return 0;
+    c->slots = slots;
+    c->capacity = capacity;
+    c->labels = labels;
+    strncpy(c->path, path, sizeof c->path - 1);
+    /* Its own temporary name: no other writer (TraceFileWriter uses .tmp-PID-N) shares it. */
+    snprintf(c->temporary, sizeof c->temporary, "%s.tmp-%ld-signal", c->path, (long)getpid());
+    c->order = malloc(capacity * sizeof(uint64_t));
+    c->events = malloc(4 + DUMP_CHUNK_EVENTS * DUMP_RECORD_SIZE);
+    c->out = malloc(DUMP_CHUNK_HEADER + 4 + DUMP_MAX_STRING);
+    if (c->order == NULL || c->events == NULL || c->out == NULL) {
+        free(c->order);
+        free(c->events);
+        free(c->out);
+        free(c);
+        return 0;
+    }
+    /* The previous configuration is kept (a handler may be using it): a few KiB, once per call. */
+    __atomic_store_n(&current, c, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* CRC-32 (IEEE, reflected), bitwise: no tables to prepare, and a dump is small. */
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++) crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return crc;
+}
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+
+static int write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return 0;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+
+static int write_chunk(int fd, uint8_t tag, const uint8_t *payload, uint32_t length) {
+    uint8_t header[DUMP_CHUNK_HEADER] = {tag, 0, 0, 0};
+    put32(header + 4, length);
+    put32(header + 8, ~crc32_update(0xFFFFFFFFu, payload, length));
+    return write_all(fd, header, sizeof header) && write_all(fd, payload, length);
+}
+
+/* Resolves a LabelTable reference without allocating. */
+static void resolve(const struct dump_config *c, uint64_t ref, const uint8_t **bytes, uint32_t *length) {
+    *bytes = NULL;
+    *length = 0;
+    if (ref == 0) return;
+    if (ref & dynamic_tag) {
+        uint64_t index = ref & ~dynamic_tag;
+        const clttng_label_mirror *m = c->labels;
+        if (m == NULL || index >= m->limit) return;
+        const uint8_t *b = __atomic_load_n(&m->bytes[index], __ATOMIC_ACQUIRE);
+        if (b == NULL) return;
+        *bytes = b;
+        *length = __atomic_load_n(&m->lengths[index], __ATOMIC_RELAXED);
+        return;
+    }
+    *bytes = (const uint8_t *)(uintptr_t)(ref & (((uint64_t)1 << address_bits) - 1));
+    *length = (uint32_t)(ref >> address_bits);
+    if (*length > DUMP_MAX_STRING) *length = DUMP_MAX_STRING;
+}
+
+/* Writes a string chunk for `ref` (a fresh id each time: the handler keeps no table) and returns
+ * its id, or 0 for the empty string. */
+static int string_id(const struct dump_config *c, int fd, uint64_t ref, uint32_t *next_id, uint32_t *id) {
+    const uint8_t *bytes;
+    uint32_t length;
+    resolve(c, ref, &bytes, &length);
+    *id = 0;
+    if (bytes == NULL || length == 0) return 1;
+    *id = (*next_id)++;
+    put32(c->out, *id);
+    memcpy(c->out + 4, bytes, length);
+    return write_chunk(fd, 1, c->out, 4 + length);
+}
+
+/* Heap sort of tickets: in place, no recursion. */
+static void sift(uint64_t *a, size_t start, size_t end) {
+    size_t root = start;
+    while (2 * root + 1 < end) {
+        size_t child = 2 * root + 1;
+        if (child + 1 < end && a[child] < a[child + 1]) child++;
+        if (a[root] >= a[child]) return;
+        uint64_t t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+static void sort_tickets(uint64_t *a, size_t n) {
+    if (n < 2) return;
+    for (size_t i = n / 2; i-- > 0;) sift(a, i, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        uint64_t t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift(a, 0, end);
+    }
+}
+
+static int64_t dump(const struct dump_config *c) {
+    int fd = open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    uint8_t header[16] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
+    put16(header + 8, 1);
+    int ok = write_all(fd, header, sizeof header);
+    /* A slot committed for ticket t holds sequence 2t + 2; collect those, oldest first. */
+    size_t held = 0;
+    uint64_t newest = 0;
+    for (uint64_t i = 0; i < c->capacity; i++) {
+        uint64_t sequence = __atomic_load_n(&c->slots[i * CLTTNG_SLOT_WORDS], __ATOMIC_ACQUIRE);
+        if (sequence < 2 || (sequence & 1) != 0) continue;
+        uint64_t ticket = sequence / 2 - 1;
+        c->order[held++] = ticket;
+        if (ticket + 1 > newest) newest = ticket + 1;
+    }
+    sort_tickets(c->order, held);
+    uint32_t next_id = 1;
+    uint64_t written = 0;
+    size_t index = 0;
+    while (ok && index < held) {
+        uint32_t count = 0;
+        while (ok && index < held && count < DUMP_CHUNK_EVENTS) {
+            uint64_t ticket = c->order[index++];
+            const uint64_t *slot = c->slots + (ticket & (c->capacity - 1)) * CLTTNG_SLOT_WORDS;
+            uint64_t w[CLTTNG_PAYLOAD_WORDS];
+            if (clttng_slot_read(slot, ticket, w) != 1) continue; /* overwritten meanwhile */
+            uint8_t kind = (uint8_t)w[0];
+            uint32_t label = 0, label2 = 0;
+            ok = string_id(c, fd, w[9], &next_id, &label);
+            /* label2 is a label only for runtimeStart; otherwise a payload reference, which lives
+             * in Swift memory a handler cannot read. */
+            if (ok && kind == DUMP_KIND_RUNTIME_START) ok = string_id(c, fd, w[10], &next_id, &label2);
+            uint8_t *r = c->events + 4 + (size_t)count * DUMP_RECORD_SIZE;
+            r[0] = kind;
+            r[1] = (uint8_t)(w[0] >> 8);
+            r[2] = (uint8_t)(w[0] >> 16);
+            r[3] = 0;
+            put32(r + 4, (uint32_t)(w[0] >> 32));
+            for (int k = 1; k <= 7; k++) put64(r + 8 * k, w[k]); /* time, runtime … nanos */
+            put32(r + 64, (uint32_t)w[8]);                      /* count */
+            put32(r + 68, (uint32_t)(w[8] >> 32));              /* thread */
+            put32(r + 72, label);
+            put32(r + 76, label2);
+            count++;
+        }
+        if (count > 0) {
+            put32(c->events, count);
+            ok = ok && write_chunk(fd, 2, c->events, 4 + count * DUMP_RECORD_SIZE);
+            written += count;
+        }
+    }
+    uint8_t footer[48];
+    struct timespec mono, real;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    put64(footer, written);
+    put64(footer + 8, newest > written ? newest - written : 0); /* overwritten or unreadable */
+    put64(footer + 16, 0);
+    put64(footer + 24, 0);
+    put64(footer + 32, (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec);
+    put64(footer + 40, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
+    ok = ok && write_chunk(fd, 3, footer, sizeof footer);
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(c->temporary, c->path) != 0) {
+        unlink(c->temporary);
+        return -1;
+    }
+    return (int64_t)written;
+}
+
+int64_t clttng_signal_dump_write(void) {
+    const struct dump_config *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    return c ? dump(c) : -1;
+}
+
+static const int termination_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE};
+static struct sigaction previous[65];
+
+static void handler(int signo, siginfo_t *info, void *context) {
+    int saved = errno;
+    /* Once per process: a second signal (or a crash inside the dump) goes straight on. */
+    if (!__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL)) {
+        const struct dump_config *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+        if (c) {
+            if (dump(c) < 0) {
+                static const char message[] = "transduce: trace dump on signal failed\n";
+                ssize_t ignored = write(2, message, sizeof message - 1);
+                (void)ignored;
+            }
+        }
+    }
+    /* Hand the signal on to whatever was there before (the default action, or the Swift
+     * runtime's backtracer), as if this handler had not been: a fault raised by an instruction
+     * happens again when the handler returns; any other signal is raised again, pending until
+     * the return unblocks it. So the process ends with the same signal. */
+    sigaction(signo, &previous[signo], NULL);
+    if (!(info != NULL && info->si_code > 0 && signo != SIGABRT && signo != SIGINT && signo != SIGTERM && signo != SIGHUP)) {
+        raise(signo);
+    }
+    errno = saved;
+}
+
+static int install(int signo, int only_if_default) {
+    struct sigaction old;
+    if (sigaction(signo, NULL, &old) != 0) return 0;
+    if (old.sa_handler == SIG_IGN && !(old.sa_flags & SA_SIGINFO)) return 0;
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+        /* nothing to chain to */
+    } else if (only_if_default) {
+        return 0;
+    }
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == handler) return 1; /* already ours */
+    previous[signo] = old;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL) == 0;
+}
+
+uint64_t clttng_signal_dump_install(int termination, int crashes) {
+    uint64_t mask = 0;
+    if (termination) {
+        for (size_t i = 0; i < sizeof termination_signals / sizeof *termination_signals; i++) {
+            if (install(termination_signals[i], 1)) mask |= (uint64_t)1 << termination_signals[i];
+        }
+    }
+    if (crashes) {
+        for (size_t i = 0; i < sizeof crash_signals / sizeof *crash_signals; i++) {
+            if (install(crash_signals[i], 0)) mask |= (uint64_t)1 << crash_signals[i];
+        }
+    }
+    return mask;
+}

@@ -1,0 +1,45 @@
+#ifndef CLTTNG_DUMP_H
+#define CLTTNG_DUMP_H
+
+/* The async-signal-safe dump of a ring buffer: what a process writes when it is ended by a signal
+ * (SIGINT, SIGTERM, SIGHUP) or crashes (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE), where
+ * Swift code cannot run. It writes the binary trace format (TraceFileFormat.swift, version 1) with
+ * nothing but open/write/rename and memory prepared beforehand: no allocation, no locks.
+ * TraceDumps.swift configures it; CrashDumpTests checks that what it writes reads back as the
+ * Swift writer's dump of the same ring does. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A copy of a LabelTable's dynamic strings that a signal handler can read (entries are published
+ * with release stores and never freed while the process runs). */
+typedef struct clttng_label_mirror clttng_label_mirror;
+
+/* Creates a mirror for `limit` strings; NULL when memory is short (dynamic labels then dump as
+ * empty). */
+clttng_label_mirror *clttng_label_mirror_create(uint64_t limit);
+/* Publishes a copy of string `index` (called once per string, under the table's lock). */
+void clttng_label_mirror_publish(clttng_label_mirror *mirror, uint64_t index, const uint8_t *bytes, size_t length);
+
+/* Makes `slots` (capacity × CLTTNG_SLOT_WORDS words) the ring that signal dumps write to `path`.
+ * Replaces an earlier configuration. Returns 0 when memory for the dump is short. */
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path);
+
+/* Installs the handlers: for SIGINT, SIGTERM and SIGHUP only where the disposition is still the
+ * default (an application's own handling wins), for the crash signals always, chaining to the
+ * handler found (the Swift runtime's backtracer, for one). After the dump a termination signal
+ * ends the process with that same signal. Returns a bit mask of the signals handled. */
+uint64_t clttng_signal_dump_install(int termination, int crashes);
+
+/* Writes the dump now, as the handler would (for tests). Returns the events written, or -1. */
+int64_t clttng_signal_dump_write(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLTTNG_DUMP_H */

@@ -1,0 +1,156 @@
+import CLTTng
+import DemoWorkload
+import Foundation
+import Synchronization
+import Testing
+import Transduce
+
+@testable import TransduceTrace
+
+/// Dumps that survive how a process ends: signals, traps, concurrent writers, truncation.
+@Suite struct CrashDumpTests {
+    /// Each ending of a child leaves a whole trace, and the child ends as it would have without
+    /// the recorder (128 + the signal).
+    @Test(arguments: [("INT", SIGINT), ("TERM", SIGTERM), ("HUP", SIGHUP), ("trap", SIGILL), ("throw", SIGILL)])
+    func everyEndingKeepsATrace(_ how: String, signal: Int32) throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let path = dir.file("end-\(how).tdtrace")
+        // The backtracer stays on for the trap (the chained handler must still run), off for
+        // the rest to keep the test quick.
+        var environment = ["TRANSDUCE_TRACE": path]
+        if how != "trap" { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        let (status, output) = try run(example, ["--end-with", how], environment: environment)
+        #expect(status == 128 + signal, "\(output)")
+        if how == "trap" { #expect(output.contains("Program crashed"), "the Swift backtracer ran after the dump") }
+        let trace = try TraceFileReader(path: path).readAll()
+        #expect(trace.notes.isEmpty)
+        #expect(Set(trace.events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
+        let taskNames = Set(trace.events.filter { $0.kind == .taskSpawn }.map(\.label))
+        #expect(taskNames.isSuperset(of: ["load", "refresh", "catalogue"]), "dynamic labels resolved: \(taskNames)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    /// The handler's writer (C, no allocation) writes what the Swift writer writes for the same
+    /// ring, payloads aside.
+    @Test func signalWriterMatchesTheSwiftWriter() async throws {
+        let dir = TemporaryDirectory()
+        let recorder = TraceRecorder(capacity: 1 << 8, lttng: false)
+        _ = try await DemoWorkload.run(instrument: recorder)
+        _ = try await DemoWorkload.run(instrument: recorder)  // wraps the ring: 256 of ~256+
+        let path = dir.file("signal.tdtrace")
+        #expect(
+            clttng_signal_dump_configure(recorder.ring.slotMemory, UInt64(recorder.ring.capacity), recorder.labels.mirror, path)
+                == 1)
+        let written = clttng_signal_dump_write()
+        let expected = recorder.snapshot()
+        #expect(written == Int64(expected.events.count))
+        let dumped = try TraceFileReader(path: path).readAll()
+        #expect(dumped.notes.isEmpty)
+        #expect(dumped.events == expected.events)
+        #expect(dumped.counts.overwritten == expected.counts.overwritten)
+    }
+
+    /// Writers racing on one path never leave a torn file: each has its own temporary file and
+    /// renames it whole.
+    @Test func concurrentWritersNeverTear() async throws {
+        let dir = TemporaryDirectory()
+        let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
+        _ = try await DemoWorkload.run(instrument: recorder)
+        let path = dir.file("race.tdtrace")
+        try recorder.write(to: path)
+        let writing = Atomic<Int>(4)
+        let failures = Mutex<[String]>([])
+        let threads = (0..<4).map { _ in
+            Thread {
+                for _ in 0..<40 {
+                    do { try recorder.write(to: path) } catch { failures.withLock { $0.append("\(error)") } }
+                    do { try TraceFileWriter.write(recorder.snapshot(), to: path) } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+                writing.wrappingAdd(-1, ordering: .releasing)
+            }
+        }
+        threads.forEach { $0.start() }
+        var reads = 0
+        while writing.load(ordering: .acquiring) > 0 || reads == 0 {
+            let trace = try TraceFileReader(path: path).readAll()
+            #expect(trace.notes.isEmpty, "torn: \(trace.notes)")
+            #expect(trace.events.count == 128)
+            reads += 1
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    /// A storm of SIGUSR2 dumps up to exit: the final file is whole, and it is the exit dump.
+    @Test func signalStormUpToExitLeavesAWholeFile() async throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let path = dir.file("storm.tdtrace")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: example)
+        process.arguments = ["--serve", path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let ready = try await withTimeout {
+            String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        #expect(ready.hasPrefix("ready"))
+        for _ in 0..<200 { kill(process.processIdentifier, TraceRecorder.dumpSignal) }
+        try input.fileHandleForWriting.close()
+        for _ in 0..<50 where process.isRunning { kill(process.processIdentifier, TraceRecorder.dumpSignal) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let trace = try TraceFileReader(path: path).readAll()
+        #expect(trace.notes.isEmpty)
+        #expect(trace.events.contains { $0.kind == .runtimeStop })
+    }
+
+    /// A file cut anywhere keeps every chunk that ends before the cut.
+    @Test func truncatedDumpKeepsEveryCompleteChunk() throws {
+        var events: [TraceEvent] = []
+        for i in 0..<5_000 {
+            var e = TraceEvent(kind: .dispatch, time: UInt64(1_000 + i), thread: 1, runtime: 1)
+            e.dispatch = UInt64(i + 1)
+            e.label = "event-\(i % 37)"
+            events.append(e)
+        }
+        let bytes = Trace(events: events).binaryBytes()
+        // The oracle: walk the chunk headers, noting where each events chunk ends and how many
+        // events the file holds up to there.
+        var ends: [(end: Int, events: Int)] = []
+        var offset = TraceFileFormat.headerSize
+        var total = 0
+        while offset + TraceFileFormat.chunkHeaderSize <= bytes.count {
+            let tag = bytes[offset]
+            let length = bytes.withUnsafeBytes { Int($0.le(offset + 4, as: UInt32.self)) }
+            let end = offset + TraceFileFormat.chunkHeaderSize + length
+            if tag == TraceFileFormat.Tag.events.rawValue {
+                let count = bytes.withUnsafeBytes { Int($0.le(offset + TraceFileFormat.chunkHeaderSize, as: UInt32.self)) }
+                #expect(count <= TraceFileFormat.eventsPerChunk)
+                total += count
+                ends.append((end, total))
+            }
+            offset = end
+        }
+        #expect(total == events.count)
+        #expect(ends.count == (events.count + TraceFileFormat.eventsPerChunk - 1) / TraceFileFormat.eventsPerChunk)
+        var cut = 997
+        while cut < bytes.count {
+            let trace = try TraceFileReader(bytes: Array(bytes.prefix(cut))).readAll()
+            let expected = ends.last(where: { $0.end <= cut })?.events ?? 0
+            #expect(trace.events.count == expected, "cut at \(cut)")
+            #expect(trace.events == Array(events.prefix(expected)), "cut at \(cut)")
+            #expect(!trace.notes.isEmpty, "cut at \(cut) must be reported")
+            cut += 997
+        }
+    }
+}
