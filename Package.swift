@@ -46,6 +46,9 @@ let package = Package(
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
         // 3.19 crashes on the main thread's sigsuspend under an async main).
+        // What the fuzz targets (Fuzz/, scripts/fuzz.sh) run on an input; the tests replay every
+        // crash input through it.
+        .target(name: "TraceFuzzHarness", dependencies: ["TransduceTrace"], path: "Fuzz/Harness"),
         // The ring buffer's stress oracle, shared by the tests and `transduce-stress` (release).
         .target(name: "RingStress", dependencies: ["TransduceTrace"], path: "Benchmarks/RingStress"),
         .executableTarget(
@@ -58,7 +61,7 @@ let package = Package(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view",
-                "RingStress",
+                "RingStress", "TraceFuzzHarness",
             ],
             exclude: ["Fixtures"]),
     ],

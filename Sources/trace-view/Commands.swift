@@ -133,8 +133,8 @@ enum TraceViewCommand {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
         }
-        let from = try args.integer("from").map { $0 >= origin ? $0 : origin + $0 }
-        let to = try args.integer("to").map { $0 >= origin ? $0 : origin + $0 }
+        let from = try args.integer("from").map { $0 >= origin ? $0 : origin.plus($0) }
+        let to = try args.integer("to").map { $0 >= origin ? $0 : origin.plus($0) }
         if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
         // Index the whole runtime selection, so names and links resolve outside the window too.
         let index = TraceIndex(events)

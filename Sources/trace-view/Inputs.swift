@@ -1,10 +1,11 @@
+import TransduceTrace
+import TransduceTraceCTF
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import TransduceTrace
-import TransduceTraceCTF
 
 /// Opens TRACE, whatever it is (told apart by content): a binary trace file, a JSON Lines file,
 /// or an LTTng CTF trace directory (read through libbabeltrace2). `-` reads standard input.
@@ -63,8 +64,18 @@ struct TraceInput {
         return .binary  // the binary reader names what is wrong with it
     }
 
-    /// Streams every event to `body`; returns the reader's notes and the recorder counts if any.
+    /// Streams every event to `body`; returns the reader's notes (with values no runtime writes,
+    /// see ``TraceSanity``) and the recorder counts if any.
     func forEach(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
+        var sanity = TraceSanity()
+        let (notes, counts) = try readEvents { event in
+            sanity.consume(event)
+            body(event)
+        }
+        return (notes + sanity.notes, counts)
+    }
+
+    private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
         switch kind {
         case .ctf:
             do {

@@ -1,18 +1,26 @@
+import TransduceTrace
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import TransduceTrace
 
 /// The terminal facts output depends on: width and whether colour is welcome.
 enum Terminal {
-    /// `COLUMNS`, then the terminal's width, then 80.
+    /// `COLUMNS`, then the terminal's width, then 80; brought into the range renderers draw at
+    /// (``RenderOptions/minWidth`` to ``RenderOptions/maxWidth``). A `COLUMNS` that is not a
+    /// width at all (not a number, 0, negative) is passed over with a warning.
     static var width: Int {
-        if let columns = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(columns), n > 0 { return n }
+        if let columns = getenv("COLUMNS").map({ String(cString: $0) }), !columns.isEmpty {
+            if let n = Int(columns), n > 0 {
+                return min(RenderOptions.maxWidth, max(RenderOptions.minWidth, n))
+            }
+            error("trace-view: warning: COLUMNS=\(columns.prefix(20)) is not a width; using the terminal's")
+        }
         var size = winsize()
         if isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
-            return Int(size.ws_col)
+            return min(RenderOptions.maxWidth, max(RenderOptions.minWidth, Int(size.ws_col)))
         }
         return 80
     }

@@ -26,7 +26,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
         public var max: UInt64 = 0
         mutating func add(_ v: UInt64) {
             count += 1
-            total &+= v
+            total = total.plus(v)
             max = Swift.max(max, v)
         }
     }
@@ -75,19 +75,21 @@ public struct ContentionReport: TraceConsumer, Sendable {
             s.open = (e.cycle, label, e.time)
             depth.record(time: e.time, depth: e.count)
             if longestWaits.count < Self.keep || e.nanos > longestWaits.last!.waited {
-                let since = e.time &- e.nanos
-                let heldBy = s.recent.filter { $0.enter + $0.held > since && $0.enter < e.time }
+                let since = e.time.minus(e.nanos)
+                let heldBy = s.recent.filter { $0.enter.plus($0.held) > since && $0.enter < e.time }
                 longestWaits.append(Wait(runtime: e.runtime, dispatch: e.dispatch, label: label, waited: e.nanos, heldBy: heldBy))
                 longestWaits.sort { $0.waited > $1.waited }
                 if longestWaits.count > Self.keep { longestWaits.removeLast() }
             }
         case .effect:
-            if e.codeName == "action" || e.codeName == "asyncAction" { holdByEffect[e.codeName, default: Aggregate()].add(e.nanos) }
+            if e.codeName == "action" || e.codeName == "asyncAction" {
+                holdByEffect[e.codeName, default: Aggregate()].add(e.nanos)
+            }
         case .cycleLeave:
             holds.record(e.nanos)
             let label = s.open?.cycle == e.cycle ? s.open!.label : "?"
             holdByLabel[label, default: Aggregate()].add(e.nanos)
-            let hold = Hold(runtime: e.runtime, cycle: e.cycle, label: label, held: e.nanos, enter: e.time &- e.nanos)
+            let hold = Hold(runtime: e.runtime, cycle: e.cycle, label: label, held: e.nanos, enter: e.time.minus(e.nanos))
             s.recent.append(hold)
             if s.recent.count > Self.history { s.recent.removeFirst(s.recent.count - Self.history) }
             s.open = nil
@@ -110,7 +112,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
                     + "\(worst.label) (cycle #\(worst.cycle), runtime \(worst.runtime)) held it \(formatDuration(worst.held))")
         }
         for (runtime, deepest) in maxDepth.sorted(by: { $0.key < $1.key }) {
-            if let capacity = capacities[runtime], capacity > 0, deepest * 2 >= capacity {
+            if let capacity = capacities[runtime], capacity > 0, UInt64(deepest) * 2 >= UInt64(capacity) {
                 out.append("runaway queue: runtime \(runtime) reached \(deepest) queued admissions of \(capacity)")
             }
         }
@@ -134,7 +136,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
             let barWidth = max(10, options.width - 40)
             for r in ranges {
                 let bar = String(repeating: options.ascii ? "#" : "█", count: Int((r.count * UInt64(barWidth) + peak - 1) / peak))
-                lines.append("  " + pad("< " + d(r.upper), 10, right: true) + " " + pad(String(r.count), 8, right: true) + " " + bar)
+                lines.append(
+                    "  " + pad("< " + d(r.upper), 10, right: true) + " " + pad(String(r.count), 8, right: true) + " " + bar)
             }
         }
         distribution("Gate wait (admission to entry)", waits)
@@ -142,7 +145,9 @@ public struct ContentionReport: TraceConsumer, Sendable {
         distribution("Gate hold (entry to leave)", holds)
         lines.append("")
         lines.append(options.paint("Hold by event", .bold))
-        lines.append("  " + pad("event", 24) + pad("cycles", 8, right: true) + pad("total", 11, right: true) + pad("mean", 11, right: true) + pad("max", 11, right: true))
+        lines.append(
+            "  " + pad("event", 24) + pad("cycles", 8, right: true) + pad("total", 11, right: true) + pad("mean", 11, right: true)
+                + pad("max", 11, right: true))
         func row(_ name: String, _ a: Aggregate) -> String {
             "  " + pad(name, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
                 + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true)

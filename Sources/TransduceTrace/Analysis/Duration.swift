@@ -21,6 +21,9 @@ public func format(_ value: Double, decimals: Int) -> String {
     for _ in 0..<decimals { scale *= 10 }
     let rounded = (value * scale).rounded()
     let negative = rounded < 0
+    // Values a trace can hold but a UInt64 of scaled digits cannot (hostile or wrapped times):
+    // Swift's own shortest representation rather than a trap.
+    guard abs(rounded) < 0x1p64 else { return "\(value)" }
     let magnitude = UInt64(abs(rounded))
     let whole = magnitude / UInt64(scale)
     var text = (negative ? "-" : "") + String(whole)

@@ -29,7 +29,7 @@ public struct LatencyHistogram: Sendable {
     public mutating func record(_ value: UInt64) {
         buckets[Self.index(value)] += 1
         count += 1
-        total &+= value
+        total = total.plus(value)
         if value > max { max = value }
         if value < min { min = value }
     }

@@ -68,13 +68,16 @@ public struct SummaryReport: TraceConsumer, Sendable {
         }
         lines.append("")
         lines.append(options.paint("Runtimes", .bold))
-        lines.append("  " + pad("id", 6) + pad("transducer", 22) + pad("host", 18) + pad("events", 9, right: true) + "  "
-            + pad("span", 10) + "stop")
+        lines.append(
+            "  " + pad("id", 6) + pad("transducer", 22) + pad("host", 18) + pad("events", 9, right: true) + "  "
+                + pad("span", 10) + "stop")
         for id in runtimeOrder {
             let r = runtimes[id]!
             lines.append(
-                "  " + pad(String(id), 6) + pad(r.transducer.isEmpty ? "?" : r.transducer, 22) + pad(r.host.isEmpty ? "?" : r.host, 18)
-                    + pad(String(r.events), 9, right: true) + "  " + pad(formatDuration(r.last - r.first, ascii: options.ascii), 10)
+                "  " + pad(String(id), 6) + pad(r.transducer.isEmpty ? "?" : r.transducer, 22)
+                    + pad(r.host.isEmpty ? "?" : r.host, 18)
+                    + pad(String(r.events), 9, right: true) + "  "
+                    + pad(formatDuration(r.last - r.first, ascii: options.ascii), 10)
                     + (r.stop.isEmpty ? "running" : r.stop))
         }
         return lines

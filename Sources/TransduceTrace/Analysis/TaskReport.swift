@@ -18,7 +18,8 @@ public struct TaskReport: Sendable {
     public private(set) var warnings: [String] = []
 
     public init(index: TraceIndex) {
-        let lastTime = index.events.last?.time ?? 0
+        // The latest time, not the last event's: the runtime stamps some events out of order.
+        let lastTime = index.events.lazy.map(\.time).max() ?? 0
         var churn: [String: (spawned: Int, replaced: Int)] = [:]
         let ordered = index.tasks.sorted { ($0.value.spawn) < ($1.value.spawn) }
         for (key, record) in ordered {
@@ -31,16 +32,17 @@ public struct TaskReport: Sendable {
             if let cancel = record.cancels.first {
                 let e = index.events[cancel]
                 row.outcome = "cancelled (\(e.codeName))"
-                row.ran = e.time - spawn.time
+                row.ran = e.time.minus(spawn.time)
             } else if let settle = record.settles.first {
                 let e = index.events[settle]
                 row.outcome = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
-                row.ran = e.nanos > 0 ? e.nanos : e.time - spawn.time
+                row.ran = e.nanos > 0 ? e.nanos : e.time.minus(spawn.time)
             }
             if row.outcome == "running" {
                 warnings.append(
                     "never settled: \(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(key.runtime)) "
-                        + "spawned by \(row.spawnedBy), running \(formatDuration(lastTime - spawn.time)) at the end of the trace")
+                        + "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
+                )
             }
             if !record.name.isEmpty && row.policy != "shareable" {
                 let k = "\(key.runtime)/\(record.name)"
@@ -49,7 +51,7 @@ public struct TaskReport: Sendable {
             }
             rows.append(row)
         }
-        for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 3 && c.replaced * 2 >= c.spawned {
+        for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 3 && c.replaced >= c.spawned - c.replaced {
             let name = k.split(separator: "/", maxSplits: 1).last.map(String.init) ?? k
             warnings.append(
                 "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced before they settled")
@@ -69,7 +71,8 @@ public struct TaskReport: Sendable {
             let title = (r.name.isEmpty ? "task" : r.name) + "#\(r.task)"
             lines.append(
                 "  " + pad(title, 16) + pad(String(r.runtime), 8) + pad(r.policy, 15) + pad(r.spawnedBy, 14)
-                    + pad(r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", 10, right: true) + "  " + pad(r.outcome, 26)
+                    + pad(r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", 10, right: true) + "  "
+                    + pad(r.outcome, 26)
                     + links.joined(separator: "; "))
         }
         if !warnings.isEmpty {

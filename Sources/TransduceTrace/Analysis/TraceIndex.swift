@@ -113,13 +113,16 @@ public struct TraceIndex: Sendable {
         var pendingDispatches = [dispatch]
         var seenDispatches = Set<UInt64>()
         var seenTasks = Set<UInt64>()
-        func addTask(_ task: UInt64) {
-            guard seenTasks.insert(task).inserted, let record = tasks[Key(runtime: runtime, id: task)] else { return }
-            included.insert(record.spawn)
-            included.formUnion(record.cancels)
-            included.formUnion(record.settles)
-            pendingDispatches += record.reentries
-            if record.replacedBy != 0 { addTask(record.replacedBy) }
+        // A loop, not recursion: a trace decides how long a chain of replacements is.
+        func addTask(_ first: UInt64) {
+            var next = first
+            while next != 0, seenTasks.insert(next).inserted, let record = tasks[Key(runtime: runtime, id: next)] {
+                included.insert(record.spawn)
+                included.formUnion(record.cancels)
+                included.formUnion(record.settles)
+                pendingDispatches += record.reentries
+                next = record.replacedBy
+            }
         }
         while let d = pendingDispatches.popLast() {
             guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else { continue }

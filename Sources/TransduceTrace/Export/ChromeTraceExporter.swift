@@ -36,9 +36,16 @@ public struct ChromeTraceExporter: TraceConsumer {
         out.removeAll()
     }
 
+    /// Microseconds from the first event; negative for an event stamped before it (the runtime
+    /// writes a few out of order, and a wrapped ring can start with a cycle's leave).
     private func micros(_ t: UInt64) -> String {
-        format(Double(t &- (origin ?? t)) / 1000, decimals: 3)
+        let origin = origin ?? t
+        return t >= origin
+            ? format(Double(t - origin) / 1000, decimals: 3) : "-" + format(Double(origin - t) / 1000, decimals: 3)
     }
+
+    /// The track of a task: ids from any trace map into a range Chrome's integer tids hold.
+    private static func taskTrack(_ task: UInt64) -> Int { 1000 + Int(task % (1 << 40)) }
 
     private mutating func emit(_ fields: String) {
         if !first { out.append(contentsOf: ",\n".utf8) }
@@ -92,7 +99,8 @@ public struct ChromeTraceExporter: TraceConsumer {
             emit(#""name":"process_labels","ph":"M","pid":\#(pid),"args":{"labels":\#(json("\(e.label) on \(e.label2)"))}"#)
         case .runtimeStop:
             emit(
-                #""name":\#(json("stop: \(e.codeName)")),"ph":"i","s":"p","pid":\#(pid),"tid":\#(Self.gate),"ts":\#(micros(e.time))"#)
+                #""name":\#(json("stop: \(e.codeName)")),"ph":"i","s":"p","pid":\#(pid),"tid":\#(Self.gate),"ts":\#(micros(e.time))"#
+            )
         case .dispatch:
             dispatchLabels[key(e.dispatch)] = (e.label, e.codeName)
             let awaited = ["send", "request", "uniqueRequest"].contains(e.codeName)
@@ -121,35 +129,38 @@ public struct ChromeTraceExporter: TraceConsumer {
             }
         case .effect:
             if e.codeName == "action" || e.codeName == "asyncAction" {
-                slice(pid, Self.gate, e.codeName == "action" ? "action" : "async action", start: e.time &- e.nanos, duration: e.nanos, category: "action")
+                slice(
+                    pid, Self.gate, e.codeName == "action" ? "action" : "async action", start: e.time.minus(e.nanos),
+                    duration: e.nanos, category: "action")
             }
         case .cycleLeave:
             let name = cycleLabels.removeValue(forKey: key(e.cycle)) ?? "cycle #\(e.cycle)"
-            slice(pid, Self.gate, name + " (\(e.codeName))", start: e.time &- e.nanos, duration: e.nanos, category: "cycle")
+            slice(pid, Self.gate, name + " (\(e.codeName))", start: e.time.minus(e.nanos), duration: e.nanos, category: "cycle")
             cycleFlow[key(e.cycle)] = nil
         case .taskSpawn:
             let title = (e.label.isEmpty ? "task" : e.label) + "#\(e.task)"
             taskStarts[key(e.task)] = (e.time, "\(title) \(e.codeName)")
-            track(pid, 1000 + Int(truncatingIfNeeded: e.task), "task \(title)")
+            track(pid, Self.taskTrack(e.task), "task \(title)")
             if let id = cycleFlow[key(e.cycle)], e.count > 0 {
                 taskFlow[key(e.task)] = id
-                flow("t", id, pid, 1000 + Int(truncatingIfNeeded: e.task), e.time)
+                flow("t", id, pid, Self.taskTrack(e.task), e.time)
             }
         case .taskJoin:
             if let id = requestFlow[key(e.dispatch)] {
-                flow("t", id, pid, 1000 + Int(truncatingIfNeeded: e.task), e.time)
+                flow("t", id, pid, Self.taskTrack(e.task), e.time)
             }
         case .taskCancel, .taskSettle:
             if let start = taskStarts.removeValue(forKey: key(e.task)) {
                 let outcome = e.kind == .taskCancel ? "cancelled (\(e.codeName))" : e.codeName
                 slice(
-                    pid, 1000 + Int(truncatingIfNeeded: e.task), "\(start.title): \(outcome)", start: start.time,
-                    duration: max(e.time &- start.time, 1000), category: "task")
+                    pid, Self.taskTrack(e.task), "\(start.title): \(outcome)", start: start.time,
+                    duration: max(e.time.minus(start.time), 1000), category: "task")
             }
             if e.kind == .taskSettle { taskFlow[key(e.task)] = nil }
         case .requestResume:
             if let id = requestFlow.removeValue(forKey: key(e.dispatch)) {
-                slice(pid, Self.callers, "resume #\(e.dispatch): \(e.codeName)", start: e.time, duration: 1000, category: "resume")
+                slice(
+                    pid, Self.callers, "resume #\(e.dispatch): \(e.codeName)", start: e.time, duration: 1000, category: "resume")
                 flow("f", id, pid, Self.callers, e.time)
                 emit(
                     #""name":"request #\#(e.dispatch)","cat":"request","ph":"e","id":\#(id),"pid":\#(pid),"tid":\#(Self.callers),"ts":\#(micros(e.time))"#

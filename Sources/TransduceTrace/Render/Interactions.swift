@@ -41,7 +41,9 @@ extension TraceIndex {
         case .runtimeStart:
             return make(.caller, .caller, "runtime \(e.runtime): \(e.label) on \(e.label2)", .banner)
         case .runtimeStop:
-            return make(.caller, .caller, "runtime \(e.runtime) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"), .banner)
+            return make(
+                .caller, .caller, "runtime \(e.runtime) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"),
+                .banner)
         case .dispatch:
             let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtime, id: e.otherTask)) : .caller
             return make(from, .gate, "#\(e.dispatch) \(e.codeName)(\(e.label))", .dispatch)
@@ -72,10 +74,12 @@ extension TraceIndex {
             return make(.tasks, task, "cancel (\(e.codeName))", .error)
         case .taskSettle:
             let what = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
-            return make(task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.codeName == "failed" ? .error : .task)
+            return make(
+                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.codeName == "failed" ? .error : .task)
         case .requestResume:
             let what = e.codeName == "error" ? "error(\(e.label))" : e.codeName
-            return make(.gate, .caller, "resume #\(e.dispatch): \(what)", "after \(d(e.nanos))", e.codeName == "error" ? .error : .resume)
+            return make(
+                .gate, .caller, "resume #\(e.dispatch): \(what)", "after \(d(e.nanos))", e.codeName == "error" ? .error : .resume)
         case .eventDropped:
             return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)
         }

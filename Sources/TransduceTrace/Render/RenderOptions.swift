@@ -6,8 +6,12 @@ public struct RenderOptions: Sendable {
     /// ANSI colours (only for a terminal, never with `NO_COLOR`).
     public var color: Bool
 
+    /// The widths any renderer draws at; others are brought into this range.
+    public static let minWidth = 40
+    public static let maxWidth = 1000
+
     public init(width: Int = 100, ascii: Bool = false, color: Bool = false) {
-        self.width = max(40, width)
+        self.width = Swift.min(Self.maxWidth, Swift.max(Self.minWidth, width))
         self.ascii = ascii
         self.color = color
     }

@@ -29,7 +29,8 @@ public struct SequenceDiagram: Sendable {
         var participants = Self.fixed
         for (i, p) in participants.enumerated() { columns[p] = i }
         for interaction in interactions {
-            for p in [interaction.from, interaction.to] where columns[p] == nil && participants.count < Self.fixed.count + fitting {
+            for p in [interaction.from, interaction.to] where columns[p] == nil && participants.count < Self.fixed.count + fitting
+            {
                 columns[p] = participants.count
                 participants.append(p)
             }
@@ -64,7 +65,10 @@ public struct SequenceDiagram: Sendable {
         // run past the width rather than lose its text.
         var line = Array(repeating: Character(" "), count: max(lineWidth, options.width) + 40)
         for x in positions { line[x] = options.vertical }
-        let ms = format(Double(interaction.time &- origin) / 1_000_000, decimals: 3)
+        let ms =
+            interaction.time >= origin
+            ? format(Double(interaction.time - origin) / 1_000_000, decimals: 3)
+            : "-" + format(Double(origin - interaction.time) / 1_000_000, decimals: 3)
         place(Array(pad(ms, 9, right: true) + "  " + pad(interaction.note, Self.marginWidth - 11)), at: 0, in: &line)
         // A task without a lifeline of its own is drawn as a note on `tasks`.
         var from = interaction.from

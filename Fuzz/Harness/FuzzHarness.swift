@@ -1,0 +1,72 @@
+import TransduceTrace
+
+/// What a fuzz target runs on each input, and what the regression suite runs on every input a
+/// fuzzer ever crashed: read the bytes as a trace (binary or JSON Lines, told apart as trace-view
+/// does), then run every analysis and export on what was read, at a width the input picks.
+///
+/// Nothing here checks output: the property is "no trap, no hang, bounded memory" (the fuzzer's
+/// sanitizers and limits find the rest). Events are capped at ``maxEvents`` per input so one
+/// execution stays fast.
+public enum FuzzHarness {
+    public static let maxEvents = 4_096
+
+    public enum Reader: Sendable { case binary, jsonLines, either }
+
+    public static func exercise(_ bytes: [UInt8], reader: Reader = .either) {
+        var trace = Trace()
+        let binary: Bool
+        switch reader {
+        case .binary: binary = true
+        case .jsonLines: binary = false
+        case .either: binary = bytes.starts(with: TraceFileFormat.magic) || bytes.first != UInt8(ascii: "{")
+        }
+        if binary {
+            guard let file = try? TraceFileReader(bytes: bytes, name: "fuzz") else { return }
+            while trace.events.count < maxEvents, let event = file.next() { trace.events.append(event) }
+            trace.notes = file.notes
+            if let footer = file.footer { trace.counts = footer }
+        } else {
+            let file = JSONLinesReader(bytes: bytes, name: "fuzz")
+            while trace.events.count < maxEvents, let event = file.next() { trace.events.append(event) }
+            trace.notes = file.notes
+            if let footer = file.footer { trace.counts = footer }
+        }
+        analyse(trace, width: 40 + Int(bytes.count % 97) * 10)
+    }
+
+    /// Every analysis, render and export of trace-view's commands, over `trace`.
+    public static func analyse(_ trace: Trace, width: Int) {
+        let options = RenderOptions(width: width, ascii: width % 20 == 0)
+        var summary = SummaryReport()
+        var contention = ContentionReport()
+        var bytes = 0
+        var chrome = ChromeTraceExporter { bytes &+= $0.count }
+        for event in trace.events {
+            summary.consume(event)
+            contention.consume(event)
+            chrome.consume(event)
+        }
+        chrome.finish()
+        summary.recorder = trace.counts
+        _ = summary.render(options: options)
+        _ = contention.render(options: options)
+        let index = TraceIndex(trace.events)
+        _ = TaskReport(index: index).render(options: options)
+        let diagram = SequenceDiagram(index: index, options: options)
+        _ = diagram.render(Array(index.events.indices))
+        _ = SequenceExport.mermaid(index: index, indices: Array(index.events.indices))
+        _ = SequenceExport.plantUML(index: index, indices: Array(index.events.indices))
+        // The request views of a few dispatches, as `sequence --request N` draws them.
+        for (key, _) in index.dispatches.prefix(4) {
+            let lifecycle = index.requestLifecycle(runtime: key.runtime, dispatch: key.id)
+            _ = diagram.render(lifecycle)
+            _ = SequenceExport.mermaid(index: index, indices: lifecycle)
+        }
+        _ = TraceInvariants.check(trace, complete: false)
+        var jsonl: [UInt8] = []
+        JSONLines.encode(trace) { jsonl += $0 }
+        var binary: [UInt8] = []
+        TraceFileWriter.encodeBinary(trace) { binary += $0 }
+        _ = bytes
+    }
+}

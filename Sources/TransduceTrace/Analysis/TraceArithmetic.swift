@@ -1,0 +1,13 @@
+/// Arithmetic on values read from a trace, which may be hostile or merely unusual (a wrapped
+/// flight-recorder ring, timestamps a few hundred microseconds out of order, a duration longer
+/// than the clock): it saturates instead of trapping. Every analysis computes differences and
+/// sums of trace values through these.
+extension UInt64 {
+    /// `self - other`, or 0 when `other` is larger.
+    @inline(__always) package func minus(_ other: UInt64) -> UInt64 { self >= other ? self - other : 0 }
+    /// `self + other`, or `.max` when it would overflow.
+    @inline(__always) package func plus(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+}

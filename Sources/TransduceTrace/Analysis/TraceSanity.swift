@@ -1,0 +1,40 @@
+/// Finds values no runtime can have written: a trace that holds them was damaged or made by
+/// hand. Analyses still run on such a trace (they saturate, see `TraceArithmetic.swift`); its
+/// reader reports these as warnings and trace-view exits 65 after the report.
+///
+/// What is *not* flagged, because ordinary traces have it: events a few hundred microseconds out
+/// of order, a wrapped ring that starts mid-cycle, settles whose spawn was overwritten.
+public struct TraceSanity: TraceConsumer, Sendable {
+    public private(set) var warnings: [String] = []
+    public private(set) var count = 0
+    static let keep = 5
+
+    public init() {}
+
+    public mutating func consume(_ e: TraceEvent) {
+        // Durations are measured on the same monotonic clock as the timestamp, so one cannot
+        // exceed the time at which it ended.
+        let measured: Bool
+        switch e.kind {
+        case .cycleEnter, .cycleLeave, .effect, .taskSettle, .requestResume: measured = true
+        default: measured = false
+        }
+        if measured && e.nanos > e.time {
+            flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) lasted \(e.nanos)ns, longer than the clock had run")
+        }
+        if e.time == 0 { flag("\(e.kind) (runtime \(e.runtime)) has no timestamp") }
+        if !TraceNames.codes(of: e.kind).isEmpty && Int(e.code) >= TraceNames.codes(of: e.kind).count {
+            flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) has an unknown code \(e.code)")
+        }
+    }
+
+    private mutating func flag(_ message: String) {
+        count += 1
+        if warnings.count < Self.keep { warnings.append("impossible value: " + message) }
+    }
+
+    /// The warnings, with a count of those left out.
+    public var notes: [String] {
+        warnings + (count > warnings.count ? ["\(count - warnings.count) more impossible value(s)"] : [])
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TraceFuzzHarness
+
+@testable import TransduceTrace
+
+/// Every input that ever trapped an analysis, replayed: the fuzz harness in process (a trap
+/// crashes the test run), then every trace-view command on it, which must end with a status
+/// (0, or 65 for a damaged or impossible trace; 64 only for a `--request` the trace lacks),
+/// never by a signal.
+@Suite struct RegressionInputTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/regressions").path
+
+    static var inputs: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().map { directory + "/" + $0 }
+    }
+
+    /// Inputs a real runtime can produce (unusual but well-formed): every command must succeed.
+    static let wellFormed: Set<String> = [
+        "wrapped-ring-starts-with-leave.jsonl", "task-times-out-of-order-huge-ids.jsonl", "times-near-2-64.jsonl",
+    ]
+
+    static let commands: [[String]] = [
+        ["summary"], ["contention"], ["tasks"], ["sequence"], ["sequence", "--request", "1"],
+        ["sequence", "--from", "18446744073709551000", "--to", "18446744073709551615"],
+        ["export", "--format", "chrome"], ["export", "--format", "mermaid"], ["export", "--format", "plantuml"],
+        ["export", "--format", "jsonl"],
+    ]
+
+    @Test func theCorpusIsThere() {
+        #expect(Self.inputs.count >= 6, "\(Self.directory)")
+    }
+
+    @Test(arguments: inputs)
+    func harnessSurvives(_ path: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        FuzzHarness.exercise(bytes)
+        FuzzHarness.exercise(bytes, reader: .binary)
+        FuzzHarness.exercise(bytes, reader: .jsonLines)
+    }
+
+    @Test(arguments: inputs)
+    func everyCommandEndsWithAStatus(_ path: String) throws {
+        let tool = try #require(builtProduct("trace-view"))
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        for command in Self.commands {
+            let (status, output) = try run(tool, command + [path])
+            #expect([0, 64, 65].contains(status), "\(name): \(command) ended with \(status): \(output.suffix(400))")
+            if Self.wellFormed.contains(name) && !command.contains("--request") {
+                #expect(status == 0, "\(name): \(command): \(output.suffix(400))")
+            }
+        }
+    }
+
+    /// COLUMNS from the environment cannot make a renderer trap or draw without bound.
+    @Test(arguments: ["9223372036854775807", "100000000", "-5", "0", "abc", ""])
+    func absurdColumns(_ columns: String) throws {
+        let tool = try #require(builtProduct("trace-view"))
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/demo.jsonl").path
+        let result = try Subprocess.run(
+            tool, ["sequence", demo], environment: ["COLUMNS": columns], output: .capture, timeout: 60)
+        #expect(result.status == 0, "\(result.output.suffix(300))")
+        let widest = result.output.split(separator: "\n").map(\.count).max() ?? 0
+        #expect(widest <= 1000 + 40, "COLUMNS=\(columns): a line of \(widest) characters")
+    }
+
+    /// A chain of replacing tasks as long as a trace likes is followed without recursion.
+    @Test func longReplacementChain() throws {
+        var events: [TraceEvent] = []
+        var t: UInt64 = 1_000
+        func add(_ kind: TraceEvent.Kind, _ body: (inout TraceEvent) -> Void) {
+            var e = TraceEvent(kind: kind, time: t, thread: 1, runtime: 1)
+            body(&e)
+            events.append(e)
+            t += 10
+        }
+        add(.dispatch) {
+            $0.dispatch = 1; $0.code = TraceNames.code(kind: .dispatch, name: "request")!; $0.label = "go"
+        }
+        add(.cycleEnter) {
+            $0.cycle = 1; $0.dispatch = 1
+        }
+        let chain: UInt64 = 100_000
+        for task in 1...chain {
+            add(.taskSpawn) {
+                $0.task = task; $0.cycle = 1; $0.label = "step"; $0.count = 1; $0.otherTask = task - 1
+            }
+        }
+        add(.cycleLeave) {
+            $0.cycle = 1; $0.code = 1
+        }
+        let index = TraceIndex(events)
+        let lifecycle = index.requestLifecycle(runtime: 1, dispatch: 1)
+        #expect(lifecycle.count == events.count)
+        let dir = TemporaryDirectory()
+        let path = dir.file("chain.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        let tool = try #require(builtProduct("trace-view"))
+        let (status, output) = try run(tool, ["sequence", "--request", "1", "--width", "80", path])
+        #expect(status == 0, "\(output.suffix(300))")
+    }
+}

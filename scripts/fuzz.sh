@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/) with AddressSanitizer and runs each for SECONDS (default
+# 60) on its committed corpus. A crash fails the run; its input is copied to
+# Tests/TransduceTraceTests/Fixtures/regressions/, which the normal test suite replays.
+#
+#   scripts/fuzz.sh [SECONDS]          # build and run every target
+#   FUZZ_TARGETS=jsonl scripts/fuzz.sh # one target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+out=.build/fuzz
+mkdir -p "$out"
+san=(-sanitize=fuzzer,address)
+swiftc_lib() { # module name, then sources
+    local name=$1
+    shift
+    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -module-name "$name" -I "$out" -I Sources/CLTTng/include \
+        -emit-module -emit-module-path "$out/$name.swiftmodule" -emit-library -static -o "$out/lib$name.a" "$@"
+}
+echo "fuzz: building (AddressSanitizer, libFuzzer)" >&2
+for c in clttng clttng_dump; do
+    clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CLTTng/include -c "Sources/CLTTng/$c.c" -o "$out/$c.o"
+done
+clang -O1 -g -c Fuzz/CFuzz/mutator.c -o "$out/mutator.o"
+swiftc_lib Transduce $(find Sources/Transduce -name '*.swift')
+swiftc_lib TransduceTrace $(find Sources/TransduceTrace -name '*.swift')
+swiftc_lib TraceFuzzHarness Fuzz/Harness/*.swift
+link() { # target, extra objects
+    local target=$1
+    shift
+    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -I "$out" -I Sources/CLTTng/include "Fuzz/Targets/$target.swift" \
+        "$out/libTraceFuzzHarness.a" "$out/libTransduceTrace.a" "$out/libTransduce.a" "$out/clttng.o" "$out/clttng_dump.o" \
+        "$@" -ldl -o "$out/fuzz-$target"
+}
+link binary "$out/mutator.o"
+link jsonl
+
+export SWIFT_BACKTRACE=enable=no # the Swift backtracer and ASan both want the crash signals
+regressions=Tests/TransduceTraceTests/Fixtures/regressions
+status=0
+for target in ${FUZZ_TARGETS:-binary jsonl}; do
+    corpus="$out/corpus-$target"
+    mkdir -p "$corpus" "$out/crashes-$target"
+    cp -n Fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+    dict=()
+    [ -f "Fuzz/$target.dict" ] && dict=(-dict="Fuzz/$target.dict")
+    echo "fuzz: $target for ${seconds}s" >&2
+    log="$out/fuzz-$target.log"
+    if ! "$out/fuzz-$target" "$corpus" Fuzz/corpus/"$target" "${dict[@]}" -max_total_time="$seconds" -max_len=65536 \
+        -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$out/crashes-$target/" >"$log" 2>&1; then
+        status=1
+        echo "fuzz: $target FOUND A CRASH; inputs kept in $regressions:" >&2
+        mkdir -p "$regressions"
+        for crash in "$out/crashes-$target"/*; do
+            [ -f "$crash" ] || continue
+            cp "$crash" "$regressions/$target-$(basename "$crash")"
+            echo "  $regressions/$target-$(basename "$crash")" >&2
+        done
+        grep -E "ERROR|Fatal error|SUMMARY" "$log" | head -20 >&2 || true
+    fi
+    grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$log" | sed "s/^/fuzz: $target: /" >&2 || true
+done
+exit $status
