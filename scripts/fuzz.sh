@@ -15,13 +15,16 @@ swiftc_lib() { # module name, then sources
     local name=$1
     shift
     swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -module-name "$name" -I "$out" -I Sources/CLTTng/include \
-        -emit-module -emit-module-path "$out/$name.swiftmodule" -emit-library -static -o "$out/lib$name.a" "$@"
+        -emit-module -emit-module-path "$out/$name.swiftmodule" -emit-library -static -o "$out/lib$name.a" "$@" 2>>"$build_log"
 }
 echo "fuzz: building (AddressSanitizer, libFuzzer)" >&2
+build_log="$out/build.log"
+: >"$build_log"
+trap '[ $? -eq 0 ] || { echo "fuzz: build or run failed; the build log:" >&2; tail -40 "$build_log" >&2; }' EXIT
 for c in clttng clttng_dump; do
-    clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CLTTng/include -c "Sources/CLTTng/$c.c" -o "$out/$c.o"
+    clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CLTTng/include -c "Sources/CLTTng/$c.c" -o "$out/$c.o" 2>>"$build_log"
 done
-clang -O1 -g -c Fuzz/CFuzz/mutator.c -o "$out/mutator.o"
+clang -O1 -g -c Fuzz/CFuzz/mutator.c -o "$out/mutator.o" 2>>"$build_log"
 swiftc_lib Transduce $(find Sources/Transduce -name '*.swift')
 swiftc_lib TransduceTrace $(find Sources/TransduceTrace -name '*.swift')
 swiftc_lib TraceFuzzHarness Fuzz/Harness/*.swift
@@ -30,7 +33,7 @@ link() { # target, extra objects
     shift
     swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -I "$out" -I Sources/CLTTng/include "Fuzz/Targets/$target.swift" \
         "$out/libTraceFuzzHarness.a" "$out/libTransduceTrace.a" "$out/libTransduce.a" "$out/clttng.o" "$out/clttng_dump.o" \
-        "$@" -ldl -o "$out/fuzz-$target"
+        "$@" -ldl -o "$out/fuzz-$target" 2>>"$build_log"
 }
 link binary "$out/mutator.o"
 link jsonl
@@ -40,6 +43,7 @@ regressions=Tests/TransduceTraceTests/Fixtures/regressions
 status=0
 for target in ${FUZZ_TARGETS:-binary jsonl}; do
     corpus="$out/corpus-$target"
+    rm -rf "$out/crashes-$target"
     mkdir -p "$corpus" "$out/crashes-$target"
     cp -n Fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
     dict=()

@@ -124,8 +124,9 @@ public struct SequenceDiagram: Sendable {
 extension String {
     /// The string without the trailing characters that match `drop`.
     func trimmingTrailing(where drop: (Character) -> Bool = { $0 == " " }) -> String {
-        var s = Substring(self)
-        while let last = s.last, drop(last) { s = s.dropLast() }
-        return String(s)
+        // Walks back from the end only as far as the kept text: O(dropped characters), where
+        // repeated `dropLast()` recounted the whole string each time.
+        guard let last = lastIndex(where: { !drop($0) }) else { return "" }
+        return String(self[...last])
     }
 }

@@ -84,7 +84,7 @@ public enum TraceInvariants {
                         add(
                             .fifoAdmission, e.runtime,
                             "dispatch #\(e.dispatch) entered before dispatch #\(first.dispatch), which was accepted first",
-                            [first, s.acceptedAt[e.dispatch]!, e])
+                            [first] + (s.acceptedAt[e.dispatch].map { [$0] } ?? []) + [e])
                     }
                     s.accepted.remove(at: position)
                     s.acceptedAt[e.dispatch] = nil
