@@ -66,7 +66,9 @@ struct Arguments {
 
     /// The single positional TRACE argument.
     func trace() throws -> String {
-        guard let path = positionals.first else { throw CLIError.usage("missing TRACE (a trace file, a JSON Lines file or an LTTng CTF directory)") }
+        guard let path = positionals.first else {
+            throw CLIError.usage("missing TRACE (a trace file, a JSON Lines file or an LTTng CTF directory)")
+        }
         guard positionals.count == 1 else { throw CLIError.usage("unexpected argument '\(positionals[1])'") }
         return path
     }

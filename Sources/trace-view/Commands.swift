@@ -83,7 +83,8 @@ enum TraceViewCommand {
                 + " (\(trace.counts.overwritten) overwritten)",
             "",
         ]
-        if let load = trace.events.first(where: { $0.kind == .dispatch && $0.label == "load" && $0.runtime == runtime.rawValue }) {
+        if let load = trace.events.first(where: { $0.kind == .dispatch && $0.label == "load" && $0.runtime == runtime.rawValue })
+        {
             lines.append(options.paint("The request-lifecycle chart: request(load) #\(load.dispatch)", .bold))
             lines.append("(its task holds the waiter while send(ping) gets through the gate)")
             lines += SequenceDiagram(index: index, options: options).render(
@@ -142,10 +143,13 @@ enum TraceViewCommand {
         if let request = try args.integer("request") {
             let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
             guard let runtime = runtimes.first else {
-                throw CLIError.usage("no dispatch #\(request) in this trace" + (runtimeWanted == nil ? "" : " for runtime \(runtimeWanted!)"))
+                throw CLIError.usage(
+                    "no dispatch #\(request) in this trace" + (runtimeWanted == nil ? "" : " for runtime \(runtimeWanted!)"))
             }
             if runtimes.count > 1 && runtimeWanted == nil {
-                throw CLIError.usage("dispatch #\(request) exists in runtimes \(runtimes.map(String.init).joined(separator: ", ")); pick one with --runtime")
+                throw CLIError.usage(
+                    "dispatch #\(request) exists in runtimes \(runtimes.map(String.init).joined(separator: ", ")); pick one with --runtime"
+                )
             }
             indices = index.requestLifecycle(runtime: runtime, dispatch: request)
         }
@@ -190,7 +194,9 @@ enum TraceViewCommand {
     // MARK: export
 
     static func export(_ args: Arguments) throws {
-        guard let format = args.options["format"] else { throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl") }
+        guard let format = args.options["format"] else {
+            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl")
+        }
         guard ["chrome", "mermaid", "plantuml", "jsonl"].contains(format) else {
             throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
         }
@@ -219,12 +225,15 @@ enum TraceViewCommand {
             notes = trace.notes
             let index = TraceIndex(trace.events.filter(keep))
             var indices = Array(index.events.indices)
-            if let request = try args.integer("request"), let runtime = index.runtimes.first(where: {
-                index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil
-            }) {
+            if let request = try args.integer("request"),
+                let runtime = index.runtimes.first(where: {
+                    index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil
+                })
+            {
                 indices = index.requestLifecycle(runtime: runtime, dispatch: request)
             }
-            let lines = format == "mermaid"
+            let lines =
+                format == "mermaid"
                 ? SequenceExport.mermaid(index: index, indices: indices)
                 : SequenceExport.plantUML(index: index, indices: indices)
             output.write(Array((lines.joined(separator: "\n") + "\n").utf8))

@@ -22,73 +22,73 @@ enum Help {
 
     static let commands: [String: String] = [
         "demo": """
-            USAGE: trace-view demo [--save FILE] [--ascii] [--width N] [--no-color]
+        USAGE: trace-view demo [--save FILE] [--ascii] [--width N] [--no-color]
 
-            Runs the built-in workload (the request-lifecycle chart, a switchToLatest replacement,
-            a shareable join, a uniqueRequest, callers contending with an async action that holds
-            the gate) on a BaseRuntime recording to the ring buffer, then prints the chart
-            request's sequence diagram and the contention report. Under an LTTng session the same
-            events also reach LTTng.
+        Runs the built-in workload (the request-lifecycle chart, a switchToLatest replacement,
+        a shareable join, a uniqueRequest, callers contending with an async action that holds
+        the gate) on a BaseRuntime recording to the ring buffer, then prints the chart
+        request's sequence diagram and the contention report. Under an LTTng session the same
+        events also reach LTTng.
 
-            OPTIONS:
-              --save FILE   Also write the trace (.jsonl for JSON Lines, else the binary format)
-            """,
+        OPTIONS:
+          --save FILE   Also write the trace (.jsonl for JSON Lines, else the binary format)
+        """,
         "sequence": """
-            USAGE: trace-view sequence [--runtime ID] [--request ID] [--from NS --to NS]
-                                       [--ascii] [--width N] [--no-color] TRACE
+        USAGE: trace-view sequence [--runtime ID] [--request ID] [--from NS --to NS]
+                                   [--ascii] [--width N] [--no-color] TRACE
 
-            Draws lifelines for callers, the compute gate, transduce(), the task manager and
-            task instances, with times (ms from the first event shown) and durations.
+        Draws lifelines for callers, the compute gate, transduce(), the task manager and
+        task instances, with times (ms from the first event shown) and durations.
 
-            OPTIONS:
-              --runtime ID   Only this runtime
-              --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
-              --from NS      Start of the time window: ns from the trace's first event, or an
-              --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
-              --ascii        Pure ASCII
-            """,
+        OPTIONS:
+          --runtime ID   Only this runtime
+          --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
+          --from NS      Start of the time window: ns from the trace's first event, or an
+          --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
+          --ascii        Pure ASCII
+        """,
         "contention": """
-            USAGE: trace-view contention [--runtime ID] [--long-hold NS] [--ascii] [--width N] TRACE
+        USAGE: trace-view contention [--runtime ID] [--long-hold NS] [--ascii] [--width N] TRACE
 
-            Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
-            and by action, the longest waits with what held the gate meanwhile, queue depth over
-            time, and warnings for long holds and growing queues. Reads the trace in one pass
-            with bounded memory.
+        Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
+        and by action, the longest waits with what held the gate meanwhile, queue depth over
+        time, and warnings for long holds and growing queues. Reads the trace in one pass
+        with bounded memory.
 
-            OPTIONS:
-              --runtime ID     Only this runtime
-              --long-hold NS   Threshold of the long-hold warning (default 10000000, 10 ms)
-            """,
+        OPTIONS:
+          --runtime ID     Only this runtime
+          --long-hold NS   Threshold of the long-hold warning (default 10000000, 10 ms)
+        """,
         "tasks": """
-            USAGE: trace-view tasks [--runtime ID] [--ascii] [--width N] TRACE
+        USAGE: trace-view tasks [--runtime ID] [--ascii] [--width N] TRACE
 
-            Every task instance with name, policy, spawning event, run time, outcome and
-            replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
-            """,
+        Every task instance with name, policy, spawning event, run time, outcome and
+        replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
+        """,
         "summary": """
-            USAGE: trace-view summary [--ascii] TRACE
+        USAGE: trace-view summary [--ascii] TRACE
 
-            Counts per kind, runtimes, time span and events lost by the recorder. One pass,
-            bounded memory.
-            """,
+        Counts per kind, runtimes, time span and events lost by the recorder. One pass,
+        bounded memory.
+        """,
         "export": """
-            USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
-                                     [--runtime ID] [--request ID] TRACE
+        USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
+                                 [--runtime ID] [--request ID] TRACE
 
-            chrome: Chrome Trace Event JSON for Perfetto UI (cycles on a gate track, requests as
-            async events, flows from dispatch to cycle to task to resume). mermaid, plantuml:
-            sequence diagrams. jsonl: one event per line. Writes to standard output unless
-            --output is given.
-            """,
+        chrome: Chrome Trace Event JSON for Perfetto UI (cycles on a gate track, requests as
+        async events, flows from dispatch to cycle to task to resume). mermaid, plantuml:
+        sequence diagrams. jsonl: one event per line. Writes to standard output unless
+        --output is given.
+        """,
         "record": """
-            USAGE: trace-view record [--output DIR] -- COMMAND [ARG...]
+        USAGE: trace-view record [--output DIR] -- COMMAND [ARG...]
 
-            Runs COMMAND under an LTTng session made for it (starting lttng-sessiond when none
-            answers), with transduce:* enabled and the vtid and vpid contexts, and keeps the CTF
-            trace in DIR (default ./transduce-trace-<time>). The command needs a TraceRecorder
-            (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded. Ctrl-C ends
-            the command; trace-view then stops the session and keeps what was recorded. Exits with
-            the command's status.
-            """,
+        Runs COMMAND under an LTTng session made for it (starting lttng-sessiond when none
+        answers), with transduce:* enabled and the vtid and vpid contexts, and keeps the CTF
+        trace in DIR (default ./transduce-trace-<time>). The command needs a TraceRecorder
+        (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded. Ctrl-C ends
+        the command; trace-view then stops the session and keeps what was recorded. Exits with
+        the command's status.
+        """,
     ]
 }

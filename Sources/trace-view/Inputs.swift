@@ -9,6 +9,10 @@ import TransduceTraceCTF
 
 /// Opens TRACE, whatever it is (told apart by content): a binary trace file, a JSON Lines file,
 /// or an LTTng CTF trace directory (read through libbabeltrace2). `-` reads standard input.
+///
+/// Everything but a directory is opened once and streamed: standard input, pipes and named FIFOs
+/// work like files, and memory stays bounded whatever their size. The bytes read to tell the
+/// kind apart are put back in front, so nothing is lost. One TraceInput is read once.
 struct TraceInput {
     enum Kind: String {
         case binary = "trace file"
@@ -18,21 +22,13 @@ struct TraceInput {
 
     let path: String
     let kind: Kind
-    private var bytes: [UInt8]?
+    private let source: DescriptorSource?
 
     init(path: String) throws {
         self.path = path
         if path == "-" {
-            var all: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                all += chunk[0..<n]
-            }
-            bytes = all
-            kind = Self.kind(of: Array(all.prefix(64)))
-            guard kind != .ctf else { throw CLIError.data("-: not a trace") }
+            source = DescriptorSource(descriptor: STDIN_FILENO, closes: false)
+            kind = Self.kind(of: source!.peek(64))
             return
         }
         var info = stat()
@@ -47,15 +43,16 @@ struct TraceInput {
                 throw CLIError.data("\(path): a directory without an LTTng CTF trace (no metadata file)")
             }
             kind = .ctf
+            source = nil
             return
         }
-        guard let file = fopen(path, "rb") else {
+        // A FIFO blocks here until a writer opens it, as `cat` would.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw CLIError.data("\(path): cannot open: \(String(cString: strerror(errno)))")
         }
-        var head = [UInt8](repeating: 0, count: 64)
-        let n = fread(&head, 1, head.count, file)
-        fclose(file)
-        kind = Self.kind(of: Array(head.prefix(n)))
+        source = DescriptorSource(descriptor: descriptor, closes: true)
+        kind = Self.kind(of: source!.peek(64))
     }
 
     private static func kind(of head: [UInt8]) -> Kind {
@@ -76,6 +73,7 @@ struct TraceInput {
     }
 
     private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
+        let name = path == "-" ? "-" : path
         switch kind {
         case .ctf:
             do {
@@ -87,25 +85,25 @@ struct TraceInput {
         case .binary:
             let reader: TraceFileReader
             do {
-                reader = try bytes.map { try TraceFileReader(bytes: $0, name: "-") } ?? TraceFileReader(path: path)
+                reader = try TraceFileReader(source: source!, name: name)
             } catch let error as TraceFileError {
                 throw CLIError.data(error.description)
             }
             while let e = reader.next() { body(e) }
-            return (reader.notes, reader.footer)
+            return (reader.notes + readError(), reader.footer)
         case .jsonLines:
-            let reader: JSONLinesReader
-            do {
-                reader = try bytes.map { JSONLinesReader(bytes: $0, name: "-") } ?? JSONLinesReader(path: path)
-            } catch let error as TraceFileError {
-                throw CLIError.data(error.description)
-            }
+            let reader = JSONLinesReader(source: source!, name: name)
             while let e = reader.next() { body(e) }
             if reader.eventCount == 0 && !reader.notes.isEmpty {
                 throw CLIError.data("\(path): not a trace: \(reader.notes[0])")
             }
-            return (reader.notes, reader.footer)
+            return (reader.notes + readError(), reader.footer)
         }
+    }
+
+    private func readError() -> [String] {
+        guard let error = source?.error, error != 0 else { return [] }
+        return ["\(path): read failed: \(String(cString: strerror(error)))"]
     }
 
     /// Reads every event into memory (for the commands that need random access).

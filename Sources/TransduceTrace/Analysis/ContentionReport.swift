@@ -57,17 +57,22 @@ public struct ContentionReport: TraceConsumer, Sendable {
 
     public init() {}
 
+    /// Runtimes followed one by one; a trace naming more (hostile: each runtime costs memory)
+    /// has the rest followed together, under one key.
+    static let maxRuntimes = 10_000
+
     public mutating func consume(_ e: TraceEvent) {
+        let runtime = state[e.runtime] != nil || state.count < Self.maxRuntimes ? e.runtime : .max
         // Taken out of the dictionary while it is updated, so its collections are not copied.
-        var s = state.removeValue(forKey: e.runtime) ?? RuntimeState()
-        defer { state[e.runtime] = s }
+        var s = state.removeValue(forKey: runtime) ?? RuntimeState()
+        defer { state[runtime] = s }
         switch e.kind {
         case .runtimeStart:
-            capacities[e.runtime] = e.count
+            if runtime == e.runtime { capacities[e.runtime] = e.count }
         case .dispatch:
             if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time) }
             depth.record(time: e.time, depth: e.count)
-            maxDepth[e.runtime] = max(maxDepth[e.runtime] ?? 0, e.count)
+            maxDepth[runtime] = max(maxDepth[runtime] ?? 0, e.count)
         case .cycleEnter:
             let admitted = s.pending.removeValue(forKey: e.dispatch)
             let label = admitted?.label ?? "?"

@@ -1,5 +1,5 @@
 /// Counts per kind, runtimes, time span and recorder losses. Streaming: memory grows only with the
-/// number of runtimes.
+/// number of runtimes, itemized up to ``maxRuntimes`` (a hostile trace can name millions).
 public struct SummaryReport: TraceConsumer, Sendable {
     public struct RuntimeInfo: Sendable {
         public var transducer = ""
@@ -22,6 +22,10 @@ public struct SummaryReport: TraceConsumer, Sendable {
     /// Reader notes (truncation, damage).
     public var notes: [String] = []
 
+    /// Events of runtimes past ``maxRuntimes``, counted but not itemized.
+    public private(set) var unlistedEvents = 0
+    public static let maxRuntimes = 10_000
+
     public init() {}
 
     public mutating func consume(_ e: TraceEvent) {
@@ -30,6 +34,10 @@ public struct SummaryReport: TraceConsumer, Sendable {
         first = min(first, e.time)
         last = max(last, e.time)
         if runtimes[e.runtime] == nil {
+            guard runtimes.count < Self.maxRuntimes else {
+                unlistedEvents += 1
+                return
+            }
             runtimes[e.runtime] = RuntimeInfo()
             runtimeOrder.append(e.runtime)
         }
@@ -53,7 +61,9 @@ public struct SummaryReport: TraceConsumer, Sendable {
         lines.append(options.paint("Trace summary", .bold))
         lines.append("  events      \(total)")
         lines.append("  time span   \(formatDuration(span, ascii: options.ascii))")
-        lines.append("  runtimes    \(runtimes.count)")
+        lines.append(
+            "  runtimes    \(runtimes.count)"
+                + (unlistedEvents > 0 ? " listed; \(unlistedEvents) events of further runtimes not itemized" : ""))
         if let recorder {
             lines.append(
                 "  lost        \(recorder.overwritten) overwritten, \(recorder.discarded) discarded, \(recorder.lost) unreadable")

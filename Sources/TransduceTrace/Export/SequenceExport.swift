@@ -70,6 +70,8 @@ public enum SequenceExport {
         for c in text {
             switch c {
             case "\n", "\r": out.append(" ")
+            // Other control characters (a label can hold any) would reach whoever prints the file.
+            case _ where c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }): out.append("?")
             case ";" where mermaid: out.append("#59;")
             case ":" where mermaid: out.append("#58;")
             case "\"" where !mermaid: out.append("'")

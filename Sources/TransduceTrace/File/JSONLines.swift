@@ -24,7 +24,10 @@ public enum JSONLines {
             }
         }
         let c = trace.counts
-        out.append(contentsOf: Array(#"{"kind":"counts","events":\#(trace.events.count),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)}"#.utf8))
+        out.append(
+            contentsOf: Array(
+                #"{"kind":"counts","events":\#(trace.events.count),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)}"#
+                    .utf8))
         out.append(0x0A)
         sink(out)
     }
@@ -58,9 +61,12 @@ public enum JSONLines {
 
     static func appendNumber(_ value: UInt64, to out: inout [UInt8]) {
         if value == 0 { return out.append(0x30) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = value
         var count = 0
         withUnsafeMutableBytes(of: &digits) { d in
@@ -105,6 +111,8 @@ public final class JSONLinesReader {
     private var start = 0
     private var end = 0
     private var exhausted = false
+    /// Inside a line longer than ``maxLine``, reading on to its end.
+    private var skippingLongLine = false
     static let maxLine = 1 << 20
     static let maxNotes = 100
 
@@ -119,7 +127,8 @@ public final class JSONLinesReader {
         self.init(source: MemorySource(bytes), name: name)
     }
 
-    private init(source: ByteSource, name: String) {
+    /// Streams JSON Lines from `source` (a pipe, a FIFO, standard input).
+    package init(source: ByteSource, name: String) {
         self.source = source
         self.path = name
     }
@@ -197,9 +206,14 @@ public final class JSONLinesReader {
             if let newline = buffer[start..<end].firstIndex(of: 0x0A) {
                 let line = buffer[start..<newline]
                 start = newline + 1
+                if skippingLongLine {
+                    skippingLongLine = false
+                    continue
+                }
                 return line
             }
             if exhausted {
+                if skippingLongLine { return nil }
                 guard start < end else { return nil }
                 let line = buffer[start..<end]
                 start = end
@@ -211,13 +225,20 @@ public final class JSONLinesReader {
                 end -= start
                 start = 0
             }
+            if skippingLongLine {
+                // Passing over the rest of a line that was too long: drop what is buffered.
+                start = 0
+                end = 0
+            }
             if end == buffer.count {
                 guard buffer.count < Self.maxLine else {
+                    // Too long to be an event: note it, drop it and go on with the next line.
                     lineNumber += 1
-                    addNote("line \(lineNumber): longer than \(Self.maxLine) bytes; the rest of the input is skipped")
-                    exhausted = true
-                    start = end
-                    return nil
+                    addNote("line \(lineNumber): longer than \(Self.maxLine) bytes, skipped")
+                    skippingLongLine = true
+                    start = 0
+                    end = 0
+                    continue
                 }
                 buffer += [UInt8](repeating: 0, count: buffer.count)
             }
@@ -282,7 +303,16 @@ enum FlatJSON {
                         guard i + 4 <= end, let code = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16)
                         else { throw Error.message("bad \\u escape") }
                         i += 4
-                        let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                        var value = code
+                        // A UTF-16 surrogate pair, \uD83D\uDE00, is one scalar.
+                        if (0xD800..<0xDC00).contains(code), i + 6 <= end, bytes[i] == 0x5C, bytes[i + 1] == 0x75,
+                            let low = UInt32(String(decoding: bytes[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16),
+                            (0xDC00..<0xE000).contains(low)
+                        {
+                            value = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            i += 6
+                        }
+                        let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
                         out.append(contentsOf: Array(String(Character(scalar)).utf8))
                     default: throw Error.message("bad escape")
                     }

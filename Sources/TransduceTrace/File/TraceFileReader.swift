@@ -50,7 +50,8 @@ public final class TraceFileReader {
         try self.init(source: MemorySource(bytes), name: name)
     }
 
-    private init(source: ByteSource, name: String) throws {
+    /// Streams a trace from `source` (a pipe, a FIFO, standard input); `name` appears in errors.
+    package init(source: ByteSource, name: String) throws {
         self.source = source
         self.path = name
         var header = [UInt8](repeating: 0, count: TraceFileFormat.headerSize)
@@ -62,12 +63,20 @@ public final class TraceFileReader {
         if got < TraceFileFormat.headerSize {
             throw TraceFileError(path: name, offset: got, reason: "truncated header")
         }
-        let version = header.withUnsafeBytes { $0.le(8, as: UInt16.self) }
+        let (version, flags, reserved) = header.withUnsafeBytes {
+            ($0.le(8, as: UInt16.self), $0.le(10, as: UInt16.self), $0.le(12, as: UInt32.self))
+        }
         if version != TraceFileFormat.version {
             throw TraceFileError(
                 path: name, offset: 8,
                 reason: "unsupported trace format version \(version) (this reader knows version \(TraceFileFormat.version))")
         }
+        // Version 1 defines no flags: a file with any set was written by something this reader
+        // does not understand, or is damaged.
+        if flags != 0 {
+            throw TraceFileError(path: name, offset: 10, reason: "unknown header flags 0x\(String(flags, radix: 16))")
+        }
+        if reserved != 0 { throw TraceFileError(path: name, offset: 12, reason: "reserved header bytes are not zero") }
         offset = TraceFileFormat.headerSize
     }
 
@@ -209,9 +218,61 @@ public final class TraceFileReader {
     }
 }
 
-protocol ByteSource: AnyObject {
-    /// Reads up to `count` bytes into the start of `buffer`; returns how many were read.
+/// Where a reader's bytes come from. Each source is read once, front to back, so pipes and FIFOs
+/// work as well as files.
+package protocol ByteSource: AnyObject {
+    /// Reads up to `count` bytes into the start of `buffer`; returns how many were read (fewer
+    /// only at the end of the input).
     func read(into buffer: inout [UInt8], count: Int) -> Int
+}
+
+/// A file descriptor (standard input, a pipe, a FIFO, a file), read with `read(2)`, with the
+/// bytes already taken from it to tell what it holds put back in front.
+package final class DescriptorSource: ByteSource {
+    private let descriptor: Int32
+    private let closes: Bool
+    private var pending: [UInt8]
+    private var failed = false
+    /// The `errno` of a failed read, if one failed (the input then ends there).
+    package private(set) var error: Int32 = 0
+
+    package init(descriptor: Int32, closes: Bool) {
+        self.descriptor = descriptor
+        self.closes = closes
+        pending = []
+    }
+    deinit { if closes { close(descriptor) } }
+
+    /// Reads up to `count` bytes and keeps them to be read again: how an input is told apart
+    /// without losing its start.
+    package func peek(_ count: Int) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: count)
+        let n = read(into: &head, count: count)
+        pending = Array(head[0..<n]) + pending
+        return pending
+    }
+
+    package func read(into buffer: inout [UInt8], count: Int) -> Int {
+        var filled = 0
+        if !pending.isEmpty {
+            let n = min(count, pending.count)
+            buffer.replaceSubrange(0..<n, with: pending[0..<n])
+            pending.removeFirst(n)
+            filled = n
+        }
+        while filled < count && !failed {
+            let n = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + filled, count - filled) }
+            if n > 0 {
+                filled += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                if n < 0 { error = errno }
+                failed = true
+            }
+        }
+        return filled
+    }
 }
 
 final class FileSource: ByteSource {
@@ -239,3 +300,9 @@ final class MemorySource: ByteSource {
         return n
     }
 }
+
+#if canImport(Glibc)
+    private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+    private let systemRead = Darwin.read
+#endif

@@ -133,6 +133,13 @@ public enum TraceNames {
         Int(code) < table.count ? table[Int(code)] : "unknown(\(code))"
     }
 
+    /// The code written as `unknown(N)` (a code this version has no name for), so that such an
+    /// event exported as JSON Lines reads back.
+    static func unknownCode(_ name: String) -> UInt8? {
+        guard name.hasPrefix("unknown("), name.hasSuffix(")") else { return nil }
+        return UInt8(name.dropFirst(8).dropLast())
+    }
+
     public static func codeName(kind: TraceEvent.Kind, code: UInt8) -> String {
         let table = codes(of: kind)
         return table.isEmpty ? "" : name(table, code)

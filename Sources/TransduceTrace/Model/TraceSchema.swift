@@ -23,7 +23,10 @@ public enum TraceSchema {
     public static func fields(of kind: TraceEvent.Kind) -> [Field] { table[Int(kind.rawValue)] }
 
     private static let table: [[Field]] = [
-        [.init(name: "transducer", slot: .label), .init(name: "host", slot: .label2), .init(name: "queue_capacity", slot: .count)],
+        [
+            .init(name: "transducer", slot: .label), .init(name: "host", slot: .label2),
+            .init(name: "queue_capacity", slot: .count),
+        ],
         [.init(name: "reason", slot: .code), .init(name: "error", slot: .label)],
         [
             .init(name: "dispatch", slot: .dispatch), .init(name: "style", slot: .code), .init(name: "event", slot: .label),
@@ -126,11 +129,13 @@ extension TraceEvent {
         case .label: label = value
         case .label2: label2 = value
         case .code:
-            guard let v = TraceNames.code(kind: kind, name: value) else { return false }
+            guard let v = TraceNames.code(kind: kind, name: value) ?? TraceNames.unknownCode(value) else { return false }
             code = v
         case .code2:
-            guard let v = TraceNames.rejections.firstIndex(of: value) else { return false }
-            code2 = UInt8(v)
+            guard let v = TraceNames.rejections.firstIndex(of: value).map(UInt8.init) ?? TraceNames.unknownCode(value) else {
+                return false
+            }
+            code2 = v
         default: return false
         }
         return true
