@@ -7,23 +7,17 @@ let package = Package(
         .executable(name: "trace-view", targets: ["trace-view"]),
         .library(name: "Transduce", targets: ["Transduce"]),
         .library(name: "TransduceTrace", targets: ["TransduceTrace"]),
-        // The LTTng-UST probes, loaded at run time by TraceRecorder (see TRACING.md notes).
-        .library(name: "TransduceLTTngProvider", type: .dynamic, targets: ["CLTTngProvider"]),
     ],
     targets: [
         // The runtime: no dependencies beyond the toolchain.
         .target(name: "Transduce"),
-        // The `transduce` tracepoints and their C wrappers (no-ops without LTTng-UST). The call
-        // sites use dynamic linkage: liblttng-ust is loaded only with the provider below.
+        // The `transduce` tracepoints, their probes and their C wrappers (no-ops without
+        // LTTng-UST), and the async-signal-safe dump. Nothing links liblttng-ust: the recorder
+        // loads it at run time (clttng_probes.c says how), so every app that depends on
+        // TransduceTrace has the provider and only a recorder brings liblttng-ust in.
         .target(
             name: "CLTTng",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
-        ),
-        // The probes of the provider `transduce`, as a shared object linked with liblttng-ust.
-        .target(
-            name: "CLTTngProvider",
-            dependencies: ["CLTTng"],
-            linkerSettings: [.linkedLibrary("lttng-ust", .when(platforms: [.linux]))]
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),

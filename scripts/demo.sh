@@ -3,6 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# The LTTng provider (a dynamic library) lets an LTTng session see the demo too.
-swift build --product TransduceLTTngProvider >/dev/null
 exec swift run trace-view demo "$@"

@@ -7,6 +7,4 @@ scripts/bootstrap.sh
 if command -v lttng-sessiond >/dev/null 2>&1 && ! lttng list >/dev/null 2>&1; then
     lttng-sessiond --daemonize >/dev/null 2>&1 || echo "test: could not start lttng-sessiond" >&2
 fi
-# The LTTng provider is a dynamic library product, which `swift test` alone does not build.
-swift build --product TransduceLTTngProvider
 exec swift test "$@"

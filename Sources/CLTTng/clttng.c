@@ -10,27 +10,15 @@
 
 #if defined(__linux__) && __has_include(<lttng/tracepoint.h>)
 #define CLTTNG_HAVE_LTTNG 1
-/* The tracepoint call sites live here; the probes live in the provider shared object, loaded at
- * run time. Until it is loaded no session can enable them and nothing of liblttng-ust runs. */
+/* The tracepoint call sites live here, with dynamic linkage; the probes are in clttng_probes.c
+ * and register only when clttng_load_lttng() loads liblttng-ust. Until then no session can enable
+ * them and nothing of liblttng-ust runs. */
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 #include "transduce_tp.h"
 #else
 #define CLTTNG_HAVE_LTTNG 0
 #endif
-
-int clttng_load_provider(const char *path, char *error, size_t error_size) {
-#if CLTTNG_HAVE_LTTNG
-    if (dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL) return 1;
-    const char *message = dlerror();
-    snprintf(error, error_size, "%s", message ? message : "dlopen failed");
-    return 0;
-#else
-    (void)path;
-    snprintf(error, error_size, "built without LTTng-UST");
-    return 0;
-#endif
-}
 
 static __thread uint32_t cached_tid;
 

@@ -13,7 +13,7 @@ enum LTTngTools {
         if clttng_available() == 0 { return "this build has no LTTng-UST (install liblttng-ust-dev)" }
         if case .disabled(let reason) = LTTngProvider.status { return "LTTng is disabled (\(reason))" }
         if case .unavailable(let reason) = LTTngProvider.status {
-            return "the provider is not loadable (\(reason)); `swift build --product TransduceLTTngProvider` builds it"
+            return "LTTng-UST cannot be loaded (\(reason))"
         }
         if let missing = LTTngSession.toolsMissing { return missing }
         if babeltrace == nil || !CTFTraceReader.isAvailable { return "babeltrace2 / libbabeltrace2-dev is not installed" }

@@ -16,9 +16,10 @@ extern "C" {
 
 /* 1 when the package was built with LTTng-UST. */
 int clttng_available(void);
-/* Loads the provider shared object at `path` (dlopen), registering the probes with LTTng-UST.
- * Returns 1 on success, else 0 with a message in `error`. */
-int clttng_load_provider(const char *path, char *error, size_t error_size);
+/* Loads liblttng-ust (dlopen) and registers the probes of the provider `transduce`, which are
+ * compiled into this module (clttng_probes.c). Idempotent. Returns 1 on success, else 0 with a
+ * message in `error`. */
+int clttng_load_lttng(char *error, size_t error_size);
 /* 1 when any transduce tracepoint is enabled by a session (a few loads). */
 int clttng_any_enabled(void);
 /* The calling thread's kernel thread id, cached per thread after the first call. */

@@ -1,7 +1,7 @@
 /* The LTTng-UST tracepoint provider `transduce` (TRACING.md, section 2). Not part of the Swift
  * module (module.modulemap lists only clttng.h). Included by clttng.c, which defines the
- * tracepoints with dynamic linkage, and by CLTTngProvider/transduce_tp.c, which creates the
- * probes in the provider shared object. Keep it in step with clttng.c and clttng.h. */
+ * tracepoints with dynamic linkage, and by clttng_probes.c, which creates the probes (registered
+ * when liblttng-ust is loaded). Keep it in step with clttng.c and clttng.h. */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER transduce
 

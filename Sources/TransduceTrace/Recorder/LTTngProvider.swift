@@ -3,36 +3,45 @@ import Transduce
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
-/// Loads the LTTng-UST probes of the provider `transduce` into the process, once.
+/// Brings LTTng-UST into the process and registers the probes of the provider `transduce`, once.
 ///
-/// The tracepoint call sites are compiled into every process that uses `TransduceTrace`, with
-/// dynamic linkage: until the provider shared object (`libTransduceLTTngProvider.so`, a product
-/// of this package) is loaded, a tracepoint costs one load and liblttng-ust is not in the process
-/// at all. ``TraceRecorder`` loads it when it is created with `lttng: true` (the default); from
-/// then on any LTTng session that enables `transduce:*` receives events, with no rebuild.
+/// The tracepoints and their probes are compiled into every program that uses `TransduceTrace`
+/// (an application depending on this package needs no extra build step or library), but nothing
+/// links liblttng-ust: until it is loaded a tracepoint costs one load, and no LTTng thread runs.
+/// ``TraceRecorder`` loads it when created with `lttng: true` (the default); from then on any LTTng
+/// session that enables `transduce:*` receives events, with no rebuild.
 ///
-/// Where it looks, in order: the path in `TRANSDUCE_LTTNG_PROVIDER`; the directory of the running
-/// executable; the dynamic linker's search path (`LD_LIBRARY_PATH`, system directories). Set
-/// `TRANSDUCE_LTTNG=off` to never load it (for example under ThreadSanitizer, which rejects
-/// liblttng-ust's helper threads).
+/// `TRANSDUCE_LTTNG` chooses: `off` (or `0`, `no`, `false`) never loads it (for example under
+/// ThreadSanitizer, which rejects liblttng-ust's helper threads); `required` loads it and, when it
+/// cannot, says why on standard error (`trace-view record` sets this for its command); unset, it
+/// is loaded when it can be, quietly — ``status`` says what happened.
 public enum LTTngProvider {
-    public static let fileName = "libTransduceLTTngProvider.so"
-
     public enum Status: Sendable, Equatable {
+        /// The probes are registered with the LTTng-UST library at `path`.
         case loaded(path: String)
         case disabled(reason: String)
         case unavailable(reason: String)
     }
 
-    /// Loads the provider on first use; later calls return the first outcome.
+    /// The library loaded to record to LTTng.
+    public static let libraryName = "liblttng-ust.so.1"
+    /// The environment variable that switches LTTng off or makes it required.
+    public static let environmentVariable = "TRANSDUCE_LTTNG"
+
+    /// Loads LTTng-UST on first use; later calls return the first outcome.
     public static var status: Status { loadOnce.value }
 
     public static var isLoaded: Bool {
         if case .loaded = status { return true }
         return false
     }
+
+    /// Whether `TRANSDUCE_LTTNG=required`: a recorder that cannot feed LTTng says so.
+    public static var isRequired: Bool { environment(environmentVariable)?.lowercased() == "required" }
 
     private static let loadOnce = Lazy { load() }
 
@@ -42,27 +51,26 @@ public enum LTTngProvider {
     }
 
     private static func load() -> Status {
-        guard clttng_available() != 0 else { return .unavailable(reason: "built without LTTng-UST") }
-        if let mode = environment("TRANSDUCE_LTTNG"), ["off", "0", "no", "false"].contains(mode.lowercased()) {
-            return .disabled(reason: "TRANSDUCE_LTTNG=\(mode)")
+        guard clttng_available() != 0 else { return report(.unavailable(reason: "built without LTTng-UST headers")) }
+        if let mode = environment(environmentVariable), ["off", "0", "no", "false"].contains(mode.lowercased()) {
+            return report(.disabled(reason: "\(environmentVariable)=\(mode)"))
         }
-        var candidates: [String] = []
-        if let explicit = environment("TRANSDUCE_LTTNG_PROVIDER") { candidates.append(explicit) }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if length > 0 {
-            let exe = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = exe.lastIndex(of: "/") { candidates.append(String(exe[..<slash]) + "/" + fileName) }
+        var error = [CChar](repeating: 0, count: 512)
+        if clttng_load_lttng(&error, error.count) != 0 { return .loaded(path: libraryName) }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return report(.unavailable(reason: reason))
+    }
+
+    private static func report(_ status: Status) -> Status {
+        if isRequired {
+            let reason: String
+            switch status {
+            case .loaded: return status
+            case .disabled(let r), .unavailable(let r): reason = r
+            }
+            DumpRegistry.report("LTTng is required (\(environmentVariable)=required) but not recording: \(reason)")
         }
-        candidates.append(fileName)
-        var errors: [String] = []
-        for candidate in candidates {
-            if candidate.contains("/") && access(candidate, F_OK) != 0 { continue }
-            var error = [CChar](repeating: 0, count: 512)
-            if clttng_load_provider(candidate, &error, error.count) != 0 { return .loaded(path: candidate) }
-            errors.append(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return .unavailable(reason: "\(fileName) not found or not loadable" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
+        return status
     }
 }
 

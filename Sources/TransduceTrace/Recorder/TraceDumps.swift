@@ -50,7 +50,7 @@ extension TraceRecorder {
     @discardableResult
     public func dumpOnTermination(to path: String) -> [Int32] {
         guard clttng_signal_dump_configure(ring.slotMemory, UInt64(ring.capacity), labels.mirror, path) != 0 else {
-            DumpRegistry.report("no memory for the signal dump")
+            DumpRegistry.report("trace dump failed: no memory for the signal dump")
             return []
         }
         let mask = clttng_signal_dump_install(1, 1)
@@ -111,10 +111,10 @@ enum DumpRegistry {
         }
     }
 
-    static func report(_ error: any Error) { report("\(error)") }
+    static func report(_ error: any Error) { report("trace dump failed: \(error)") }
 
     static func report(_ error: String) {
-        let message = "transduce: trace dump failed: \(error)\n"
+        let message = "transduce: \(error)\n"
         var bytes = Array(message.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
