@@ -53,14 +53,14 @@ for target in ${FUZZ_TARGETS:-binary jsonl}; do
     if ! "$out/fuzz-$target" "$corpus" Fuzz/corpus/"$target" "${dict[@]}" -max_total_time="$seconds" -max_len=65536 \
         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$out/crashes-$target/" >"$log" 2>&1; then
         status=1
-        echo "fuzz: $target FOUND A CRASH; inputs kept in $regressions:" >&2
+        echo "fuzz: $target FAILED; crash inputs (if any) kept in $regressions:" >&2
         mkdir -p "$regressions"
         for crash in "$out/crashes-$target"/*; do
             [ -f "$crash" ] || continue
             cp "$crash" "$regressions/$target-$(basename "$crash")"
             echo "  $regressions/$target-$(basename "$crash")" >&2
         done
-        grep -E "ERROR|Fatal error|SUMMARY" "$log" | head -20 >&2 || true
+        grep -E "ERROR|Fatal error|SUMMARY" "$log" | head -20 >&2 || tail -20 "$log" >&2
     fi
     grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$log" | sed "s/^/fuzz: $target: /" >&2 || true
 done
