@@ -28,7 +28,7 @@ let package = Package(
         ),
         .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
         .executableTarget(
-            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "Transduce"]),
+            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "Transduce", "CLTTng"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .target(name: "DemoWorkload", dependencies: ["Transduce"], path: "Examples/DemoWorkload"),
         .executableTarget(

@@ -3,7 +3,7 @@
 //     swift run TracedExample FILE                    # write FILE from code (.jsonl: JSON Lines)
 //     TRANSDUCE_TRACE=FILE swift run TracedExample    # dump FILE at exit (and on SIGUSR2)
 //     swift run TracedExample --serve FILE            # run, then wait; `kill -USR2 <pid>` dumps FILE;
-//                                                     # end of standard input exits
+//                                                     # end of standard input exits (and dumps)
 //     TRANSDUCE_TRACE=FILE swift run TracedExample --end-with HOW
 //                                                     # run, then end by HOW: INT, TERM, HUP (the
 //                                                     # signal to itself), trap, or throw (an error
@@ -43,6 +43,7 @@ enum TracedExample {
         let recorder = TraceRecorder(capacity: 1 << 14)
         if serve {
             recorder.dumpOnSignal(to: path)
+            recorder.dumpAtExit(to: path)
             _ = try await DemoWorkload.run(instrument: recorder)
             print("ready \(getpid())")
             fflush(nil)

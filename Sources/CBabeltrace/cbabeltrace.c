@@ -14,6 +14,7 @@
 typedef struct reader {
     cbt_callback callback;
     void *context;
+    cbt_losses *losses;
     int stopped;
     cbt_field fields[MAX_FIELDS];
     char text[MAX_FIELDS][256];
@@ -88,6 +89,11 @@ static void deliver(reader *r, const bt_message *message) {
     out.clock_ns = bt_message_event_borrow_stream_class_default_clock_class_const(message) ? clock_ns(message) : 0;
     out.vtid = context_of(event, "vtid");
     out.vpid = context_of(event, "vpid");
+    out.hostname = "";
+    const bt_stream *stream = bt_event_borrow_stream_const(event);
+    const bt_trace *trace = stream ? bt_stream_borrow_trace_const(stream) : NULL;
+    const bt_value *host = trace ? bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname") : NULL;
+    if (host && bt_value_get_type(host) == BT_VALUE_TYPE_STRING) out.hostname = bt_value_string_get(host);
     out.field_count = 0;
     out.fields = r->fields;
     const bt_field *payload = bt_event_borrow_payload_field_const(event);
@@ -121,7 +127,24 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     default: break;
     }
     for (uint64_t i = 0; i < count; i++) {
-        if (!r->stopped && bt_message_get_type(messages[i]) == BT_MESSAGE_TYPE_EVENT) deliver(r, messages[i]);
+        bt_message_type type = bt_message_get_type(messages[i]);
+        if (!r->stopped && type == BT_MESSAGE_TYPE_EVENT) {
+            deliver(r, messages[i]);
+        } else if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
+            uint64_t lost = 0;
+            if (bt_message_discarded_events_get_count(messages[i], &lost) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+                r->losses->discarded_events += lost;
+            } else {
+                r->losses->discarded_events_uncounted += 1;
+            }
+        } else if (type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
+            uint64_t lost = 0;
+            if (bt_message_discarded_packets_get_count(messages[i], &lost) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+                r->losses->discarded_packets += lost;
+            } else {
+                r->losses->discarded_packets += 1;
+            }
+        }
         bt_message_put_ref(messages[i]);
     }
     return r->stopped ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END
@@ -139,37 +162,40 @@ static void fail(char *error, size_t size, const char *what) {
     if (current) bt_error_release(current);
 }
 
-/* Appends to `inputs` every directory at or below `path` (depth ≤ 8) that holds a `metadata` file:
- * an LTTng session's output nests its traces under ust/uid/<uid>/<bits>/. */
-static int collect_traces(const char *path, bt_value *inputs, int depth) {
+/* Appends to `inputs` (when not NULL) every directory at or below `path`, at most CBT_MAX_DEPTH
+ * levels down, that holds a `metadata` file; stops after CBT_MAX_TRACES + 1. Links are not
+ * followed (lstat), so no cycle and no tree outside `path` is searched. */
+static int collect_traces(const char *path, bt_value *inputs, int depth, int found) {
     char candidate[4096];
     struct stat st;
     snprintf(candidate, sizeof candidate, "%s/metadata", path);
-    if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode))
-        return bt_value_array_append_string_element(inputs, path) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ? 1 : 0;
-    if (depth >= 8) return 0;
+    if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (inputs && bt_value_array_append_string_element(inputs, path) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) return found;
+        return found + 1;
+    }
+    if (depth >= CBT_MAX_DEPTH) return found;
     DIR *dir = opendir(path);
-    if (!dir) return 0;
-    int found = 0;
+    if (!dir) return found;
     struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
+    int entries = 0;
+    while (found <= CBT_MAX_TRACES && (entry = readdir(dir)) != NULL && ++entries <= 4096) {
         if (entry->d_name[0] == '.') continue;
         snprintf(candidate, sizeof candidate, "%s/%s", path, entry->d_name);
-        if (stat(candidate, &st) == 0 && S_ISDIR(st.st_mode)) found += collect_traces(candidate, inputs, depth + 1);
+        if (lstat(candidate, &st) == 0 && S_ISDIR(st.st_mode)) found = collect_traces(candidate, inputs, depth + 1, found);
     }
     closedir(dir);
     return found;
 }
 
-int cbt_is_ctf(const char *path) {
-    bt_value *inputs = bt_value_array_create();
-    int found = inputs ? collect_traces(path, inputs, 0) : 0;
-    bt_value_put_ref(inputs);
-    return found > 0;
-}
+int cbt_count_traces(const char *path) { return collect_traces(path, NULL, 0, 0); }
 
-int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
+int cbt_is_ctf(const char *path) { return cbt_count_traces(path) > 0; }
+
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
     int result = 1;
+    cbt_losses ignored;
+    if (losses == NULL) losses = &ignored;
+    memset(losses, 0, sizeof *losses);
     reader *r = calloc(1, sizeof(reader));
     const bt_plugin *ctf = NULL, *utils = NULL;
     bt_graph *graph = NULL;
@@ -180,6 +206,7 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *e
     }
     r->callback = callback;
     r->context = context;
+    r->losses = losses;
     if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
         bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) != BT_PLUGIN_FIND_STATUS_OK) {
         fail(error, error_size, "babeltrace2's ctf and utils plugins were not found");
@@ -192,8 +219,13 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *e
         fail(error, error_size, "out of memory");
         goto done;
     }
-    if (collect_traces(path, inputs, 0) == 0) {
+    int traces = collect_traces(path, inputs, 0, 0);
+    if (traces == 0) {
         snprintf(error, error_size, "no CTF trace (no metadata file) at or below this directory");
+        goto done;
+    }
+    if (traces > CBT_MAX_TRACES) {
+        snprintf(error, error_size, "more than %d CTF traces below this directory; name one LTTng session's output", CBT_MAX_TRACES);
         goto done;
     }
     const bt_component_source *source = NULL;
@@ -246,13 +278,18 @@ done:
 
 int cbt_available(void) { return 0; }
 
+int cbt_count_traces(const char *path) {
+    (void)path;
+    return 0;
+}
+
 int cbt_is_ctf(const char *path) {
     (void)path;
     return 0;
 }
 
-int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size) {
-    (void)path; (void)callback; (void)context;
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
+    (void)path; (void)callback; (void)context; (void)losses;
     snprintf(error, error_size, "this build has no libbabeltrace2; install libbabeltrace2-dev and rebuild");
     return 1;
 }

@@ -13,6 +13,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 struct clttng_label_mirror {
     uint64_t limit;
@@ -45,7 +48,7 @@ void clttng_label_mirror_publish(clttng_label_mirror *m, uint64_t index, const u
     __atomic_store_n(&m->bytes[index], copy, __ATOMIC_RELEASE);
 }
 
-/* Format constants: keep in step with TraceFileFormat.swift. */
+/* Format constants: keep in step with TraceFileFormat.swift (version 2). */
 enum {
     DUMP_RECORD_SIZE = 80,
     DUMP_CHUNK_EVENTS = 1024,
@@ -66,6 +69,8 @@ struct dump_config {
     uint64_t *order;       /* capacity tickets, sorted in place by the handler */
     uint8_t *events;       /* one events chunk payload */
     uint8_t *out;          /* a write buffer */
+    uint8_t process[4 + 256]; /* the process chunk: pid, host name */
+    uint32_t process_length;
 };
 
 static struct dump_config *volatile current;
@@ -80,6 +85,13 @@ int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const
     strncpy(c->path, path, sizeof c->path - 1);
     /* Its own temporary name: no other writer (TraceFileWriter uses .tmp-PID-N) shares it. */
     snprintf(c->temporary, sizeof c->temporary, "%s.tmp-%ld-signal", c->path, (long)getpid());
+    uint32_t pid = (uint32_t)getpid();
+    for (int i = 0; i < 4; i++) c->process[i] = (uint8_t)(pid >> (8 * i));
+    char host[257] = {0};
+    if (gethostname(host, 256) != 0) host[0] = 0;
+    size_t host_length = strnlen(host, 256);
+    memcpy(c->process + 4, host, host_length);
+    c->process_length = (uint32_t)(4 + host_length);
     c->order = malloc(capacity * sizeof(uint64_t));
     c->events = malloc(4 + DUMP_CHUNK_EVENTS * DUMP_RECORD_SIZE);
     c->out = malloc(DUMP_CHUNK_HEADER + 4 + DUMP_MAX_STRING);
@@ -190,8 +202,8 @@ static int64_t dump(const struct dump_config *c) {
     int fd = open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     uint8_t header[16] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
-    put16(header + 8, 1);
-    int ok = write_all(fd, header, sizeof header);
+    put16(header + 8, 2);
+    int ok = write_all(fd, header, sizeof header) && write_chunk(fd, 4, c->process, c->process_length);
     /* A slot committed for ticket t holds sequence 2t + 2; collect those, oldest first. */
     size_t held = 0;
     uint64_t newest = 0;
@@ -322,4 +334,12 @@ uint64_t clttng_signal_dump_install(int termination, int crashes) {
         }
     }
     return mask;
+}
+
+int clttng_die_with_parent(void) {
+#if defined(__linux__)
+    return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
+#else
+    return 0;
+#endif
 }

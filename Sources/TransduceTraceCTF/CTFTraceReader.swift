@@ -19,14 +19,36 @@ public enum CTFTraceReader {
     /// Whether `path` is, or contains, a CTF trace directory.
     public static func isCTF(path: String) -> Bool { cbt_is_ctf(path) != 0 }
 
-    /// Calls `body` with each `transduce:*` event in time order; returns notes on events that
-    /// could not be mapped (unknown event names, unknown code names). With `process`, only events
-    /// of that process are read (needs the `vpid` context).
+    /// What a read found besides events.
+    public struct Result: Sendable {
+        /// Events that could not be mapped (unknown names, unknown code names), and losses.
+        public var notes: [String] = []
+        /// Events LTTng said it discarded (its discarded-events messages).
+        public var discardedEvents: UInt64 = 0
+        /// Discarded-events messages that gave no count: losses of unknown size.
+        public var uncountedDiscards: UInt64 = 0
+        /// Whole packets LTTng lost (event counts unknown).
+        public var discardedPackets: UInt64 = 0
+        /// The host of each process (the trace environment's `hostname`).
+        public var hosts: [UInt32: String] = [:]
+
+        /// Whether the tracer lost events: some analyses cannot then tell "never happened" from
+        /// "was lost".
+        public var lostEvents: Bool { discardedEvents > 0 || uncountedDiscards > 0 || discardedPackets > 0 }
+    }
+
+    /// How many CTF traces are at or below `path` (a bounded search; see cbabeltrace.h).
+    public static func traceCount(path: String) -> Int { Int(cbt_count_traces(path)) }
+    /// The most traces a directory may hold.
+    public static let maxTraces = Int(CBT_MAX_TRACES)
+
+    /// Calls `body` with each `transduce:*` event in time order, with its process (`vpid`) and
+    /// thread (`vtid`). With `process`, only events of that process are read (needs `vpid`).
     @discardableResult
-    public static func read(path: String, process: Int32? = nil, _ body: (TraceEvent) -> Void) throws -> [String] {
+    public static func read(path: String, process: Int32? = nil, _ body: (TraceEvent) -> Void) throws -> Result {
         final class Context {
             var body: (TraceEvent) -> Void
-            var notes: [String] = []
+            var result = Result()
             let process: UInt32?
             init(body: @escaping (TraceEvent) -> Void, process: UInt32?) {
                 self.body = body
@@ -36,6 +58,7 @@ public enum CTFTraceReader {
         return try withoutActuallyEscaping(body) { body in
             let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) })
             var error = [CChar](repeating: 0, count: 1024)
+            var losses = cbt_losses()
             let unmanaged = Unmanaged.passUnretained(context)
             let status = cbt_read_ctf(
                 path,
@@ -43,22 +66,46 @@ public enum CTFTraceReader {
                     guard let event, let raw else { return 1 }
                     let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
                     if let process = context.process, event.pointee.vpid != process { return 0 }
-                    guard let mapped = CTFTraceReader.map(event.pointee, notes: &context.notes) else { return 0 }
+                    guard var mapped = CTFTraceReader.map(event.pointee, notes: &context.result.notes) else { return 0 }
+                    mapped.process = event.pointee.vpid
+                    if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
+                        let host = event.pointee.hostname, host.pointee != 0
+                    {
+                        context.result.hosts[mapped.process] = String(cString: host)
+                    }
                     context.body(mapped)
                     return 0
-                }, unmanaged.toOpaque(), &error, error.count)
+                }, unmanaged.toOpaque(), &losses, &error, error.count)
             guard status == 0 else {
-                throw ReadError(path: path, message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                throw ReadError(
+                    path: path, message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
-            return context.notes
+            var result = context.result
+            result.discardedEvents = losses.discarded_events
+            result.uncountedDiscards = losses.discarded_events_uncounted
+            result.discardedPackets = losses.discarded_packets
+            if result.discardedEvents > 0 {
+                result.notes.append("LTTng discarded \(result.discardedEvents) event(s) (its buffers were full)")
+            }
+            if result.uncountedDiscards > 0 {
+                result.notes.append("LTTng discarded events \(result.uncountedDiscards) more time(s), count unknown")
+            }
+            if result.discardedPackets > 0 {
+                result.notes.append("LTTng lost \(result.discardedPackets) packet(s) of events, count unknown")
+            }
+            return result
         }
     }
 
-    /// Reads the whole trace into memory.
+    /// Reads the whole trace into memory; LTTng's discarded events are the counts' `discarded`.
     public static func readAll(path: String, process: Int32? = nil) throws -> Trace {
         var events: [TraceEvent] = []
-        let notes = try read(path: path, process: process) { events.append($0) }
-        return Trace(events: events, counts: TraceCounts(events: UInt64(events.count)), notes: notes)
+        let result = try read(path: path, process: process) { events.append($0) }
+        var trace = Trace(
+            events: events, counts: TraceCounts(events: UInt64(events.count), discarded: result.discardedEvents),
+            notes: result.notes)
+        trace.hosts = result.hosts
+        return trace
     }
 
     static func map(_ raw: cbt_event, notes: inout [String]) -> TraceEvent? {
@@ -83,7 +130,8 @@ public enum CTFTraceReader {
             kind: kind, time: raw.clock_ns, thread: raw.vtid, runtime: fields["runtime"].map { $0.integer } ?? 0)
         for schemaField in TraceSchema.fields(of: kind) {
             guard let field = fields[schemaField.name] else { continue }
-            let ok = field.is_text != 0
+            let ok =
+                field.is_text != 0
                 ? event.set(schemaField.slot, text: text(field))
                 : event.set(schemaField.slot, integer: field.integer)
             if !ok && notes.count < 100 { notes.append("\(name): field \(schemaField.name) has an unexpected value") }

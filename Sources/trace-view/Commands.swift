@@ -11,6 +11,7 @@ enum TraceViewCommand {
             throw CLIError.usage("missing command")
         }
         let rest = Array(all.dropFirst())
+        if command == CTFChild.command { CTFChild.run(rest) }
         if command == "--help" || command == "-h" || command == "help" {
             if let topic = rest.first, let text = Help.commands[topic] { return printHelp(text) }
             return printHelp(Help.tool)
@@ -25,15 +26,15 @@ enum TraceViewCommand {
             guard args.positionals.isEmpty else { throw CLIError.usage("demo takes no TRACE") }
             try await demo(args)
         case "sequence":
-            let args = try Arguments(rest, valued: ["runtime", "request", "from", "to", "width"], flags: display)
+            let args = try Arguments(rest, valued: ["runtime", "pid", "request", "from", "to", "width"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try sequence(args)
         case "contention":
-            let args = try Arguments(rest, valued: ["runtime", "width", "long-hold"], flags: display)
+            let args = try Arguments(rest, valued: ["runtime", "pid", "width", "long-hold"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try contention(args)
         case "tasks":
-            let args = try Arguments(rest, valued: ["runtime", "width"], flags: display)
+            let args = try Arguments(rest, valued: ["runtime", "pid", "width"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try tasks(args)
         case "summary":
@@ -41,7 +42,7 @@ enum TraceViewCommand {
             if args.flag("help") { return printHelp(help) }
             try summary(args)
         case "export":
-            let args = try Arguments(rest, valued: ["format", "output", "runtime", "request"], flags: ["help"])
+            let args = try Arguments(rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help"])
             if args.flag("help") { return printHelp(help) }
             try export(args)
         case "record":
@@ -64,9 +65,12 @@ enum TraceViewCommand {
         throw CLIError.data("the input is damaged; the report above shows what could be read")
     }
 
+    /// `--runtime ID` (the id within its process) and `--pid PID`, together or alone.
     static func runtimeFilter(_ args: Arguments) throws -> (TraceEvent) -> Bool {
-        guard let runtime = try args.integer("runtime") else { return { _ in true } }
-        return { $0.runtime == runtime }
+        let runtime = try args.integer("runtime")
+        let pid = try args.integer("pid")
+        if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
+        return { (runtime == nil || $0.runtime == runtime) && (pid == nil || UInt64($0.process) == pid) }
     }
 
     // MARK: demo
@@ -128,8 +132,10 @@ enum TraceViewCommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace())
         let runtimeWanted = try args.integer("runtime")
+        let narrowed = runtimeWanted != nil || args.options["pid"] != nil
+        let keep = try runtimeFilter(args)
         let trace = try input.load()
-        let events = trace.events.filter { runtimeWanted == nil || $0.runtime == runtimeWanted }
+        let events = trace.events.filter(keep)
         guard let origin = trace.events.first?.time else {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
@@ -144,12 +150,13 @@ enum TraceViewCommand {
             let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
             guard let runtime = runtimes.first else {
                 throw CLIError.usage(
-                    "no dispatch #\(request) in this trace" + (runtimeWanted == nil ? "" : " for runtime \(runtimeWanted!)"))
+                    "no dispatch #\(request) in this trace" + (narrowed ? " for the runtime and process asked for" : ""))
             }
-            if runtimes.count > 1 && runtimeWanted == nil {
+            if runtimes.count > 1 {
+                let names = runtimes.map(RuntimeKey.name).joined(separator: ", ")
                 throw CLIError.usage(
-                    "dispatch #\(request) exists in runtimes \(runtimes.map(String.init).joined(separator: ", ")); pick one with --runtime"
-                )
+                    "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
+                        + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))
             }
             indices = index.requestLifecycle(runtime: runtime, dispatch: request)
         }
@@ -185,6 +192,7 @@ enum TraceViewCommand {
         let input = try TraceInput(path: try args.trace())
         var report = SummaryReport()
         let (notes, counts) = try input.forEach { report.consume($0) }
+        report.processHosts = input.hosts
         report.recorder = counts
         report.notes = notes
         Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"])

@@ -34,21 +34,22 @@ enum Help {
           --save FILE   Also write the trace (.jsonl for JSON Lines, else the binary format)
         """,
         "sequence": """
-        USAGE: trace-view sequence [--runtime ID] [--request ID] [--from NS --to NS]
+        USAGE: trace-view sequence [--runtime ID] [--pid PID] [--request ID] [--from NS --to NS]
                                    [--ascii] [--width N] [--no-color] TRACE
 
         Draws lifelines for callers, the compute gate, transduce(), the task manager and
         task instances, with times (ms from the first event shown) and durations.
 
         OPTIONS:
-          --runtime ID   Only this runtime
+          --runtime ID   Only this runtime (its id within its process)
+          --pid PID      Only this process
           --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
           --from NS      Start of the time window: ns from the trace's first event, or an
           --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
           --ascii        Pure ASCII
         """,
         "contention": """
-        USAGE: trace-view contention [--runtime ID] [--long-hold NS] [--ascii] [--width N] TRACE
+        USAGE: trace-view contention [--runtime ID] [--pid PID] [--long-hold NS] [--ascii] [--width N] TRACE
 
         Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
         and by action, the longest waits with what held the gate meanwhile, queue depth over
@@ -56,11 +57,12 @@ enum Help {
         with bounded memory.
 
         OPTIONS:
-          --runtime ID     Only this runtime
+          --runtime ID     Only this runtime (its id within its process)
+          --pid PID        Only this process
           --long-hold NS   Threshold of the long-hold warning (default 10000000, 10 ms)
         """,
         "tasks": """
-        USAGE: trace-view tasks [--runtime ID] [--ascii] [--width N] TRACE
+        USAGE: trace-view tasks [--runtime ID] [--pid PID] [--ascii] [--width N] TRACE
 
         Every task instance with name, policy, spawning event, run time, outcome and
         replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
@@ -73,7 +75,7 @@ enum Help {
         """,
         "export": """
         USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
-                                 [--runtime ID] [--request ID] TRACE
+                                 [--runtime ID] [--pid PID] [--request ID] TRACE
 
         chrome: Chrome Trace Event JSON for Perfetto UI (cycles on a gate track, requests as
         async events, flows from dispatch to cycle to task to resume). mermaid, plantuml:

@@ -39,8 +39,14 @@ struct TraceInput {
             guard CTFTraceReader.isAvailable else {
                 throw CLIError.data("\(path): a directory, but this build cannot read CTF traces (no libbabeltrace2)")
             }
-            guard CTFTraceReader.isCTF(path: path) else {
+            let traces = CTFTraceReader.traceCount(path: path)
+            guard traces > 0 else {
                 throw CLIError.data("\(path): a directory without an LTTng CTF trace (no metadata file)")
+            }
+            guard traces <= CTFTraceReader.maxTraces else {
+                throw CLIError.data(
+                    "\(path): more than \(CTFTraceReader.maxTraces) CTF traces below this directory; name one LTTng session's output"
+                )
             }
             kind = .ctf
             source = nil
@@ -63,6 +69,7 @@ struct TraceInput {
 
     /// Streams every event to `body`; returns the reader's notes (with values no runtime writes,
     /// see ``TraceSanity``) and the recorder counts if any.
+    @discardableResult
     func forEach(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
         var sanity = TraceSanity()
         let (notes, counts) = try readEvents { event in
@@ -72,16 +79,17 @@ struct TraceInput {
         return (notes + sanity.notes, counts)
     }
 
+    /// The host of each process, known once ``forEach(_:)`` has read the input.
+    var hosts: [UInt32: String] { hostTable.hosts }
+    private let hostTable = HostTable()
+
     private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
         let name = path == "-" ? "-" : path
         switch kind {
         case .ctf:
-            do {
-                let notes = try CTFTraceReader.read(path: path, body)
-                return (notes, nil)
-            } catch {
-                throw CLIError.data("\(error)")
-            }
+            let (notes, counts, hosts) = try CTFChild.read(path: path, body)
+            hostTable.hosts = hosts
+            return (notes, counts)
         case .binary:
             let reader: TraceFileReader
             do {
@@ -90,10 +98,12 @@ struct TraceInput {
                 throw CLIError.data(error.description)
             }
             while let e = reader.next() { body(e) }
+            hostTable.hosts = reader.hosts
             return (reader.notes + readError(), reader.footer)
         case .jsonLines:
             let reader = JSONLinesReader(source: source!, name: name)
             while let e = reader.next() { body(e) }
+            hostTable.hosts = reader.hosts
             if reader.eventCount == 0 && !reader.notes.isEmpty {
                 throw CLIError.data("\(path): not a trace: \(reader.notes[0])")
             }
@@ -110,6 +120,13 @@ struct TraceInput {
     func load() throws -> Trace {
         var events: [TraceEvent] = []
         let (notes, counts) = try forEach { events.append($0) }
-        return Trace(events: events, counts: counts ?? TraceCounts(events: UInt64(events.count)), notes: notes)
+        var trace = Trace(events: events, counts: counts ?? TraceCounts(events: UInt64(events.count)), notes: notes)
+        trace.hosts = hosts
+        return trace
     }
+}
+
+/// Where ``TraceInput`` keeps what its reader learnt of hosts (a TraceInput is a value read once).
+private final class HostTable {
+    var hosts: [UInt32: String] = [:]
 }

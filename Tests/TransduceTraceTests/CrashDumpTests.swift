@@ -104,6 +104,11 @@ import Transduce
             String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         }
         #expect(ready.hasPrefix("ready"))
+        kill(process.processIdentifier, TraceRecorder.dumpSignal)
+        // The first dump has landed (renamed into place whole) before the storm.
+        try await withTimeout {
+            while !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(5)) }
+        }
         for _ in 0..<200 { kill(process.processIdentifier, TraceRecorder.dumpSignal) }
         try input.fileHandleForWriting.close()
         for _ in 0..<50 where process.isRunning { kill(process.processIdentifier, TraceRecorder.dumpSignal) }

@@ -29,22 +29,41 @@ typedef struct cbt_event {
     /* The `vtid` and `vpid` context fields, or 0 when the trace lacks them. */
     uint32_t vtid;
     uint32_t vpid;
+    /* The `hostname` entry of the trace's environment, or "" (never NULL). */
+    const char *hostname;
     uint32_t field_count;
     const cbt_field *fields;
 } cbt_event;
+
+/* What the tracer said it lost: LTTng's discarded-events messages (with counts) and its
+ * discarded-packets messages (whole packets, event counts unknown). */
+typedef struct cbt_losses {
+    uint64_t discarded_events;
+    /* Discarded-events messages without a count. */
+    uint64_t discarded_events_uncounted;
+    uint64_t discarded_packets;
+} cbt_losses;
 
 /* Return 0 to go on, nonzero to stop reading. */
 typedef int (*cbt_callback)(const cbt_event *event, void *context);
 
 int cbt_available(void);
 
-/* 1 when `path` is, or contains, a CTF trace directory (one with a `metadata` file). */
+/* The most traces a directory may hold, and how deep below it they may be: an LTTng session's
+ * output nests its traces as ust/uid/<uid>/<bits>/ or ust/pid/<name-pid-date>/<bits>/. */
+#define CBT_MAX_TRACES 64
+#define CBT_MAX_DEPTH 5
+
+/* How many CTF traces (directories with a `metadata` file) are at or below `path`, within
+ * CBT_MAX_DEPTH levels; CBT_MAX_TRACES + 1 means "more than allowed" (the search stops there). */
+int cbt_count_traces(const char *path);
+/* 1 when `path` is, or contains, a CTF trace directory. */
 int cbt_is_ctf(const char *path);
 
 /* Reads every event of the CTF trace(s) at or below `path` (an LTTng session output directory
- * works), in time order. Returns 0 on success, else
+ * works), in time order, and what the tracer lost into `losses`. Returns 0 on success, else
  * nonzero with a message in `error`. */
-int cbt_read_ctf(const char *path, cbt_callback callback, void *context, char *error, size_t error_size);
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

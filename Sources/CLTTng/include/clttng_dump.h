@@ -38,6 +38,10 @@ uint64_t clttng_signal_dump_install(int termination, int crashes);
 /* Writes the dump now, as the handler would (for tests). Returns the events written, or -1. */
 int64_t clttng_signal_dump_write(void);
 
+/* Asks the kernel to end this process with SIGKILL when its parent ends (Linux; elsewhere a
+ * no-op returning 0): for helper children that must not outlive a killed parent. */
+int clttng_die_with_parent(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,13 +62,13 @@ public struct ContentionReport: TraceConsumer, Sendable {
     static let maxRuntimes = 10_000
 
     public mutating func consume(_ e: TraceEvent) {
-        let runtime = state[e.runtime] != nil || state.count < Self.maxRuntimes ? e.runtime : .max
+        let runtime = state[e.runtimeKey] != nil || state.count < Self.maxRuntimes ? e.runtimeKey : .max
         // Taken out of the dictionary while it is updated, so its collections are not copied.
         var s = state.removeValue(forKey: runtime) ?? RuntimeState()
         defer { state[runtime] = s }
         switch e.kind {
         case .runtimeStart:
-            if runtime == e.runtime { capacities[e.runtime] = e.count }
+            if runtime == e.runtimeKey { capacities[e.runtimeKey] = e.count }
         case .dispatch:
             if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time) }
             depth.record(time: e.time, depth: e.count)
@@ -82,7 +82,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
             if longestWaits.count < Self.keep || e.nanos > longestWaits.last!.waited {
                 let since = e.time.minus(e.nanos)
                 let heldBy = s.recent.filter { $0.enter.plus($0.held) > since && $0.enter < e.time }
-                longestWaits.append(Wait(runtime: e.runtime, dispatch: e.dispatch, label: label, waited: e.nanos, heldBy: heldBy))
+                longestWaits.append(
+                    Wait(runtime: e.runtimeKey, dispatch: e.dispatch, label: label, waited: e.nanos, heldBy: heldBy))
                 longestWaits.sort { $0.waited > $1.waited }
                 if longestWaits.count > Self.keep { longestWaits.removeLast() }
             }
@@ -94,7 +95,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
             holds.record(e.nanos)
             let label = s.open?.cycle == e.cycle ? s.open!.label : "?"
             holdByLabel[label, default: Aggregate()].add(e.nanos)
-            let hold = Hold(runtime: e.runtime, cycle: e.cycle, label: label, held: e.nanos, enter: e.time.minus(e.nanos))
+            let hold = Hold(runtime: e.runtimeKey, cycle: e.cycle, label: label, held: e.nanos, enter: e.time.minus(e.nanos))
             s.recent.append(hold)
             if s.recent.count > Self.history { s.recent.removeFirst(s.recent.count - Self.history) }
             s.open = nil
@@ -114,11 +115,13 @@ public struct ContentionReport: TraceConsumer, Sendable {
         if longHoldCount > 0, let worst = longHolds.first {
             out.append(
                 "long holds: \(longHoldCount) cycle(s) held the gate for \(formatDuration(longHoldThreshold)) or more; longest "
-                    + "\(worst.label) (cycle #\(worst.cycle), runtime \(worst.runtime)) held it \(formatDuration(worst.held))")
+                    + "\(worst.label) (cycle #\(worst.cycle), runtime \(RuntimeKey.name(worst.runtime))) held it \(formatDuration(worst.held))"
+            )
         }
         for (runtime, deepest) in maxDepth.sorted(by: { $0.key < $1.key }) {
             if let capacity = capacities[runtime], capacity > 0, UInt64(deepest) * 2 >= UInt64(capacity) {
-                out.append("runaway queue: runtime \(runtime) reached \(deepest) queued admissions of \(capacity)")
+                out.append(
+                    "runaway queue: runtime \(RuntimeKey.name(runtime)) reached \(deepest) queued admissions of \(capacity)")
             }
         }
         if depth.isGrowing {
@@ -170,7 +173,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
         for w in longestWaits {
             let holders = w.heldBy.map { "\($0.label) #\($0.cycle) \(d($0.held))" }
             lines.append(
-                "  " + pad(d(w.waited), 10, right: true) + "  #\(w.dispatch) \(w.label) (runtime \(w.runtime))"
+                "  " + pad(d(w.waited), 10, right: true) + "  #\(w.dispatch) \(w.label) (runtime \(RuntimeKey.name(w.runtime)))"
                     + (holders.isEmpty ? "" : "; gate held by " + holders.suffix(4).joined(separator: ", ")))
         }
         lines.append("")

@@ -19,6 +19,8 @@ public struct SummaryReport: TraceConsumer, Sendable {
     public private(set) var total = 0
     /// Recorder counts (from a file's footer), when known.
     public var recorder: TraceCounts?
+    /// The host of each process, when the input says (trace files, LTTng).
+    public var processHosts: [UInt32: String] = [:]
     /// Reader notes (truncation, damage).
     public var notes: [String] = []
 
@@ -33,24 +35,24 @@ public struct SummaryReport: TraceConsumer, Sendable {
         total += 1
         first = min(first, e.time)
         last = max(last, e.time)
-        if runtimes[e.runtime] == nil {
+        if runtimes[e.runtimeKey] == nil {
             guard runtimes.count < Self.maxRuntimes else {
                 unlistedEvents += 1
                 return
             }
-            runtimes[e.runtime] = RuntimeInfo()
-            runtimeOrder.append(e.runtime)
+            runtimes[e.runtimeKey] = RuntimeInfo()
+            runtimeOrder.append(e.runtimeKey)
         }
-        runtimes[e.runtime]!.first = min(runtimes[e.runtime]!.first, e.time)
-        runtimes[e.runtime]!.last = max(runtimes[e.runtime]!.last, e.time)
-        runtimes[e.runtime]!.events += 1
+        runtimes[e.runtimeKey]!.first = min(runtimes[e.runtimeKey]!.first, e.time)
+        runtimes[e.runtimeKey]!.last = max(runtimes[e.runtimeKey]!.last, e.time)
+        runtimes[e.runtimeKey]!.events += 1
         switch e.kind {
         case .runtimeStart:
-            runtimes[e.runtime]!.transducer = e.label
-            runtimes[e.runtime]!.host = e.label2
-            runtimes[e.runtime]!.queueCapacity = e.count
+            runtimes[e.runtimeKey]!.transducer = e.label
+            runtimes[e.runtimeKey]!.host = e.label2
+            runtimes[e.runtimeKey]!.queueCapacity = e.count
         case .runtimeStop:
-            runtimes[e.runtime]!.stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
+            runtimes[e.runtimeKey]!.stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
         default: break
         }
     }
@@ -77,14 +79,21 @@ public struct SummaryReport: TraceConsumer, Sendable {
             lines.append("  " + pad(kind.description, 18) + pad(String(counts[Int(kind.rawValue)]), 10, right: true))
         }
         lines.append("")
+        let hostNames = processHosts.sorted { $0.key < $1.key }.filter { !$0.value.isEmpty }
+        if !hostNames.isEmpty {
+            lines.append(options.paint("Processes", .bold))
+            for (pid, host) in hostNames { lines.append("  pid \(pid) on \(host)") }
+            lines.append("")
+        }
         lines.append(options.paint("Runtimes", .bold))
+        let idWidth = max(6, (runtimeOrder.lazy.map { RuntimeKey.name($0).count }.max() ?? 0) + 2)
         lines.append(
-            "  " + pad("id", 6) + pad("transducer", 22) + pad("host", 18) + pad("events", 9, right: true) + "  "
+            "  " + pad("id", idWidth) + pad("transducer", 22) + pad("host", 18) + pad("events", 9, right: true) + "  "
                 + pad("span", 10) + "stop")
         for id in runtimeOrder {
             let r = runtimes[id]!
             lines.append(
-                "  " + pad(String(id), 6) + pad(r.transducer.isEmpty ? "?" : r.transducer, 22)
+                "  " + pad(RuntimeKey.name(id), idWidth) + pad(r.transducer.isEmpty ? "?" : r.transducer, 22)
                     + pad(r.host.isEmpty ? "?" : r.host, 18)
                     + pad(String(r.events), 9, right: true) + "  "
                     + pad(formatDuration(r.last - r.first, ascii: options.ascii), 10)

@@ -40,7 +40,7 @@ public struct TaskReport: Sendable {
             }
             if row.outcome == "running" {
                 warnings.append(
-                    "never settled: \(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(key.runtime)) "
+                    "never settled: \(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(RuntimeKey.name(key.runtime))) "
                         + "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
                 )
             }
@@ -60,8 +60,10 @@ public struct TaskReport: Sendable {
 
     public func render(options: RenderOptions = RenderOptions()) -> [String] {
         var lines = [options.paint("Tasks", .bold)]
+        let runtimeWidth = max(8, (rows.lazy.map { RuntimeKey.name($0.runtime).count }.max() ?? 0) + 1)
         lines.append(
-            "  " + pad("task", 16) + pad("runtime", 8) + pad("policy", 15) + pad("spawned by", 14) + pad("ran", 10, right: true)
+            "  " + pad("task", 16) + pad("runtime", runtimeWidth) + pad("policy", 15) + pad("spawned by", 14)
+                + pad("ran", 10, right: true)
                 + "  " + pad("outcome", 26) + "replaced by / joined by")
         if rows.isEmpty { lines.append("  (no tasks)") }
         for r in rows {
@@ -70,7 +72,7 @@ public struct TaskReport: Sendable {
             if !r.joinedBy.isEmpty { links.append("joined by " + r.joinedBy.map { "#\($0)" }.joined(separator: ",")) }
             let title = (r.name.isEmpty ? "task" : r.name) + "#\(r.task)"
             lines.append(
-                "  " + pad(title, 16) + pad(String(r.runtime), 8) + pad(r.policy, 15) + pad(r.spawnedBy, 14)
+                "  " + pad(title, 16) + pad(RuntimeKey.name(r.runtime), runtimeWidth) + pad(r.policy, 15) + pad(r.spawnedBy, 14)
                     + pad(r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", 10, right: true) + "  "
                     + pad(r.outcome, 26)
                     + links.joined(separator: "; "))

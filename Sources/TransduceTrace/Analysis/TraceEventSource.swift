@@ -5,6 +5,8 @@ public protocol TraceEventSource: AnyObject {
     var notes: [String] { get }
     /// The recorder's counts, once the stream has reached them.
     var footer: TraceCounts? { get }
+    /// The host of each process seen so far.
+    var hosts: [UInt32: String] { get }
 }
 
 extension TraceFileReader: TraceEventSource {}
@@ -23,7 +25,9 @@ extension TraceEventSource {
         while let event = next() { events.append(event) }
         var counts = footer ?? TraceCounts()
         counts.events = UInt64(events.count)
-        return Trace(events: events, counts: counts, notes: notes)
+        var trace = Trace(events: events, counts: counts, notes: notes)
+        trace.hosts = hosts
+        return trace
     }
 
     /// Feeds every remaining event to `consumer`.

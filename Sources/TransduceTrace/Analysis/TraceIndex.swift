@@ -52,8 +52,8 @@ public struct TraceIndex: Sendable {
         self.events = events
         var seen = Set<UInt64>()
         for (i, e) in events.enumerated() {
-            if seen.insert(e.runtime).inserted { runtimes.append(e.runtime) }
-            let r = e.runtime
+            if seen.insert(e.runtimeKey).inserted { runtimes.append(e.runtimeKey) }
+            let r = e.runtimeKey
             switch e.kind {
             case .dispatch:
                 dispatches[Key(runtime: r, id: e.dispatch)] = DispatchRecord(event: i)

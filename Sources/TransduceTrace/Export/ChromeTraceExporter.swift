@@ -12,7 +12,7 @@ public struct ChromeTraceExporter: TraceConsumer {
     private var out: [UInt8] = []
     private var origin: UInt64?
     private var first = true
-    private var names: [UInt64: String] = [:]
+    private var chromePids: [UInt64: UInt64] = [:]
     private var namedTracks = Set<String>()
     private var dispatchLabels: [TraceIndex.Key: (label: String, style: String)] = [:]
     private var cycleLabels: [TraceIndex.Key: String] = [:]
@@ -86,11 +86,17 @@ public struct ChromeTraceExporter: TraceConsumer {
 
     public mutating func consume(_ e: TraceEvent) {
         if origin == nil { origin = e.time }
-        let pid = e.runtime
-        let key = { (id: UInt64) in TraceIndex.Key(runtime: pid, id: id) }
-        if names[pid] == nil {
-            names[pid] = "runtime \(pid)"
-            emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":"runtime \#(pid)"}"#)
+        let runtime = e.runtimeKey
+        let key = { (id: UInt64) in TraceIndex.Key(runtime: runtime, id: id) }
+        // Chrome's pid is a small number per runtime (a runtime key can exceed what JSON numbers
+        // hold exactly); the name says which runtime of which process it is.
+        let pid: UInt64
+        if let known = chromePids[runtime] {
+            pid = known
+        } else {
+            pid = UInt64(chromePids.count + 1)
+            chromePids[runtime] = pid
+            emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(json("runtime " + RuntimeKey.name(runtime)))}"#)
             track(pid, Self.callers, "callers")
             track(pid, Self.gate, "compute gate")
         }

@@ -10,12 +10,20 @@
 /// {"kind":"dispatch","time":1200,"thread":7,"runtime":1,"dispatch":3,"style":"request","event":"load","origin_task":0,"queue_depth":1}
 /// {"kind":"counts","events":1,"overwritten":0,"discarded":0,"lost":0,"monotonic_origin":0,"realtime_origin":0}
 /// ```
-/// Codes are written by name; `payload` appears only when captured. The last line carries the
-/// recorder's counts.
+/// Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
+/// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process. The
+/// last line carries the recorder's counts.
 public enum JSONLines {
     public static func encode(_ trace: Trace, into sink: ([UInt8]) -> Void) {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20)
+        for (pid, host) in trace.hosts.sorted(by: { $0.key < $1.key }) {
+            out.append(contentsOf: #"{"kind":"process","pid":"#.utf8)
+            appendNumber(UInt64(pid), to: &out)
+            out.append(contentsOf: #","host":"#.utf8)
+            appendString(host, to: &out)
+            out.append(contentsOf: "}\n".utf8)
+        }
         for event in trace.events {
             line(for: event, into: &out)
             if out.count >= 1 << 20 {
@@ -42,6 +50,10 @@ public enum JSONLines {
         appendNumber(UInt64(event.thread), to: &out)
         out.append(contentsOf: #","runtime":"#.utf8)
         appendNumber(event.runtime, to: &out)
+        if event.process != 0 {
+            out.append(contentsOf: #","pid":"#.utf8)
+            appendNumber(UInt64(event.process), to: &out)
+        }
         for field in TraceSchema.fields(of: event.kind) {
             out.append(contentsOf: #",""#.utf8)
             out.append(contentsOf: field.name.utf8)
@@ -106,6 +118,7 @@ public final class JSONLinesReader {
     public private(set) var footer: TraceCounts?
     public private(set) var lineNumber = 0
     public private(set) var eventCount = 0
+    public private(set) var hosts: [UInt32: String] = [:]
     private let source: ByteSource
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0
@@ -141,6 +154,15 @@ public final class JSONLinesReader {
                 let object = try FlatJSON.parse(line)
                 if case .string("counts") = object["kind"] {
                     footer = counts(from: object)
+                    continue
+                }
+                if case .string("process") = object["kind"] {
+                    if case .number(let pid) = object["pid"], let pid = UInt32(exactly: pid),
+                        case .string(let host) = object["host"],
+                        hosts.count < 65_536
+                    {
+                        hosts[pid] = String(host.prefix(TraceFileFormat.maxHostBytes))
+                    }
                     continue
                 }
                 let event = try Self.event(from: object)
@@ -180,6 +202,8 @@ public final class JSONLinesReader {
         }
         guard let thread = UInt32(exactly: try number("thread")) else { throw FlatJSON.Error.message("\"thread\" out of range") }
         var event = TraceEvent(kind: kind, time: try number("time"), thread: thread, runtime: try number("runtime"))
+        guard let process = UInt32(exactly: try number("pid")) else { throw FlatJSON.Error.message("\"pid\" out of range") }
+        event.process = process
         for field in TraceSchema.fields(of: kind) {
             if field.slot.isText {
                 switch object[field.name] {

@@ -1,4 +1,5 @@
-/// The binary trace file format, version 1 (little-endian throughout).
+/// The binary trace file format, version 2 (little-endian throughout; version 1 is version 2
+/// without process chunks, and is still read).
 ///
 /// ```
 /// header   16 bytes  magic 89 54 44 54 52 0D 0A 1A ("\x89TDTR\r\n\x1A"), u16 version, u16 flags (0),
@@ -8,6 +9,8 @@
 ///   tag 1  string    u32 id (> 0), UTF-8 bytes (length − 4, at most 65,536)
 ///   tag 2  events    u32 count (1...65,536), count × 80-byte records (length = 4 + 80 × count)
 ///   tag 3  footer    u64 events, overwritten, discarded, lost, monotonic origin, realtime origin
+///   tag 4  process   u32 pid, UTF-8 host name (length − 4, at most 256): the process of the
+///                    events that follow, until the next process chunk (none: pid 0)
 /// record   80 bytes  u8 kind, u8 code, u8 code2, u8 0, u32 step, u64 time, runtime, dispatch, cycle,
 ///                    task, otherTask, nanos, u32 count, u32 thread, u32 label, u32 label2 (or payload)
 /// ```
@@ -16,7 +19,10 @@
 /// as lost.
 public enum TraceFileFormat {
     public static let magic: [UInt8] = [0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A]
-    public static let version: UInt16 = 1
+    public static let version: UInt16 = 2
+    /// The versions a reader of this format reads.
+    public static let readableVersions: ClosedRange<UInt16> = 1...2
+    public static let maxHostBytes = 256
     public static let headerSize = 16
     public static let chunkHeaderSize = 12
     public static let recordSize = 80
@@ -33,6 +39,7 @@ public enum TraceFileFormat {
         case string = 1
         case events = 2
         case footer = 3
+        case process = 4
     }
 }
 

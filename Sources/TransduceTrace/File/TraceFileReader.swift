@@ -27,6 +27,10 @@ public final class TraceFileReader {
     public private(set) var offset = 0
     /// Events returned so far.
     public private(set) var eventCount = 0
+    /// The host of each process seen so far (from the file's process chunks).
+    public private(set) var hosts: [UInt32: String] = [:]
+    private var process: UInt32 = 0
+    private var version: UInt16 = 0
 
     private let source: ByteSource
     private var strings: [String] = [""]
@@ -66,7 +70,7 @@ public final class TraceFileReader {
         let (version, flags, reserved) = header.withUnsafeBytes {
             ($0.le(8, as: UInt16.self), $0.le(10, as: UInt16.self), $0.le(12, as: UInt32.self))
         }
-        if version != TraceFileFormat.version {
+        if !TraceFileFormat.readableVersions.contains(version) {
             throw TraceFileError(
                 path: name, offset: 8,
                 reason: "unsupported trace format version \(version) (this reader knows version \(TraceFileFormat.version))")
@@ -78,6 +82,7 @@ public final class TraceFileReader {
         }
         if reserved != 0 { throw TraceFileError(path: name, offset: 12, reason: "reserved header bytes are not zero") }
         offset = TraceFileFormat.headerSize
+        self.version = version
     }
 
     /// The next event, or `nil` at the end of the trace or at the first damage.
@@ -135,6 +140,7 @@ public final class TraceFileReader {
         case .string: limit = 4 + TraceFileFormat.maxStringBytes
         case .events: limit = 4 + TraceFileFormat.maxEventsPerChunk * TraceFileFormat.recordSize
         case .footer: limit = TraceFileFormat.footerSize
+        case .process: limit = 4 + TraceFileFormat.maxHostBytes
         }
         guard length <= limit, length >= 4 else {
             note("impossible length \(length) for a \(tag) chunk", at: offset)
@@ -174,6 +180,14 @@ public final class TraceFileReader {
             }
             chunkEvents = count
             chunkIndex = 0
+        case .process:
+            guard version >= 2 else {
+                note("a process chunk in a version \(version) file", at: offset)
+                return false
+            }
+            process = chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) }
+            let host = String(decoding: chunk[4..<length], as: UTF8.self)
+            if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
         case .footer:
             guard length == TraceFileFormat.footerSize else {
                 note("footer of \(length) bytes", at: offset)
@@ -202,6 +216,7 @@ public final class TraceFileReader {
                 return nil
             }
             var event = TraceEvent(kind: kind, time: b.le(base + 8), thread: b.le(base + 68), runtime: b.le(base + 16))
+            event.process = process
             event.code = b[base + 1]
             event.code2 = b[base + 2]
             event.step = b.le(base + 4)

@@ -44,74 +44,14 @@ public enum TraceFileWriter {
     /// Encodes `trace` in the binary format, ``TraceFileFormat/eventsPerChunk`` events a chunk,
     /// handing out one buffer a chunk.
     public static func encodeBinary(_ trace: Trace, into sink: ([UInt8]) -> Void) {
-        var out: [UInt8] = []
-        out.reserveCapacity(1 << 17)
-        out.append(contentsOf: TraceFileFormat.magic)
-        out.appendLE(TraceFileFormat.version)
-        out.appendLE(UInt16(0))
-        out.appendLE(UInt32(0))
-        var ids: [String: UInt32] = ["": 0]
-        func id(_ string: String) -> UInt32 {
-            if let id = ids[string] { return id }
-            var bytes = Array(string.utf8)
-            if bytes.count > TraceFileFormat.maxStringBytes {
-                bytes = Array(bytes.prefix(TraceFileFormat.maxStringBytes))
-            }
-            let id = UInt32(ids.count)
-            ids[string] = id
-            var payload: [UInt8] = []
-            payload.appendLE(id)
-            payload.append(contentsOf: bytes)
-            appendChunk(.string, payload, to: &out)
-            return id
-        }
-        var index = 0
-        let events = trace.events
-        while index < events.count {
-            let chunk = events[index..<min(events.count, index + TraceFileFormat.eventsPerChunk)]
-            index += chunk.count
-            // Strings first, then the records that use them.
-            var labelIDs: [(UInt32, UInt32)] = []
-            labelIDs.reserveCapacity(chunk.count)
-            for event in chunk {
-                let second = event.kind == .runtimeStart ? event.label2 : event.payload
-                labelIDs.append((id(event.label), id(second)))
-            }
-            var payload: [UInt8] = []
-            payload.reserveCapacity(4 + chunk.count * TraceFileFormat.recordSize)
-            payload.appendLE(UInt32(chunk.count))
-            for (event, labels) in zip(chunk, labelIDs) {
-                payload.append(event.kind.rawValue)
-                payload.append(event.code)
-                payload.append(event.code2)
-                payload.append(0)
-                payload.appendLE(event.step)
-                payload.appendLE(event.time)
-                payload.appendLE(event.runtime)
-                payload.appendLE(event.dispatch)
-                payload.appendLE(event.cycle)
-                payload.appendLE(event.task)
-                payload.appendLE(event.otherTask)
-                payload.appendLE(event.nanos)
-                payload.appendLE(event.count)
-                payload.appendLE(event.thread)
-                payload.appendLE(labels.0)
-                payload.appendLE(labels.1)
-            }
-            appendChunk(.events, payload, to: &out)
-            sink(out)
-            out.removeAll(keepingCapacity: true)
-        }
-        var footer: [UInt8] = []
-        let c = trace.counts
-        for value in [UInt64(events.count), c.overwritten, c.discarded, c.lost, c.monotonicOrigin, c.realtimeOrigin] {
-            footer.appendLE(value)
-        }
-        appendChunk(.footer, footer, to: &out)
-        sink(out)
+        var encoder = TraceFileEncoder(hosts: trace.hosts)
+        for event in trace.events { encoder.append(event, into: sink) }
+        var counts = trace.counts
+        counts.events = UInt64(trace.events.count)
+        encoder.finish(counts: counts, into: sink)
     }
 
-    private static func appendChunk(_ tag: TraceFileFormat.Tag, _ payload: [UInt8], to out: inout [UInt8]) {
+    static func appendChunk(_ tag: TraceFileFormat.Tag, _ payload: [UInt8], to out: inout [UInt8]) {
         out.append(tag.rawValue)
         out.append(contentsOf: [0, 0, 0])
         out.appendLE(UInt32(payload.count))

@@ -4,6 +4,8 @@ public struct Trace: Sendable {
     public var counts: TraceCounts
     /// Notes about input that could not be read (truncation, corruption), empty when whole.
     public var notes: [String]
+    /// The host name of each process the events came from, where the input says.
+    public var hosts: [UInt32: String] = [:]
 
     public init(events: [TraceEvent] = [], counts: TraceCounts = TraceCounts(), notes: [String] = []) {
         self.events = events

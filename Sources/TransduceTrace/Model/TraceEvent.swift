@@ -61,7 +61,10 @@ public struct TraceEvent: Sendable, Hashable {
     public var time: UInt64
     /// Kernel thread id of the recording thread (0 when unknown).
     public var thread: UInt32
+    /// The runtime's id, unique within its process (ids restart at 1 in every process).
     public var runtime: UInt64
+    /// The process that recorded the event (its pid; 0 when the input does not say).
+    public var process: UInt32 = 0
     public var dispatch: UInt64 = 0
     public var cycle: UInt64 = 0
     public var task: UInt64 = 0
@@ -84,6 +87,9 @@ public struct TraceEvent: Sendable, Hashable {
         self.thread = thread
         self.runtime = runtime
     }
+
+    /// The runtime's identity across processes, which analyses key by (see ``RuntimeKey``).
+    public var runtimeKey: UInt64 { RuntimeKey.make(process: process, runtime: runtime) }
 
     /// The name of `code` for this kind (`request`, `handedOff`, `replaced`, …), or "" when the
     /// kind has none.
@@ -148,5 +154,29 @@ public enum TraceNames {
     /// The code of `name` in `kind`'s table.
     public static func code(kind: TraceEvent.Kind, name: String) -> UInt8? {
         codes(of: kind).firstIndex(of: name).map(UInt8.init)
+    }
+}
+
+/// One runtime across the processes of a trace, as one `UInt64`: the process id in the top 24
+/// bits, the runtime id in the low 40 (ids of a real process never come near 2^40; a hostile trace
+/// whose ids do has some runtimes grouped together, nothing worse). A trace without process ids
+/// (process 0) keys runtimes by their plain ids.
+public enum RuntimeKey {
+    static let runtimeBits: UInt64 = 40
+
+    public static func make(process: UInt32, runtime: UInt64) -> UInt64 {
+        process == 0 ? runtime : UInt64(process & 0xFF_FFFF) << runtimeBits | (runtime & ((1 << runtimeBits) - 1))
+    }
+
+    public static func process(_ key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> runtimeBits) }
+
+    public static func runtime(_ key: UInt64) -> UInt64 {
+        process(key) == 0 ? key : key & ((1 << runtimeBits) - 1)
+    }
+
+    /// `3`, or `3 (pid 4242)` when the trace says which process.
+    public static func name(_ key: UInt64) -> String {
+        let pid = process(key)
+        return pid == 0 ? String(key) : "\(runtime(key)) (pid \(pid))"
     }
 }

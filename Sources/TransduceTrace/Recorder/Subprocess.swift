@@ -80,7 +80,66 @@ package enum Subprocess {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
         defer { if let captureFile { unlink(captureFile) } }
+        let pid = try launch(executable, arguments, environment: environment, actions: &actions)
+        let status = try wait(for: pid, timeout: timeout, name: executable)
+        var text = ""
+        if let captureFile, let file = fopen(captureFile, "rb") {
+            defer { fclose(file) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = fread(&chunk, 1, chunk.count, file)
+                if n <= 0 { break }
+                bytes += chunk[0..<n]
+            }
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        return Result(status: status, output: text, pid: pid)
+    }
 
+    /// A child started by ``start(_:_:environment:errors:)``, whose standard output is a pipe.
+    package struct Child: Sendable {
+        package var pid: pid_t
+        /// The read end of the child's standard output; the caller closes it.
+        package var output: Int32
+    }
+
+    /// Starts `executable` with standard input from `/dev/null`, standard output into a pipe
+    /// (read it from ``Child/output``) and standard error into the file `errors`; wait for it
+    /// with ``wait(_:timeout:name:)``.
+    package static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], errors: String
+    ) throws -> Child {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        do {
+            let pid = try launch(executable, arguments, environment: environment, actions: &actions)
+            close(fds[1])
+            return Child(pid: pid, output: fds[0])
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            throw error
+        }
+    }
+
+    /// Waits for a child of ``start(_:_:environment:errors:)``: its status as ``Result/status``.
+    package static func wait(_ pid: pid_t, timeout: Double? = nil, name: String) throws -> Int32 {
+        try wait(for: pid, timeout: timeout, name: name)
+    }
+
+    private static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        actions: inout posix_spawn_file_actions_t
+    ) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -112,21 +171,7 @@ package enum Subprocess {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
-
-        let status = try wait(for: pid, timeout: timeout, name: executable)
-        var text = ""
-        if let captureFile, let file = fopen(captureFile, "rb") {
-            defer { fclose(file) }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = fread(&chunk, 1, chunk.count, file)
-                if n <= 0 { break }
-                bytes += chunk[0..<n]
-            }
-            text = String(decoding: bytes, as: UTF8.self)
-        }
-        return Result(status: status, output: text, pid: pid)
+        return pid
     }
 
     private static func wait(for pid: pid_t, timeout: Double?, name: String) throws -> Int32 {

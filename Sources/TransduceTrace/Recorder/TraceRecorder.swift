@@ -170,9 +170,12 @@ public final class TraceRecorder: RuntimeInstrument {
     }
 
     /// Decodes a slot record into an event.
-    public func decode(_ r: RawRecord) -> TraceEvent {
+    public func decode(_ r: RawRecord) -> TraceEvent { decode(r, process: Self.processID) }
+
+    func decode(_ r: RawRecord, process: UInt32) -> TraceEvent {
         var event = TraceEvent(
             kind: TraceEvent.Kind(rawValue: r.kindCode) ?? .eventDropped, time: r.time, thread: r.thread, runtime: r.runtime)
+        event.process = process
         event.dispatch = r.dispatch
         event.cycle = r.cycle
         event.task = r.task
@@ -208,6 +211,19 @@ public final class TraceRecorder: RuntimeInstrument {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-        return Trace(events: batch.records.map(decode), counts: counts)
+        let process = Self.processID
+        var trace = Trace(events: batch.records.map { decode($0, process: process) }, counts: counts)
+        trace.hosts = [process: Self.hostName]
+        return trace
+    }
+
+    /// This process's id, read per call: a forked child records under its own.
+    static var processID: UInt32 { UInt32(bitPattern: getpid()) }
+
+    /// This machine's host name (`gethostname`), "" when unknown.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -27,7 +27,7 @@ extension TraceIndex {
     /// The interaction an event draws as, or `nil` for events a diagram leaves out (`.none` and
     /// `.sequence` effects).
     public func interaction(for e: TraceEvent, ascii: Bool = false) -> Interaction? {
-        let task = Participant.task(Key(runtime: e.runtime, id: e.task))
+        let task = Participant.task(Key(runtime: e.runtimeKey, id: e.task))
         func make(_ from: Participant, _ to: Participant, _ label: String, _ note: String, _ style: Interaction.Style)
             -> Interaction
         {
@@ -39,13 +39,14 @@ extension TraceIndex {
         let d = { (n: UInt64) in formatDuration(n, ascii: ascii) }
         switch e.kind {
         case .runtimeStart:
-            return make(.caller, .caller, "runtime \(e.runtime): \(e.label) on \(e.label2)", .banner)
+            return make(.caller, .caller, "runtime \(RuntimeKey.name(e.runtimeKey)): \(e.label) on \(e.label2)", .banner)
         case .runtimeStop:
             return make(
-                .caller, .caller, "runtime \(e.runtime) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"),
+                .caller, .caller,
+                "runtime \(RuntimeKey.name(e.runtimeKey)) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"),
                 .banner)
         case .dispatch:
-            let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtime, id: e.otherTask)) : .caller
+            let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtimeKey, id: e.otherTask)) : .caller
             return make(from, .gate, "#\(e.dispatch) \(e.codeName)(\(e.label))", .dispatch)
         case .dispatchRejected:
             return make(.caller, .gate, "\(ascii ? "x" : "✗") \(e.codeName)(\(e.label)): \(e.code2Name)", "rejected", .error)

@@ -95,7 +95,7 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 public enum ShapeText {
     static func taskName(of e: TraceEvent, in index: TraceIndex) -> String? {
         switch e.kind {
-        case .taskSpawn, .taskJoin, .taskCancel, .taskSettle: index.taskName(runtime: e.runtime, task: e.task)
+        case .taskSpawn, .taskJoin, .taskCancel, .taskSettle: index.taskName(runtime: e.runtimeKey, task: e.task)
         case .effect where e.codeName == "task" || e.codeName == "cancel": e.label
         default: nil
         }

@@ -22,7 +22,7 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
     public var events: [TraceEvent]
 
     public var description: String {
-        "\(rule.rawValue) (runtime \(runtime)): \(message)"
+        "\(rule.rawValue) (runtime \(RuntimeKey.name(runtime))): \(message)"
             + events.map { "\n    at \(format(Double($0.time) / 1_000_000, decimals: 3))ms \($0.kind) \(Self.ids($0))" }.joined()
     }
 
@@ -66,9 +66,9 @@ public enum TraceInvariants {
         }
         for e in trace.events {
             // Taken out of the dictionary while it is updated, so its collections are not copied.
-            var s = runtimes.removeValue(forKey: e.runtime) ?? RuntimeState()
-            defer { runtimes[e.runtime] = s }
-            let key = { (id: UInt64) in TraceIndex.Key(runtime: e.runtime, id: id) }
+            var s = runtimes.removeValue(forKey: e.runtimeKey) ?? RuntimeState()
+            defer { runtimes[e.runtimeKey] = s }
+            let key = { (id: UInt64) in TraceIndex.Key(runtime: e.runtimeKey, id: id) }
             switch e.kind {
             case .dispatch:
                 s.accepted.append(e.dispatch)
@@ -76,13 +76,15 @@ public enum TraceInvariants {
                 if ["send", "request", "uniqueRequest"].contains(e.codeName) { awaited[key(e.dispatch)] = (e, []) }
             case .cycleEnter:
                 if let open = s.open {
-                    add(.oneCycleAtATime, e.runtime, "cycle #\(e.cycle) entered while cycle #\(open.cycle) held the gate", [open, e])
+                    add(
+                        .oneCycleAtATime, e.runtimeKey, "cycle #\(e.cycle) entered while cycle #\(open.cycle) held the gate",
+                        [open, e])
                 }
                 s.open = e
                 if let position = s.accepted.firstIndex(of: e.dispatch) {
                     if position > 0, let first = s.acceptedAt[s.accepted[0]] {
                         add(
-                            .fifoAdmission, e.runtime,
+                            .fifoAdmission, e.runtimeKey,
                             "dispatch #\(e.dispatch) entered before dispatch #\(first.dispatch), which was accepted first",
                             [first] + (s.acceptedAt[e.dispatch].map { [$0] } ?? []) + [e])
                     }
@@ -91,10 +93,12 @@ public enum TraceInvariants {
                 }
             case .transduce:
                 if let stop = s.stop {
-                    add(.nothingTransducedAfterStop, e.runtime, "'\(e.label)' transduced after the runtime stopped (\(stop.codeName))", [stop, e])
+                    add(
+                        .nothingTransducedAfterStop, e.runtimeKey,
+                        "'\(e.label)' transduced after the runtime stopped (\(stop.codeName))", [stop, e])
                 }
                 if s.open?.cycle != e.cycle {
-                    add(.oneCycleAtATime, e.runtime, "'\(e.label)' transduced outside its cycle #\(e.cycle)", [e])
+                    add(.oneCycleAtATime, e.runtimeKey, "'\(e.label)' transduced outside its cycle #\(e.cycle)", [e])
                 }
             case .cycleLeave:
                 if s.open?.cycle == e.cycle { s.open = nil }
@@ -116,15 +120,22 @@ public enum TraceInvariants {
         }
         for (key, entry) in awaited.sorted(by: { $0.value.dispatch.time < $1.value.dispatch.time }) {
             if entry.resumes.count > 1 {
-                add(.resumedExactlyOnce, key.runtime, "dispatch #\(key.id) was resumed \(entry.resumes.count) times", [entry.dispatch] + entry.resumes)
+                add(
+                    .resumedExactlyOnce, key.runtime, "dispatch #\(key.id) was resumed \(entry.resumes.count) times",
+                    [entry.dispatch] + entry.resumes)
             } else if entry.resumes.isEmpty && whole {
-                add(.resumedExactlyOnce, key.runtime, "dispatch #\(key.id) (\(entry.dispatch.codeName) '\(entry.dispatch.label)') was never resumed", [entry.dispatch])
+                add(
+                    .resumedExactlyOnce, key.runtime,
+                    "dispatch #\(key.id) (\(entry.dispatch.codeName) '\(entry.dispatch.label)') was never resumed",
+                    [entry.dispatch])
             }
         }
         for (key, entry) in tasks.sorted(by: { ($0.key.runtime, $0.key.id) < ($1.key.runtime, $1.key.id) }) {
             let all = entry.spawns + entry.cancels + entry.settles
             if entry.spawns.count > 1 {
-                add(.taskSpawnedAndEndedOnce, key.runtime, "task #\(key.id) was spawned \(entry.spawns.count) times", entry.spawns)
+                add(
+                    .taskSpawnedAndEndedOnce, key.runtime, "task #\(key.id) was spawned \(entry.spawns.count) times", entry.spawns
+                )
             }
             if entry.spawns.isEmpty && whole {
                 add(.taskSpawnedAndEndedOnce, key.runtime, "task #\(key.id) ended without a spawn", all)
@@ -135,7 +146,8 @@ public enum TraceInvariants {
             if let cancel = entry.cancels.first, let late = entry.settles.first(where: { $0.codeName != "cancelled" }) {
                 add(
                     .taskSpawnedAndEndedOnce, key.runtime,
-                    "task #\(key.id) was cancelled (\(cancel.codeName)) but its outcome \(late.codeName) was not discarded", [cancel, late])
+                    "task #\(key.id) was cancelled (\(cancel.codeName)) but its outcome \(late.codeName) was not discarded",
+                    [cancel, late])
             }
             if whole && entry.cancels.isEmpty && entry.settles.isEmpty, let spawn = entry.spawns.first {
                 add(.taskSpawnedAndEndedOnce, key.runtime, "task #\(key.id) '\(spawn.label)' never ended", [spawn])

@@ -38,7 +38,9 @@ extension Trace {
         ignoring: Set<TraceEvent.Kind> = [], width: Int = 100, fileID: String = #fileID, line: Int = #line
     ) throws {
         let index = TraceIndex(events)
-        let selected = try Self.select(scope, in: index, fileID: fileID, line: line).filter { !ignoring.contains(index.events[$0].kind) }
+        let selected = try Self.select(scope, in: index, fileID: fileID, line: line).filter {
+            !ignoring.contains(index.events[$0].kind)
+        }
         let actual = selected.map { ShapeText.describe(index.events[$0], in: index) }
         let expectedText = expected.map(\.description)
         var failure: (expected: Int?, actual: Int?, reason: String)?
@@ -99,15 +101,18 @@ extension Trace {
         case .request(let label, let occurrence, let runtime):
             let matches = index.events.indices.filter {
                 let e = index.events[$0]
-                return e.kind == .dispatch && e.label == label && e.otherTask == 0 && (runtime == nil || e.runtime == runtime!.rawValue)
+                return e.kind == .dispatch && e.label == label && e.otherTask == 0
+                    && (runtime == nil || e.runtime == runtime!.rawValue)
             }
             guard occurrence >= 1, occurrence <= matches.count else {
                 throw fail("no dispatch number \(occurrence) of '\(label)' in the trace (found \(matches.count))")
             }
             let e = index.events[matches[occurrence - 1]]
-            return index.requestLifecycle(runtime: e.runtime, dispatch: e.dispatch)
+            return index.requestLifecycle(runtime: e.runtimeKey, dispatch: e.dispatch)
         case .dispatch(let id, let runtime):
-            guard let r = runtime?.rawValue ?? index.runtimes.first(where: { index.dispatches[TraceIndex.Key(runtime: $0, id: id)] != nil })
+            // Runtimes are keyed across processes (RuntimeKey); a RuntimeID is the id within one.
+            let candidates = index.runtimes.filter { runtime == nil || RuntimeKey.runtime($0) == runtime!.rawValue }
+            guard let r = candidates.first(where: { index.dispatches[TraceIndex.Key(runtime: $0, id: id)] != nil })
             else { throw fail("no dispatch #\(id) in the trace") }
             return index.requestLifecycle(runtime: r, dispatch: id)
         case .task(let name, let occurrence, let runtime):
@@ -119,7 +124,7 @@ extension Trace {
                 throw fail("no instance number \(occurrence) of task '\(name)' in the trace (found \(spawns.count))")
             }
             let e = index.events[spawns[occurrence - 1]]
-            return index.taskLifecycle(runtime: e.runtime, task: e.task)
+            return index.taskLifecycle(runtime: e.runtimeKey, task: e.task)
         }
     }
 }

@@ -1,0 +1,110 @@
+/// Encodes events in the binary format (``TraceFileFormat``) as they come, one chunk of
+/// ``TraceFileFormat/eventsPerChunk`` events at a time: for writers that never hold a whole trace
+/// (``TraceFileWriter/encodeBinary(_:into:)``, trace-view's CTF reading child).
+///
+/// Memory: one chunk of events and the table of distinct strings seen. Not thread-safe.
+public struct TraceFileEncoder {
+    /// The host of each process, written with its process chunk; set before that process's
+    /// first event is appended.
+    public var hosts: [UInt32: String]
+    private var out: [UInt8] = []
+    private var ids: [String: UInt32] = ["": 0]
+    private var pending: [TraceEvent] = []
+    private var process: UInt32 = 0
+
+    /// Starts a file (its header is part of the first buffer handed out).
+    public init(hosts: [UInt32: String] = [:]) {
+        self.hosts = hosts
+        out.reserveCapacity(1 << 17)
+        out.append(contentsOf: TraceFileFormat.magic)
+        out.appendLE(TraceFileFormat.version)
+        out.appendLE(UInt16(0))
+        out.appendLE(UInt32(0))
+        pending.reserveCapacity(TraceFileFormat.eventsPerChunk)
+    }
+
+    public mutating func append(_ event: TraceEvent, into sink: ([UInt8]) -> Void) {
+        pending.append(event)
+        if pending.count == TraceFileFormat.eventsPerChunk { flush(into: sink) }
+    }
+
+    /// Writes what is pending and the footer with `counts`.
+    public mutating func finish(counts: TraceCounts, into sink: ([UInt8]) -> Void) {
+        flush(into: sink)
+        var footer: [UInt8] = []
+        for value in [
+            counts.events, counts.overwritten, counts.discarded, counts.lost, counts.monotonicOrigin, counts.realtimeOrigin,
+        ] {
+            footer.appendLE(value)
+        }
+        TraceFileWriter.appendChunk(.footer, footer, to: &out)
+        sink(out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func id(_ string: String) -> UInt32 {
+        if let id = ids[string] { return id }
+        let id = UInt32(ids.count)
+        ids[string] = id
+        var payload: [UInt8] = []
+        payload.appendLE(id)
+        payload.append(contentsOf: Array(string.utf8).prefix(TraceFileFormat.maxStringBytes))
+        TraceFileWriter.appendChunk(.string, payload, to: &out)
+        return id
+    }
+
+    private mutating func flush(into sink: ([UInt8]) -> Void) {
+        guard !pending.isEmpty else { return }
+        // Strings first, then the records that use them.
+        var labelIDs: [(UInt32, UInt32)] = []
+        labelIDs.reserveCapacity(pending.count)
+        for event in pending {
+            let second = event.kind == .runtimeStart ? event.label2 : event.payload
+            labelIDs.append((id(event.label), id(second)))
+        }
+        // A chunk holds one process's events: a new process starts a new chunk after its process
+        // chunk.
+        var payload: [UInt8] = []
+        payload.reserveCapacity(4 + pending.count * TraceFileFormat.recordSize)
+        payload.appendLE(UInt32(0))
+        var written = 0
+        func emit() {
+            guard written > 0 else { return }
+            payload.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(written).littleEndian, toByteOffset: 0, as: UInt32.self) }
+            TraceFileWriter.appendChunk(.events, payload, to: &out)
+            payload.removeSubrange(4...)
+            written = 0
+        }
+        for (event, labels) in zip(pending, labelIDs) {
+            if event.process != process {
+                emit()
+                process = event.process
+                var chunk: [UInt8] = []
+                chunk.appendLE(process)
+                chunk.append(contentsOf: Array(hosts[process, default: ""].utf8).prefix(TraceFileFormat.maxHostBytes))
+                TraceFileWriter.appendChunk(.process, chunk, to: &out)
+            }
+            written += 1
+            payload.append(event.kind.rawValue)
+            payload.append(event.code)
+            payload.append(event.code2)
+            payload.append(0)
+            payload.appendLE(event.step)
+            payload.appendLE(event.time)
+            payload.appendLE(event.runtime)
+            payload.appendLE(event.dispatch)
+            payload.appendLE(event.cycle)
+            payload.appendLE(event.task)
+            payload.appendLE(event.otherTask)
+            payload.appendLE(event.nanos)
+            payload.appendLE(event.count)
+            payload.appendLE(event.thread)
+            payload.appendLE(labels.0)
+            payload.appendLE(labels.1)
+        }
+        emit()
+        pending.removeAll(keepingCapacity: true)
+        sink(out)
+        out.removeAll(keepingCapacity: true)
+    }
+}

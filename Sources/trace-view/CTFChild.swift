@@ -1,0 +1,201 @@
+import CLTTng
+import Dispatch
+import Synchronization
+import TransduceTrace
+import TransduceTraceCTF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reading an LTTng CTF trace in a child process, under a time and a memory budget.
+///
+/// libbabeltrace2 runs inside whatever process calls it, and on damaged input it can hang (a
+/// `metadata` file cut short), grow without bound, or abort on a failed precondition or a huge
+/// `g_malloc`. So trace-view runs it in a child (`trace-view __read-ctf DIR`, this same binary)
+/// whose data segment is limited (`RLIMIT_DATA`, ``memoryBudgetMB``) and which is killed after
+/// ``timeBudget(for:)`` seconds; the child streams the events to the parent as a binary trace
+/// (``TraceFileEncoder``) through a pipe, so everything read before a failure is still reported,
+/// and the failure becomes a clear error (exit 65).
+///
+/// The child's standard error carries its notes (`note: …`), the host of each process
+/// (`host: PID NAME`) and a fatal error (`error: …`).
+enum CTFChild {
+    static let command = "__read-ctf"
+    static let memoryVariable = "TRANSDUCE_CTF_MEMORY_MB"
+    static let timeVariable = "TRANSDUCE_CTF_SECONDS"
+
+    static var memoryBudgetMB: Int { environmentInteger(memoryVariable) ?? 2_048 }
+
+    /// 30 s, plus one second per 2 MB of trace data (the trace directories' files).
+    static func timeBudget(for path: String) -> Double {
+        if let seconds = environmentInteger(timeVariable) { return Double(seconds) }
+        return 30 + Double(directoryBytes(path, depth: 0) / 2_000_000)
+    }
+
+    private static func environmentInteger(_ name: String) -> Int? {
+        guard let value = getenv(name) else { return nil }
+        return Int(String(cString: value)).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// The bytes of regular files at or below `path`, within the depth the CTF reader searches.
+    private static func directoryBytes(_ path: String, depth: Int) -> UInt64 {
+        guard depth <= 6, let directory = opendir(path) else { return 0 }
+        defer { closedir(directory) }
+        var total: UInt64 = 0
+        var entries = 0
+        while let entry = readdir(directory), entries < 4_096 {
+            entries += 1
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            let child = path + "/" + name
+            var info = stat()
+            guard lstat(child, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                total += directoryBytes(child, depth: depth + 1)
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                total += UInt64(max(0, info.st_size))
+            }
+        }
+        return total
+    }
+
+    // MARK: the child
+
+    /// The child's whole life: read `path`, stream it to standard output, exit.
+    static func run(_ arguments: [String]) -> Never {
+        guard arguments.count == 1 else {
+            Terminal.error("error: usage: trace-view \(command) DIR")
+            exit(64)
+        }
+        // Ends with trace-view, even when trace-view is killed outright.
+        _ = clttng_die_with_parent()
+        let limit = rlim_t(memoryBudgetMB) << 20
+        var budget = rlimit(rlim_cur: limit, rlim_max: limit)
+        _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &budget)
+        var encoder = TraceFileEncoder()
+        var failed = false
+        let sink: ([UInt8]) -> Void = { bytes in
+            var offset = 0
+            while offset < bytes.count && !failed {
+                let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { failed = true }
+            }
+        }
+        var count: UInt64 = 0
+        do {
+            let result = try CTFTraceReader.read(path: arguments[0]) { event in
+                encoder.append(event, into: sink)
+                count += 1
+            }
+            encoder.finish(counts: TraceCounts(events: count, discarded: result.discardedEvents), into: sink)
+            for note in result.notes { Terminal.error("note: \(note)") }
+            for (pid, host) in result.hosts.sorted(by: { $0.key < $1.key }) { Terminal.error("host: \(pid) \(host)") }
+            exit(0)
+        } catch {
+            Terminal.error("error: \(error)")
+            exit(65)
+        }
+    }
+
+    // MARK: the parent
+
+    /// Reads `path` through a child, streaming its events to `body`. Returns notes (the child's,
+    /// and why it stopped if it failed), the counts and the hosts. Throws when the child could
+    /// read nothing at all.
+    static func read(path: String, _ body: (TraceEvent) -> Void) throws -> (
+        notes: [String], counts: TraceCounts?, hosts: [UInt32: String]
+    ) {
+        var template = Array("/tmp/trace-view-ctf-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw CLIError.data("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+        close(descriptor)
+        let errors = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        defer { unlink(errors) }
+        let budget = timeBudget(for: path)
+        let child: Subprocess.Child
+        do {
+            child = try Subprocess.start(
+                selfExecutable(), [command, path], environment: ["TRANSDUCE_LTTNG": "off"], errors: errors)
+        } catch {
+            throw CLIError.data("\(path): \(error)")
+        }
+        // The watchdog: kills the child at the end of its time budget.
+        let finished = Atomic<Bool>(false)
+        let killed = Atomic<Bool>(false)
+        let pid = child.pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
+            if !finished.load(ordering: .acquiring) {
+                killed.store(true, ordering: .releasing)
+                kill(pid, SIGKILL)
+            }
+        }
+        var notes: [String] = []
+        var counts: TraceCounts?
+        var events = 0
+        do {
+            let reader = try TraceFileReader(source: DescriptorSource(descriptor: child.output, closes: true), name: path)
+            while let event = reader.next() {
+                body(event)
+                events += 1
+            }
+            counts = reader.footer
+            notes = reader.notes
+        } catch {
+            close(child.output)  // nothing came: the child's own words say why
+        }
+        let status = (try? Subprocess.wait(pid, name: command)) ?? 1
+        finished.store(true, ordering: .releasing)
+        var hosts: [UInt32: String] = [:]
+        var childNotes: [String] = []
+        var fatal: String?
+        for line in readLines(errors) {
+            if line.hasPrefix("note: ") {
+                if childNotes.count < 100 { childNotes.append(path + ": " + line.dropFirst(6)) }
+            } else if line.hasPrefix("host: ") {
+                let parts = line.dropFirst(6).split(separator: " ", maxSplits: 1)
+                if parts.count == 2, let pid = UInt32(parts[0]), hosts.count < 65_536 { hosts[pid] = String(parts[1]) }
+            } else if line.hasPrefix("error: ") {
+                fatal = String(line.dropFirst(7))
+            }
+        }
+        if status == 0 { return (childNotes, counts, hosts) }
+        let why: String
+        if killed.load(ordering: .acquiring) {
+            why = "babeltrace2 did not finish within the \(Int(budget)) s budget and was stopped (set \(timeVariable) for more)"
+        } else if let fatal {
+            why = fatal.hasPrefix(path) ? String(fatal.dropFirst(path.count + 2)) : fatal
+        } else if status > 128 {
+            why =
+                "babeltrace2 failed (signal \(status - 128)): the trace is damaged, or reading it needed more than "
+                + "the \(memoryBudgetMB) MB budget (set \(memoryVariable) for more)"
+        } else {
+            why = "babeltrace2 failed (status \(status))"
+        }
+        if events == 0 { throw CLIError.data("\(path): cannot read this CTF trace: \(why)") }
+        return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts)
+    }
+
+    private static func selfExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: 4_096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func readLines(_ path: String) -> [Substring] {
+        guard let file = fopen(path, "rb") else { return [] }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        // Bounded: a child's notes are few; the rest of a runaway stderr is not read.
+        while bytes.count < 1 << 20 {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+    }
+}
