@@ -45,18 +45,26 @@ public enum CTFTraceReader {
     /// Calls `body` with each `transduce:*` event in time order, with its process (`vpid`) and
     /// thread (`vtid`). With `process`, only events of that process are read (needs `vpid`).
     @discardableResult
-    public static func read(path: String, process: Int32? = nil, _ body: (TraceEvent) -> Void) throws -> Result {
+    ///
+    /// With `recordTag`, only events of processes that started a runtime with that
+    /// `TRANSDUCE_RECORD_TAG` (`trace-view record` tags its command's processes) are read.
+    public static func read(
+        path: String, process: Int32? = nil, recordTag: String? = nil, _ body: (TraceEvent) -> Void
+    ) throws -> Result {
         final class Context {
             var body: (TraceEvent) -> Void
             var result = Result()
             let process: UInt32?
-            init(body: @escaping (TraceEvent) -> Void, process: UInt32?) {
+            let tag: String?
+            var tagged = Set<UInt32>()
+            init(body: @escaping (TraceEvent) -> Void, process: UInt32?, tag: String?) {
                 self.body = body
                 self.process = process
+                self.tag = tag
             }
         }
         return try withoutActuallyEscaping(body) { body in
-            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) })
+            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) }, tag: recordTag)
             var error = [CChar](repeating: 0, count: 1024)
             var losses = cbt_losses()
             let unmanaged = Unmanaged.passUnretained(context)
@@ -66,6 +74,13 @@ public enum CTFTraceReader {
                     guard let event, let raw else { return 1 }
                     let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
                     if let process = context.process, event.pointee.vpid != process { return 0 }
+                    if let tag = context.tag {
+                        let vpid = event.pointee.vpid
+                        if !context.tagged.contains(vpid) {
+                            guard CTFTraceReader.recordTag(of: event.pointee) == tag else { return 0 }
+                            context.tagged.insert(vpid)
+                        }
+                    }
                     guard var mapped = CTFTraceReader.map(event.pointee, notes: &context.result.notes) else { return 0 }
                     mapped.process = event.pointee.vpid
                     if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
@@ -106,6 +121,19 @@ public enum CTFTraceReader {
             notes: result.notes)
         trace.hosts = result.hosts
         return trace
+    }
+
+    /// The `record_tag` of a `runtime_start` event, or nil for any other event.
+    static func recordTag(of raw: cbt_event) -> String? {
+        guard String(cString: raw.name) == "transduce:runtime_start" else { return nil }
+        for i in 0..<Int(raw.field_count) where String(cString: raw.fields[i].name) == "record_tag" {
+            let field = raw.fields[i]
+            guard let pointer = field.text, field.text_length > 0 else { return "" }
+            return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: Int(field.text_length)), as: UTF8.self)
+            }
+        }
+        return ""
     }
 
     static func map(_ raw: cbt_event, notes: inout [String]) -> TraceEvent? {

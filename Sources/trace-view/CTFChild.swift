@@ -66,8 +66,8 @@ enum CTFChild {
 
     /// The child's whole life: read `path`, stream it to standard output, exit.
     static func run(_ arguments: [String]) -> Never {
-        guard arguments.count == 1 else {
-            Terminal.error("error: usage: trace-view \(command) DIR")
+        guard arguments.count == 1 || arguments.count == 2 else {
+            Terminal.error("error: usage: trace-view \(command) DIR [RECORD-TAG]")
             exit(64)
         }
         // Ends with trace-view, even when trace-view is killed outright.
@@ -86,12 +86,14 @@ enum CTFChild {
         }
         var count: UInt64 = 0
         do {
-            let result = try CTFTraceReader.read(path: arguments[0]) { event in
+            let result = try CTFTraceReader.read(path: arguments[0], recordTag: arguments.count == 2 ? arguments[1] : nil) {
+                event in
                 encoder.append(event, into: sink)
                 count += 1
             }
             encoder.finish(counts: TraceCounts(events: count, discarded: result.discardedEvents), into: sink)
             for note in result.notes { Terminal.error("note: \(note)") }
+            if result.uncountedDiscards > 0 || result.discardedPackets > 0 { Terminal.error("losses: unknown") }
             for (pid, host) in result.hosts.sorted(by: { $0.key < $1.key }) { Terminal.error("host: \(pid) \(host)") }
             exit(0)
         } catch {
@@ -105,8 +107,8 @@ enum CTFChild {
     /// Reads `path` through a child, streaming its events to `body`. Returns notes (the child's,
     /// and why it stopped if it failed), the counts and the hosts. Throws when the child could
     /// read nothing at all.
-    static func read(path: String, _ body: (TraceEvent) -> Void) throws -> (
-        notes: [String], counts: TraceCounts?, hosts: [UInt32: String]
+    static func read(path: String, recordTag: String? = nil, _ body: (TraceEvent) -> Void) throws -> (
+        notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool
     ) {
         var template = Array("/tmp/trace-view-ctf-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -118,7 +120,8 @@ enum CTFChild {
         let child: Subprocess.Child
         do {
             child = try Subprocess.start(
-                selfExecutable(), [command, path], environment: ["TRANSDUCE_LTTNG": "off"], errors: errors)
+                selfExecutable(), [command, path] + (recordTag.map { [$0] } ?? []), environment: ["TRANSDUCE_LTTNG": "off"],
+                errors: errors)
         } catch {
             throw CLIError.data("\(path): \(error)")
         }
@@ -151,7 +154,9 @@ enum CTFChild {
         var hosts: [UInt32: String] = [:]
         var childNotes: [String] = []
         var fatal: String?
+        var lossesUnknown = false
         for line in readLines(errors) {
+            if line == "losses: unknown" { lossesUnknown = true }
             if line.hasPrefix("note: ") {
                 if childNotes.count < 100 { childNotes.append(path + ": " + line.dropFirst(6)) }
             } else if line.hasPrefix("host: ") {
@@ -161,7 +166,7 @@ enum CTFChild {
                 fatal = String(line.dropFirst(7))
             }
         }
-        if status == 0 { return (childNotes, counts, hosts) }
+        if status == 0 { return (childNotes, counts, hosts, lossesUnknown) }
         let why: String
         if killed.load(ordering: .acquiring) {
             why = "babeltrace2 did not finish within the \(Int(budget)) s budget and was stopped (set \(timeVariable) for more)"
@@ -175,7 +180,8 @@ enum CTFChild {
             why = "babeltrace2 failed (status \(status))"
         }
         if events == 0 { throw CLIError.data("\(path): cannot read this CTF trace: \(why)") }
-        return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts)
+        // The child stopped early: what it did not read is lost, in unknown number.
+        return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts, true)
     }
 
     private static func selfExecutable() -> String {

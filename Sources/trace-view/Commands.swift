@@ -18,7 +18,7 @@ enum TraceViewCommand {
         }
         if command == "--version" { return Terminal.print(["trace-view 1.0 (trace format \(TraceFileFormat.version))"]) }
         guard let help = Help.commands[command] else { throw CLIError.usage("unknown command '\(command)'") }
-        let display: Set<String> = ["ascii", "no-color", "help"]
+        let display: Set<String> = ["ascii", "no-color", "help", "all-processes"]
         switch command {
         case "demo":
             let args = try Arguments(rest, valued: ["save", "width"], flags: display)
@@ -42,7 +42,7 @@ enum TraceViewCommand {
             if args.flag("help") { return printHelp(help) }
             try summary(args)
         case "export":
-            let args = try Arguments(rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help"])
+            let args = try Arguments(rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help", "all-processes"])
             if args.flag("help") { return printHelp(help) }
             try export(args)
         case "record":
@@ -130,7 +130,7 @@ enum TraceViewCommand {
 
     static func sequence(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace())
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         let runtimeWanted = try args.integer("runtime")
         let narrowed = runtimeWanted != nil || args.options["pid"] != nil
         let keep = try runtimeFilter(args)
@@ -168,7 +168,7 @@ enum TraceViewCommand {
 
     static func contention(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace())
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         let keep = try runtimeFilter(args)
         var report = ContentionReport()
         if let threshold = try args.integer("long-hold") { report.longHoldThreshold = threshold }
@@ -179,17 +179,20 @@ enum TraceViewCommand {
 
     static func tasks(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace())
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         let keep = try runtimeFilter(args)
         var events: [TraceEvent] = []
-        let (notes, _) = try input.forEach { if keep($0) { events.append($0) } }
-        Terminal.print(TaskReport(index: TraceIndex(events)).render(options: options))
+        let (notes, counts) = try input.forEach { if keep($0) { events.append($0) } }
+        let c = counts ?? TraceCounts()
+        let lost = c.overwritten.plus(c.discarded).plus(c.lost)
+        Terminal.print(
+            TaskReport(index: TraceIndex(events), lost: lost, lossesUnknown: input.lossesUnknown).render(options: options))
         try finish(notes: notes)
     }
 
     static func summary(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace())
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var report = SummaryReport()
         let (notes, counts) = try input.forEach { report.consume($0) }
         report.processHosts = input.hosts
@@ -208,7 +211,7 @@ enum TraceViewCommand {
         guard ["chrome", "mermaid", "plantuml", "jsonl"].contains(format) else {
             throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
         }
-        let input = try TraceInput(path: try args.trace())
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         let keep = try runtimeFilter(args)
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
@@ -252,28 +255,45 @@ enum TraceViewCommand {
 
     // MARK: record
 
+    /// `record`'s exit status when the command ran but its trace holds no `transduce` event.
+    static let recordedNothing: Int32 = 69
+
     static func record(_ args: Arguments) throws {
         guard let command = args.rest.first else { throw CLIError.usage("record needs a command after --") }
         guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --") }
         let stamp = Int(Date().timeIntervalSince1970)
-        let output = args.options["output"] ?? "transduce-trace-\(stamp)"
+        let output = args.options["output"] ?? "transduce-trace-\(stamp)-\(getpid())"
         let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
-        if FileManager.default.fileExists(atPath: directory) {
-            throw CLIError.usage("\(output) exists already; choose another --output")
-        }
         guard let executable = command.contains("/") ? command : Subprocess.which(command),
             access(executable, X_OK) == 0
         else { throw CLIError.usage("cannot run \(command): not an executable file") }
         if let missing = LTTngSession.toolsMissing { throw CLIError.data(missing) }
+        // The directory is this run's alone: mkdir is atomic, so of two runs given one --output
+        // only the first gets it.
+        guard mkdir(directory, 0o755) == 0 else {
+            if errno == EEXIST { throw CLIError.usage("\(output) exists already; choose another --output") }
+            throw CLIError.data("\(output): cannot create: \(String(cString: strerror(errno)))")
+        }
+        for stale in RecordSessions.destroyStale() {
+            Terminal.error("trace-view: destroyed the LTTng session \(stale), left active by a trace-view that was killed")
+        }
+        // The tag marks this command's processes (they inherit it), so the trace shows them alone.
+        let tag = "\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))"
+        let name = RecordSessions.name(stamp: stamp)
+        let recordFile = directory + "/" + TraceInput.recordFile
         let session: LTTngSession
         do {
-            session = try LTTngSession(
-                name: "trace-view-\(getpid())-\(stamp)", output: directory, events: ["transduce:*"],
-                contexts: ["vtid", "vpid"])
+            try "tag=\(tag)\ncommand=\(args.rest.joined(separator: " "))\n".write(toFile: recordFile, atomically: true, encoding: .utf8)
+            session = try LTTngSession(name: name, output: directory, events: ["transduce:*"], contexts: ["vtid", "vpid"])
         } catch {
             throw CLIError.data("\(error)")
         }
-        defer { session.destroy() }
+        // Destroys the session if trace-view itself is killed (even with SIGKILL).
+        let guardian = RecordSessions.guardSession(name)
+        defer {
+            session.destroy()
+            guardian.release()
+        }
         // Like system(3): Ctrl-C ends the command, and trace-view stays to stop the session.
         let previousInterrupt = signal(SIGINT, SIG_IGN)
         let previousQuit = signal(SIGQUIT, SIG_IGN)
@@ -284,13 +304,87 @@ enum TraceViewCommand {
         let status: Int32
         do {
             try session.start()
-            status = try Subprocess.run(executable, Array(args.rest.dropFirst())).status
+            // TRANSDUCE_LTTNG=required: a recorder that cannot reach LTTng says why on stderr.
+            status = try Subprocess.run(
+                executable, Array(args.rest.dropFirst()),
+                environment: ["TRANSDUCE_RECORD_TAG": tag, LTTngProvider.environmentVariable: "required"]
+            ).status
             try session.stop()
         } catch {
             throw CLIError.data("\(error)")
         }
-        Terminal.error("trace-view: LTTng trace kept in \(output); view it with: trace-view summary \(output)")
+        var events = 0
+        do {
+            _ = try CTFChild.read(path: directory, recordTag: tag) { _ in events += 1 }
+        } catch {
+            // An empty LTTng output is not a readable trace: that is the case reported below.
+        }
+        guard events > 0 else {
+            let ended = status == 0 ? "" : " (it exited with status \(status))"
+            throw CLIError(
+                message: "\(command) recorded no transduce events\(ended). Either it makes no TraceRecorder, or the "
+                    + "recorder could not load LTTng-UST (see its error output), or TRANSDUCE_LTTNG=off is set; "
+                    + "the trace directory \(output) holds nothing of it",
+                status: status == 0 ? recordedNothing : status)
+        }
+        Terminal.error(
+            "trace-view: LTTng trace of \(events) events kept in \(output); view it with: trace-view summary \(output)")
         if status != 0 { throw CLIError(message: "\(command) exited with status \(status)", status: status) }
+    }
+}
+
+/// The LTTng sessions of `trace-view record`: named `trace-view-PID-STAMP`, so that a session
+/// left behind by a killed trace-view is known by its dead PID.
+enum RecordSessions {
+    static let prefix = "trace-view-"
+
+    static func name(stamp: Int) -> String { "\(prefix)\(getpid())-\(stamp)" }
+
+    /// Destroys the sessions whose trace-view no longer runs; returns their names.
+    static func destroyStale() -> [String] {
+        guard let lttng = Subprocess.which("lttng"),
+            let listing = try? Subprocess.run(lttng, ["list"], output: .capture, timeout: LTTngSession.callTimeout),
+            listing.status == 0
+        else { return [] }
+        var destroyed: [String] = []
+        // Lines like "  1) trace-view-4242-1764583200 [active]".
+        for line in listing.output.split(separator: "\n") {
+            guard let start = line.range(of: prefix) else { continue }
+            let name = line[start.lowerBound...].prefix { !$0.isWhitespace }
+            let parts = name.dropFirst(prefix.count).split(separator: "-")
+            guard parts.count == 2, let pid = Int32(parts[0]), pid != getpid() else { continue }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            if (try? Subprocess.run(lttng, ["destroy", String(name)], output: .discard, timeout: LTTngSession.callTimeout))?.status
+                == 0
+            {
+                destroyed.append(String(name))
+            }
+        }
+        return destroyed
+    }
+
+    /// A watcher process that destroys session `name` once trace-view's end of a pipe closes —
+    /// at the latest when trace-view dies, however it dies. ``Guardian/release()`` closes it.
+    static func guardSession(_ name: String) -> Guardian {
+        guard let lttng = Subprocess.which("lttng") else { return Guardian(descriptor: -1) }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return Guardian(descriptor: -1) }
+        // The write end stays in trace-view only (not in the recorded command).
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let script = "trap '' INT QUIT; read _; exec \"$0\" destroy \"$1\" >/dev/null 2>&1"
+        let spawned = try? Subprocess.startWatcher("/bin/sh", ["-c", script, lttng, name], input: fds[0])
+        close(fds[0])
+        if spawned == nil {
+            close(fds[1])
+            return Guardian(descriptor: -1)
+        }
+        return Guardian(descriptor: fds[1])
+    }
+
+    struct Guardian {
+        let descriptor: Int32
+        /// Lets the watcher go (it finds the session destroyed already).
+        func release() { if descriptor >= 0 { close(descriptor) } }
     }
 }
 

@@ -23,9 +23,16 @@ struct TraceInput {
     let path: String
     let kind: Kind
     private let source: DescriptorSource?
+    /// For a trace `trace-view record` made: the tag of its command's processes, whose events
+    /// alone are read (unless `--all-processes`).
+    let recordTag: String?
 
-    init(path: String) throws {
+    /// The file `trace-view record` leaves in its output directory: `tag=…` and `command=…` lines.
+    static let recordFile = "trace-view-record"
+
+    init(path: String, allProcesses: Bool = false) throws {
         self.path = path
+        recordTag = allProcesses || path == "-" ? nil : Self.recordTag(in: path)
         if path == "-" {
             source = DescriptorSource(descriptor: STDIN_FILENO, closes: false)
             kind = Self.kind(of: source!.peek(64))
@@ -61,6 +68,17 @@ struct TraceInput {
         kind = Self.kind(of: source!.peek(64))
     }
 
+    private static func recordTag(in directory: String) -> String? {
+        guard let file = fopen(directory + "/" + recordFile, "rb") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("tag=") { return String(text.dropFirst(4)).trimmingTrailing(where: { $0.isNewline }) }
+        }
+        return nil
+    }
+
     private static func kind(of head: [UInt8]) -> Kind {
         if head.starts(with: TraceFileFormat.magic) { return .binary }
         if head.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") { return .jsonLines }
@@ -81,14 +99,18 @@ struct TraceInput {
 
     /// The host of each process, known once ``forEach(_:)`` has read the input.
     var hosts: [UInt32: String] { hostTable.hosts }
+    /// Whether the tracer lost events in a number it did not say (LTTng's lost packets), known
+    /// once ``forEach(_:)`` has read the input.
+    var lossesUnknown: Bool { hostTable.lossesUnknown }
     private let hostTable = HostTable()
 
     private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
         let name = path == "-" ? "-" : path
         switch kind {
         case .ctf:
-            let (notes, counts, hosts) = try CTFChild.read(path: path, body)
+            let (notes, counts, hosts, lossesUnknown) = try CTFChild.read(path: path, recordTag: recordTag, body)
             hostTable.hosts = hosts
+            hostTable.lossesUnknown = lossesUnknown
             return (notes, counts)
         case .binary:
             let reader: TraceFileReader
@@ -129,4 +151,5 @@ struct TraceInput {
 /// Where ``TraceInput`` keeps what its reader learnt of hosts (a TraceInput is a value read once).
 private final class HostTable {
     var hosts: [UInt32: String] = [:]
+    var lossesUnknown = false
 }

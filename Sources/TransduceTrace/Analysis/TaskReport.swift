@@ -17,7 +17,13 @@ public struct TaskReport: Sendable {
     public private(set) var rows: [Row] = []
     public private(set) var warnings: [String] = []
 
-    public init(index: TraceIndex) {
+    /// - Parameters:
+    ///   - lost: events the recorder or tracer lost; `lossesUnknown`, that it lost some in a number
+    ///     it did not say. Either way a task without an end may have had one among them, so its
+    ///     warning says so instead of asserting it never settled.
+    public init(index: TraceIndex, lost: UInt64 = 0, lossesUnknown: Bool = false) {
+        let lossy = lost > 0 || lossesUnknown
+        let lostText = lossesUnknown ? "events in unknown number" : "\(lost) event(s)"
         // The latest time, not the last event's: the runtime stamps some events out of order.
         let lastTime = index.events.lazy.map(\.time).max() ?? 0
         var churn: [String: (spawned: Int, replaced: Int)] = [:]
@@ -39,10 +45,12 @@ public struct TaskReport: Sendable {
                 row.ran = e.nanos > 0 ? e.nanos : e.time.minus(spawn.time)
             }
             if row.outcome == "running" {
+                let task = "\(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(RuntimeKey.name(key.runtime)))"
+                let running = "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
                 warnings.append(
-                    "never settled: \(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(RuntimeKey.name(key.runtime))) "
-                        + "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
-                )
+                    lossy
+                        ? "no end recorded: \(task) \(running); the trace lost \(lostText), which may hold its end"
+                        : "never settled: \(task) \(running)")
             }
             if !record.name.isEmpty && row.policy != "shareable" {
                 let k = "\(key.runtime)/\(record.name)"

@@ -131,6 +131,19 @@ package enum Subprocess {
         }
     }
 
+    /// Starts `executable` in the background with `input` as its standard input and its output
+    /// discarded, not waited for (a watcher that outlives this call; it is reaped by init if this
+    /// process ends first).
+    package static func startWatcher(_ executable: String, _ arguments: [String], input: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        return try launch(executable, arguments, environment: [:], actions: &actions)
+    }
+
     /// Waits for a child of ``start(_:_:environment:errors:)``: its status as ``Result/status``.
     package static func wait(_ pid: pid_t, timeout: Double? = nil, name: String) throws -> Int32 {
         try wait(for: pid, timeout: timeout, name: name)

@@ -123,7 +123,7 @@ public struct SequenceDiagram: Sendable {
 
 extension String {
     /// The string without the trailing characters that match `drop`.
-    func trimmingTrailing(where drop: (Character) -> Bool = { $0 == " " }) -> String {
+    package func trimmingTrailing(where drop: (Character) -> Bool = { $0 == " " }) -> String {
         // Walks back from the end only as far as the kept text: O(dropped characters), where
         // repeated `dropLast()` recounted the whole string each time.
         guard let last = lastIndex(where: { !drop($0) }) else { return "" }
