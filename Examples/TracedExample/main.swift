@@ -4,6 +4,7 @@
 //     TRANSDUCE_TRACE=FILE swift run TracedExample    # dump FILE at exit (and on SIGUSR2)
 //     swift run TracedExample --serve FILE            # run, then wait; `kill -USR2 <pid>` dumps FILE;
 //                                                     # end of standard input exits (and dumps)
+//     swift run TracedExample --repeat N FILE         # the workload N times (a burst of events)
 //     TRANSDUCE_TRACE=FILE swift run TracedExample --end-with HOW
 //                                                     # run, then end by HOW: INT, TERM, HUP (the
 //                                                     # signal to itself), trap, or throw (an error
@@ -23,6 +24,14 @@ enum TracedExample {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "--end-with", arguments.count == 2 {
             try await end(with: arguments[1])
+        }
+        if arguments.first == "--repeat", arguments.count == 3, let times = Int(arguments[1]) {
+            // A burst of events for LTTng (e.g. to overrun a small channel); the ring keeps the last.
+            let recorder = TraceRecorder(capacity: 1 << 16)
+            for _ in 0..<max(1, times) { _ = try await DemoWorkload.run(instrument: recorder) }
+            try recorder.write(to: arguments[2])
+            print("\(times) runs of the workload: \(recorder.ring.counts.offered) events offered")
+            return
         }
         if arguments.isEmpty {
             guard TraceRecorder.bootstrapFromEnvironment() != nil else {

@@ -22,16 +22,9 @@
 #define CLTTNG_HAVE_LTTNG 0
 #endif
 
-/* A NUL-terminated copy of (ptr, len) on the stack, at most CLTTNG_MAX_TEXT bytes (see
- * transduce_tp.h for why text fields are strings). */
-#define CLTTNG_MAX_TEXT 4096
-#define CLTTNG_TEXT(name, ptr, len)                                              \
-    char name##_str[CLTTNG_MAX_TEXT + 1];                                        \
-    do {                                                                         \
-        size_t name##_n = (len) < CLTTNG_MAX_TEXT ? (size_t)(len) : CLTTNG_MAX_TEXT; \
-        if (name##_n > 0) memcpy(name##_str, (ptr), name##_n);                   \
-        name##_str[name##_n] = 0;                                                \
-    } while (0)
+/* An empty text goes to LTTng as "∅" (see transduce_tp.h for why). */
+static const char empty_text[] = "\xE2\x88\x85";
+#define CLTTNG_TEXT(ptr, len) ((len) == 0 ? empty_text : (ptr)), ((len) == 0 ? 3u : (len))
 
 static __thread uint32_t cached_tid;
 
@@ -99,10 +92,9 @@ int clttng_any_enabled(void) { return 0; }
 void clttng_runtime_start(uint64_t runtime, const char *transducer_ptr, uint32_t transducer_len, const char *host_ptr, uint32_t host_len, uint32_t queue_capacity) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, runtime_start)) {
-        CLTTNG_TEXT(transducer, transducer_ptr, transducer_len);
-        CLTTNG_TEXT(host, host_ptr, host_len);
         const char *tag = getenv("TRANSDUCE_RECORD_TAG");
-        lttng_ust_do_tracepoint(transduce, runtime_start, runtime, transducer_str, host_str, queue_capacity, tag ? tag : "");
+        uint32_t tag_len = tag ? (uint32_t)strlen(tag) : 0;
+        lttng_ust_do_tracepoint(transduce, runtime_start, runtime, CLTTNG_TEXT(transducer_ptr, transducer_len), CLTTNG_TEXT(host_ptr, host_len), queue_capacity, CLTTNG_TEXT(tag, tag_len));
     }
 #else
     (void)runtime; (void)transducer_ptr; (void)transducer_len; (void)host_ptr; (void)host_len; (void)queue_capacity;
@@ -112,8 +104,7 @@ void clttng_runtime_start(uint64_t runtime, const char *transducer_ptr, uint32_t
 void clttng_runtime_stop(uint64_t runtime, uint8_t reason, const char *error_ptr, uint32_t error_len) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, runtime_stop)) {
-        CLTTNG_TEXT(error, error_ptr, error_len);
-        lttng_ust_do_tracepoint(transduce, runtime_stop, runtime, lifecycle_name(reason), error_str);
+        lttng_ust_do_tracepoint(transduce, runtime_stop, runtime, lifecycle_name(reason), CLTTNG_TEXT(error_ptr, error_len));
     }
 #else
     (void)runtime; (void)reason; (void)error_ptr; (void)error_len;
@@ -123,8 +114,7 @@ void clttng_runtime_stop(uint64_t runtime, uint8_t reason, const char *error_ptr
 void clttng_dispatch(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint64_t origin_task, uint32_t queue_depth) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, dispatch)) {
-        CLTTNG_TEXT(event, event_ptr, event_len);
-        lttng_ust_do_tracepoint(transduce, dispatch, runtime, dispatch, style_name(style), event_str, origin_task, queue_depth);
+        lttng_ust_do_tracepoint(transduce, dispatch, runtime, dispatch, style_name(style), CLTTNG_TEXT(event_ptr, event_len), origin_task, queue_depth);
     }
 #else
     (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)origin_task; (void)queue_depth;
@@ -134,8 +124,7 @@ void clttng_dispatch(uint64_t runtime, uint64_t dispatch, uint8_t style, const c
 void clttng_dispatch_rejected(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint8_t reason) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, dispatch_rejected)) {
-        CLTTNG_TEXT(event, event_ptr, event_len);
-        lttng_ust_do_tracepoint(transduce, dispatch_rejected, runtime, dispatch, style_name(style), event_str, rejection_name(reason));
+        lttng_ust_do_tracepoint(transduce, dispatch_rejected, runtime, dispatch, style_name(style), CLTTNG_TEXT(event_ptr, event_len), rejection_name(reason));
     }
 #else
     (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)reason;
@@ -155,8 +144,7 @@ void clttng_cycle_enter(uint64_t runtime, uint64_t cycle, uint64_t dispatch, uin
 void clttng_transduce(uint64_t runtime, uint64_t cycle, uint32_t step, const char *event_ptr, uint32_t event_len) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, transduce)) {
-        CLTTNG_TEXT(event, event_ptr, event_len);
-        lttng_ust_do_tracepoint(transduce, transduce, runtime, cycle, step, event_str);
+        lttng_ust_do_tracepoint(transduce, transduce, runtime, cycle, step, CLTTNG_TEXT(event_ptr, event_len));
     }
 #else
     (void)runtime; (void)cycle; (void)step; (void)event_ptr; (void)event_len;
@@ -166,8 +154,7 @@ void clttng_transduce(uint64_t runtime, uint64_t cycle, uint32_t step, const cha
 void clttng_effect(uint64_t runtime, uint64_t cycle, uint32_t step, uint8_t effect_kind, const char *task_ptr, uint32_t task_len, uint64_t duration_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, effect)) {
-        CLTTNG_TEXT(task, task_ptr, task_len);
-        lttng_ust_do_tracepoint(transduce, effect, runtime, cycle, step, effect_name(effect_kind), task_str, duration_ns);
+        lttng_ust_do_tracepoint(transduce, effect, runtime, cycle, step, effect_name(effect_kind), CLTTNG_TEXT(task_ptr, task_len), duration_ns);
     }
 #else
     (void)runtime; (void)cycle; (void)step; (void)effect_kind; (void)task_ptr; (void)task_len; (void)duration_ns;
@@ -187,8 +174,7 @@ void clttng_cycle_leave(uint64_t runtime, uint64_t cycle, uint8_t outcome, uint3
 void clttng_task_spawn(uint64_t runtime, uint64_t task, const char *name_ptr, uint32_t name_len, uint8_t policy, uint64_t cycle, uint32_t waiters, uint64_t replaces) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, task_spawn)) {
-        CLTTNG_TEXT(name, name_ptr, name_len);
-        lttng_ust_do_tracepoint(transduce, task_spawn, runtime, task, name_str, policy_name(policy), cycle, waiters, replaces);
+        lttng_ust_do_tracepoint(transduce, task_spawn, runtime, task, CLTTNG_TEXT(name_ptr, name_len), policy_name(policy), cycle, waiters, replaces);
     }
 #else
     (void)runtime; (void)task; (void)name_ptr; (void)name_len; (void)policy; (void)cycle; (void)waiters; (void)replaces;
@@ -218,8 +204,7 @@ void clttng_task_cancel(uint64_t runtime, uint64_t task, uint8_t reason) {
 void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const char *label_ptr, uint32_t label_len, uint64_t ran_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, task_settle)) {
-        CLTTNG_TEXT(label, label_ptr, label_len);
-        lttng_ust_do_tracepoint(transduce, task_settle, runtime, task, task_outcome_name(outcome), label_str, ran_ns);
+        lttng_ust_do_tracepoint(transduce, task_settle, runtime, task, task_outcome_name(outcome), CLTTNG_TEXT(label_ptr, label_len), ran_ns);
     }
 #else
     (void)runtime; (void)task; (void)outcome; (void)label_ptr; (void)label_len; (void)ran_ns;
@@ -229,8 +214,7 @@ void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const 
 void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome, const char *error_ptr, uint32_t error_len, uint64_t by_cycle, uint64_t by_task, uint64_t latency_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, request_resume)) {
-        CLTTNG_TEXT(error, error_ptr, error_len);
-        lttng_ust_do_tracepoint(transduce, request_resume, runtime, dispatch, resume_name(outcome), error_str, by_cycle, by_task, latency_ns);
+        lttng_ust_do_tracepoint(transduce, request_resume, runtime, dispatch, resume_name(outcome), CLTTNG_TEXT(error_ptr, error_len), by_cycle, by_task, latency_ns);
     }
 #else
     (void)runtime; (void)dispatch; (void)outcome; (void)error_ptr; (void)error_len; (void)by_cycle; (void)by_task; (void)latency_ns;
@@ -240,8 +224,7 @@ void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome,
 void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_ptr, uint32_t event_len, uint8_t reason) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, event_dropped)) {
-        CLTTNG_TEXT(event, event_ptr, event_len);
-        lttng_ust_do_tracepoint(transduce, event_dropped, runtime, cycle, event_str, drop_name(reason));
+        lttng_ust_do_tracepoint(transduce, event_dropped, runtime, cycle, CLTTNG_TEXT(event_ptr, event_len), drop_name(reason));
     }
 #else
     (void)runtime; (void)cycle; (void)event_ptr; (void)event_len; (void)reason;

@@ -21,8 +21,10 @@ public enum CTFTraceReader {
 
     /// What a read found besides events.
     public struct Result: Sendable {
-        /// Events that could not be mapped (unknown names, unknown code names), and losses.
+        /// Events that could not be mapped (unknown names, unknown code names).
         public var notes: [String] = []
+        /// What the tracer said it lost, in words.
+        public var lossNotes: [String] = []
         /// Events LTTng said it discarded (its discarded-events messages).
         public var discardedEvents: UInt64 = 0
         /// Discarded-events messages that gave no count: losses of unknown size.
@@ -100,13 +102,13 @@ public enum CTFTraceReader {
             result.uncountedDiscards = losses.discarded_events_uncounted
             result.discardedPackets = losses.discarded_packets
             if result.discardedEvents > 0 {
-                result.notes.append("LTTng discarded \(result.discardedEvents) event(s) (its buffers were full)")
+                result.lossNotes.append("LTTng discarded \(result.discardedEvents) event(s) (its buffers were full)")
             }
             if result.uncountedDiscards > 0 {
-                result.notes.append("LTTng discarded events \(result.uncountedDiscards) more time(s), count unknown")
+                result.lossNotes.append("LTTng discarded events \(result.uncountedDiscards) more time(s), count unknown")
             }
             if result.discardedPackets > 0 {
-                result.notes.append("LTTng lost \(result.discardedPackets) packet(s) of events, count unknown")
+                result.lossNotes.append("LTTng lost \(result.discardedPackets) packet(s) of events, count unknown")
             }
             return result
         }
@@ -118,10 +120,13 @@ public enum CTFTraceReader {
         let result = try read(path: path, process: process) { events.append($0) }
         var trace = Trace(
             events: events, counts: TraceCounts(events: UInt64(events.count), discarded: result.discardedEvents),
-            notes: result.notes)
+            notes: result.notes + result.lossNotes)
         trace.hosts = result.hosts
         return trace
     }
+
+    /// How the provider writes an empty text (transduce_tp.h says why).
+    public static let emptyText = "\u{2205}"
 
     /// The `record_tag` of a `runtime_start` event, or nil for any other event.
     static func recordTag(of raw: cbt_event) -> String? {
@@ -129,9 +134,10 @@ public enum CTFTraceReader {
         for i in 0..<Int(raw.field_count) where String(cString: raw.fields[i].name) == "record_tag" {
             let field = raw.fields[i]
             guard let pointer = field.text, field.text_length > 0 else { return "" }
-            return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
+            let tag = pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
                 String(decoding: UnsafeBufferPointer(start: $0, count: Int(field.text_length)), as: UTF8.self)
             }
+            return tag == emptyText ? "" : tag
         }
         return ""
     }
@@ -150,9 +156,10 @@ public enum CTFTraceReader {
         }
         func text(_ field: cbt_field) -> String {
             guard let pointer = field.text, field.text_length > 0 else { return "" }
-            return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
+            let value = pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
                 String(decoding: UnsafeBufferPointer(start: $0, count: Int(field.text_length)), as: UTF8.self)
             }
+            return value == emptyText ? "" : value
         }
         var event = TraceEvent(
             kind: kind, time: raw.clock_ns, thread: raw.vtid, runtime: fields["runtime"].map { $0.integer } ?? 0)

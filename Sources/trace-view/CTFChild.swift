@@ -92,6 +92,7 @@ enum CTFChild {
                 count += 1
             }
             encoder.finish(counts: TraceCounts(events: count, discarded: result.discardedEvents), into: sink)
+            for note in result.lossNotes { Terminal.error("loss: \(note)") }
             for note in result.notes { Terminal.error("note: \(note)") }
             if result.uncountedDiscards > 0 || result.discardedPackets > 0 { Terminal.error("losses: unknown") }
             for (pid, host) in result.hosts.sorted(by: { $0.key < $1.key }) { Terminal.error("host: \(pid) \(host)") }
@@ -157,6 +158,8 @@ enum CTFChild {
         var lossesUnknown = false
         for line in readLines(errors) {
             if line == "losses: unknown" { lossesUnknown = true }
+            // What LTTng lost: said, not damage (the counts carry the number).
+            if line.hasPrefix("loss: ") { Terminal.error("trace-view: note: \(path): " + line.dropFirst(6)) }
             if line.hasPrefix("note: ") {
                 if childNotes.count < 100 { childNotes.append(path + ": " + line.dropFirst(6)) }
             } else if line.hasPrefix("host: ") {

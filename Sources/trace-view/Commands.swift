@@ -38,11 +38,12 @@ enum TraceViewCommand {
             if args.flag("help") { return printHelp(help) }
             try tasks(args)
         case "summary":
-            let args = try Arguments(rest, valued: ["width"], flags: display)
+            let args = try Arguments(rest, valued: ["runtime", "pid", "width"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try summary(args)
         case "export":
-            let args = try Arguments(rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help", "all-processes"])
+            let args = try Arguments(
+                rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help", "all-processes"])
             if args.flag("help") { return printHelp(help) }
             try export(args)
         case "record":
@@ -194,7 +195,8 @@ enum TraceViewCommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var report = SummaryReport()
-        let (notes, counts) = try input.forEach { report.consume($0) }
+        let keep = try runtimeFilter(args)
+        let (notes, counts) = try input.forEach { if keep($0) { report.consume($0) } }
         report.processHosts = input.hosts
         report.recorder = counts
         report.notes = notes
@@ -222,14 +224,20 @@ enum TraceViewCommand {
             exporter.finish()
         case "jsonl":
             var buffer: [UInt8] = []
-            (notes, _) = try input.forEach { event in
+            var written = 0
+            let counts: TraceCounts?
+            (notes, counts) = try input.forEach { event in
                 guard keep(event) else { return }
                 JSONLines.line(for: event, into: &buffer)
+                written += 1
                 if buffer.count > 1 << 20 {
                     output.write(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
+            // The losses travel with the events (hosts go first in `JSONLines.encode`; a stream
+            // learns them only at its end, so they are not repeated here).
+            if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
             output.write(buffer)
         default:
             let trace = try input.load()
@@ -283,7 +291,8 @@ enum TraceViewCommand {
         let recordFile = directory + "/" + TraceInput.recordFile
         let session: LTTngSession
         do {
-            try "tag=\(tag)\ncommand=\(args.rest.joined(separator: " "))\n".write(toFile: recordFile, atomically: true, encoding: .utf8)
+            try "tag=\(tag)\ncommand=\(args.rest.joined(separator: " "))\n".write(
+                toFile: recordFile, atomically: true, encoding: .utf8)
             session = try LTTngSession(name: name, output: directory, events: ["transduce:*"], contexts: ["vtid", "vpid"])
         } catch {
             throw CLIError.data("\(error)")
@@ -354,7 +363,8 @@ enum RecordSessions {
             let parts = name.dropFirst(prefix.count).split(separator: "-")
             guard parts.count == 2, let pid = Int32(parts[0]), pid != getpid() else { continue }
             guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            if (try? Subprocess.run(lttng, ["destroy", String(name)], output: .discard, timeout: LTTngSession.callTimeout))?.status
+            if (try? Subprocess.run(lttng, ["destroy", String(name)], output: .discard, timeout: LTTngSession.callTimeout))?
+                .status
                 == 0
             {
                 destroyed.append(String(name))

@@ -43,6 +43,7 @@ enum Help {
         OPTIONS:
           --runtime ID   Only this runtime (its id within its process)
           --pid PID      Only this process
+          --all-processes  In a `record` trace, every process the session caught
           --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
           --from NS      Start of the time window: ns from the trace's first event, or an
           --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
@@ -68,10 +69,10 @@ enum Help {
         replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
         """,
         "summary": """
-        USAGE: trace-view summary [--ascii] TRACE
+        USAGE: trace-view summary [--runtime ID] [--pid PID] [--ascii] TRACE
 
-        Counts per kind, runtimes, time span and events lost by the recorder. One pass,
-        bounded memory.
+        Counts per kind, runtimes and their processes, time span and events lost by the
+        recorder or by LTTng. One pass, bounded memory.
         """,
         "export": """
         USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
@@ -87,10 +88,16 @@ enum Help {
 
         Runs COMMAND under an LTTng session made for it (starting lttng-sessiond when none
         answers), with transduce:* enabled and the vtid and vpid contexts, and keeps the CTF
-        trace in DIR (default ./transduce-trace-<time>). The command needs a TraceRecorder
-        (TRANSDUCE_TRACE, or one in code) so that the LTTng provider is loaded. Ctrl-C ends
-        the command; trace-view then stops the session and keeps what was recorded. Exits with
-        the command's status.
+        trace in DIR (default ./transduce-trace-<time>-<pid>; it must not exist, and two runs
+        never share one). The command needs a TraceRecorder (TRANSDUCE_TRACE, or one in code);
+        it runs with TRANSDUCE_LTTNG=required, so a recorder that cannot load LTTng-UST says
+        why. The trace shows COMMAND's processes only (its children too): reading DIR with
+        --all-processes shows everything the session caught. Ctrl-C ends the command;
+        trace-view then stops the session and keeps what was recorded. The session is
+        destroyed even when trace-view itself is killed, and sessions left by a killed
+        trace-view are destroyed (and named) by the next record.
+        Exits with the command's status; 69 when it ran but recorded no transduce event.
         """,
+
     ]
 }

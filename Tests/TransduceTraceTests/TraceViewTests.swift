@@ -6,7 +6,9 @@ import Testing
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
 /// Runs the built trace-view with a fixed width and no colour.
-func traceView(_ arguments: [String], columns: Int = 100, lttng: Bool = false) throws -> (status: Int32, out: String, err: String) {
+func traceView(
+    _ arguments: [String], columns: Int = 100, lttng: Bool = false, environment extra: [String: String] = [:]
+) throws -> (status: Int32, out: String, err: String) {
     let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
@@ -15,6 +17,7 @@ func traceView(_ arguments: [String], columns: Int = 100, lttng: Bool = false) t
     environment["COLUMNS"] = String(columns)
     environment["NO_COLOR"] = "1"
     if !lttng { environment["TRANSDUCE_LTTNG"] = "off" }
+    environment.merge(extra) { $1 }
     process.environment = environment
     let out = Pipe()
     let err = Pipe()

@@ -46,7 +46,8 @@ public struct TaskReport: Sendable {
             }
             if row.outcome == "running" {
                 let task = "\(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(RuntimeKey.name(key.runtime)))"
-                let running = "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
+                let running =
+                    "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
                 warnings.append(
                     lossy
                         ? "no end recorded: \(task) \(running); the trace lost \(lostText), which may hold its end"

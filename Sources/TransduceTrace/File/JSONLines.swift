@@ -31,16 +31,20 @@ public enum JSONLines {
                 out.removeAll(keepingCapacity: true)
             }
         }
-        let c = trace.counts
-        out.append(
-            contentsOf: Array(
-                #"{"kind":"counts","events":\#(trace.events.count),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)}"#
-                    .utf8))
-        out.append(0x0A)
+        countsLine(trace.counts, events: trace.events.count, into: &out)
         sink(out)
     }
 
     /// Appends one event's line (with its newline).
+    /// The last line: the recorder's (or tracer's) counts, with `events` events written.
+    public static func countsLine(_ c: TraceCounts, events: Int, into out: inout [UInt8]) {
+        out.append(
+            contentsOf: Array(
+                #"{"kind":"counts","events":\#(events),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)}"#
+                    .utf8))
+        out.append(0x0A)
+    }
+
     public static func line(for event: TraceEvent, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"kind":""#.utf8)
         out.append(contentsOf: event.kind.description.utf8)

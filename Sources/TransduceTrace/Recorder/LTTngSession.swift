@@ -39,15 +39,44 @@ package struct LTTngSession {
     /// Creates a session writing to `output`, with `events` enabled (user space) and `contexts`
     /// added (`vtid`, `vpid`…), starting the session daemon first when none runs. The session
     /// records nothing until ``start()``.
-    package init(name: String, output: String, events: [String], contexts: [String] = []) throws {
+    /// A channel of the session's own, instead of LTTng's default one.
+    package struct Channel: Sendable {
+        package var name = "transduce"
+        package var subbufferSize = 4_096
+        package var subbuffers = 2
+        /// `true`: discard new events when full (LTTng's default mode); `false`: overwrite.
+        package var discard = true
+        /// Microseconds between the consumer daemon's reads (`nil`: read when woken, LTTng's
+        /// default); a long period lets a burst overrun a small buffer.
+        package var readTimer: Int?
+        package init(subbufferSize: Int = 4_096, subbuffers: Int = 2, discard: Bool = true, readTimer: Int? = nil) {
+            self.subbufferSize = subbufferSize
+            self.subbuffers = subbuffers
+            self.discard = discard
+            self.readTimer = readTimer
+        }
+    }
+
+    package init(name: String, output: String, events: [String], contexts: [String] = [], channel: Channel? = nil) throws {
         try Self.ensureSessionDaemon()
         self.name = name
         self.output = output
         lttng = Subprocess.which("lttng")!
         try call(["create", name, "--output=\(output)"])
         do {
-            for event in events { try call(["enable-event", "-u", event, "-s", name]) }
-            if !contexts.isEmpty { try call(["add-context", "-u"] + contexts.flatMap { ["-t", $0] } + ["-s", name]) }
+            var channelArguments: [String] = []
+            if let channel {
+                try call(
+                    [
+                        "enable-channel", "-u", channel.name, "-s", name, "--subbuf-size=\(channel.subbufferSize)",
+                        "--num-subbuf=\(channel.subbuffers)", channel.discard ? "--discard" : "--overwrite",
+                    ] + (channel.readTimer.map { ["--read-timer=\($0)"] } ?? []))
+                channelArguments = ["-c", channel.name]
+            }
+            for event in events { try call(["enable-event", "-u", event, "-s", name] + channelArguments) }
+            if !contexts.isEmpty {
+                try call(["add-context", "-u"] + contexts.flatMap { ["-t", $0] } + ["-s", name] + channelArguments)
+            }
         } catch {
             destroy()
             throw error
