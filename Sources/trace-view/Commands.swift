@@ -379,7 +379,8 @@ enum RecordSessions {
         guard let lttng = Subprocess.which("lttng") else { return Guardian(descriptor: -1) }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return Guardian(descriptor: -1) }
-        // The write end stays in trace-view only (not in the recorded command).
+        // The write end stays in trace-view only (not in the recorded command). No other child
+        // is being started meanwhile: record runs on one thread.
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let script = "trap '' INT QUIT; read _; exec \"$0\" destroy \"$1\" >/dev/null 2>&1"
         let spawned = try? Subprocess.startWatcher("/bin/sh", ["-c", script, lttng, name], input: fds[0])

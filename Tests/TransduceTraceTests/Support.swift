@@ -87,3 +87,31 @@ extension Trace {
         return bytes
     }
 }
+
+/// The first line a child writes to `descriptor` (its standard output), waiting at most
+/// `seconds` (poll, no busy wait); throws ``TimeoutError`` when none comes in time.
+func firstLine(of descriptor: Int32, within seconds: Double = 60) throws -> String {
+    var bytes: [UInt8] = []
+    let deadline = Date().addingTimeInterval(seconds)
+    while !bytes.contains(0x0A) {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { throw TimeoutError() }
+        var descriptorPoll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptorPoll, 1, Int32(left * 1000)) > 0 else { continue }
+        var chunk = [UInt8](repeating: 0, count: 256)
+        let n = read(descriptor, &chunk, chunk.count)
+        guard n > 0 else { break }
+        bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+}
+
+/// `TracedExample --serve PATH`, started with its input and output pipes close-on-exec here (see
+/// `Subprocess.start`): returns once it has said it is ready.
+func startServingExample(_ path: String, in directory: TemporaryDirectory) throws -> Subprocess.Child {
+    let example = try #require(builtProduct("TracedExample"))
+    let child = try Subprocess.start(example, ["--serve", path], errors: directory.file("serve.err"), input: true)
+    let ready = try firstLine(of: child.output)
+    #expect(ready.hasPrefix("ready"), "\(ready)")
+    return child
+}

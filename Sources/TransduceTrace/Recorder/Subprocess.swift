@@ -13,6 +13,9 @@ import Transduce
 /// `lttng-sessiond --daemonize` waits forever for the SIGUSR1 its daemon sends when ready. Here
 /// the child starts with an empty signal mask and every signal at its default action.
 package enum Subprocess {
+    /// Held while a pipe is made close-on-exec and while a child is spawned.
+    private static let spawnLock = Lock(())
+
     /// Where the child's standard output and error go.
     package enum Output: Sendable {
         /// This process's own (for a command the user watches).
@@ -97,36 +100,62 @@ package enum Subprocess {
         return Result(status: status, output: text, pid: pid)
     }
 
-    /// A child started by ``start(_:_:environment:errors:)``, whose standard output is a pipe.
+    /// A child started by ``start(_:_:environment:errors:input:)``, whose standard output is a
+    /// pipe.
     package struct Child: Sendable {
         package var pid: pid_t
         /// The read end of the child's standard output; the caller closes it.
         package var output: Int32
+        /// The write end of the child's standard input, when asked for; closing it is the
+        /// child's end of input.
+        package var input: Int32?
     }
 
-    /// Starts `executable` with standard input from `/dev/null`, standard output into a pipe
-    /// (read it from ``Child/output``) and standard error into the file `errors`; wait for it
-    /// with ``wait(_:timeout:name:)``.
+    /// Starts `executable` with standard output into a pipe (read it from ``Child/output``),
+    /// standard error into the file `errors`, and standard input from `/dev/null` or, with
+    /// `input`, from a pipe (``Child/input``); wait for it with ``wait(_:timeout:name:)``.
+    ///
+    /// Both pipes are close-on-exec in this process, so no other child started meanwhile holds
+    /// them open (a child that inherited another's input pipe would keep it from ever ending).
     package static func start(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], errors: String
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], errors: String,
+        input: Bool = false
     ) throws -> Child {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        func makePipe() throws -> (read: Int32, write: Int32) {
+            var fds: [Int32] = [0, 0]
+            // pipe, then close-on-exec, with no spawn of this module in between (Glibc's
+            // module has no pipe2).
+            let made = spawnLock.withLock { _ -> Bool in
+                guard pipe(&fds) == 0 else { return false }
+                _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+                return true
+            }
+            guard made else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+            return (fds[0], fds[1])
+        }
+        let output = try makePipe()
+        let stdin = input ? try makePipe() : nil
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[1])
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer {
+            close(output.write)
+            if let stdin { close(stdin.read) }
+        }
         do {
             let pid = try launch(executable, arguments, environment: environment, actions: &actions)
-            close(fds[1])
-            return Child(pid: pid, output: fds[0])
+            return Child(pid: pid, output: output.read, input: stdin?.write)
         } catch {
-            close(fds[0])
-            close(fds[1])
+            close(output.read)
+            if let stdin { close(stdin.write) }
             throw error
         }
     }
@@ -182,7 +211,7 @@ package enum Subprocess {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let spawned = spawnLock.withLock { _ in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         guard spawned == 0 else { throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
         return pid
     }

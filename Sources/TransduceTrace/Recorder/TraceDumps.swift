@@ -39,6 +39,15 @@ extension TraceRecorder {
         try DumpRegistry.writing.withLock { _ in try TraceFileWriter.write(snapshot(), to: path, format: format) }
     }
 
+    /// A ``dumpSignal`` dump: skipped once the exit dumps have run (the process is ending, and a
+    /// dump started now could be cut off, leaving its temporary file, or replace the exit dump).
+    func writeOnSignal(to path: String) throws {
+        try DumpRegistry.writing.withLock { exited in
+            guard !exited else { return }
+            try TraceFileWriter.write(snapshot(), to: path, format: path.hasSuffix(".jsonl") ? .jsonLines : .binary)
+        }
+    }
+
     /// Dumps to `path` (binary format) when the process is ended by SIGINT, SIGTERM or SIGHUP —
     /// each only where its disposition is still the default, so an application's own handling
     /// wins — and, best effort, when it crashes. The dump is written from the signal handler by
@@ -74,7 +83,7 @@ extension TraceRecorder {
             let source = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue(label: "transduce.trace.dump"))
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                do { try self.write(to: path) } catch { DumpRegistry.report(error) }
+                do { try self.writeOnSignal(to: path) } catch { DumpRegistry.report(error) }
             }
             source.resume()
             sources.append(source)
@@ -103,12 +112,14 @@ enum DumpRegistry {
     static let exitDumps = Lock<[(TraceRecorder, String)]>([])
     static let signalSources = Lock<[any DispatchSourceSignal]>([])
     /// Serializes dumps from Swift code (the signal-handler dump cannot take a lock).
-    static let writing = Lock(())
+    /// `true` once the exit dumps have run.
+    static let writing = Lock(false)
 
     static func runExitDumps() {
         for (recorder, path) in exitDumps.withLock({ $0 }) {
             do { try recorder.write(to: path) } catch { report(error) }
         }
+        writing.withLock { $0 = true }
     }
 
     static func report(_ error: any Error) { report("trace dump failed: \(error)") }
