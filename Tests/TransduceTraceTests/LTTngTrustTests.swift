@@ -236,6 +236,10 @@ import TransduceTraceCTF
         }
         let noise = try traceView(["summary", noisy], environment: ["TRANSDUCE_CTF_SECONDS": "30"])
         #expect([0, 65].contains(noise.status), "\(noise.err)")
+        // Out of its memory budget, the reading child fails and says so.
+        let starved = try traceView(["summary", ctf], environment: ["TRANSDUCE_CTF_MEMORY_MB": "8"])
+        #expect(starved.status == 65)
+        #expect(starved.err.contains("8 MB budget"), "\(starved.err)")
         // A directory holding many traces is refused rather than searched without bound.
         let many = dir.file("many")
         for i in 0...CTFTraceReader.maxTraces { try fm.copyItem(atPath: ctf, toPath: many + "/\(i)") }
