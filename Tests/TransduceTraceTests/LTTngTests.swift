@@ -148,7 +148,7 @@ struct Comparable: Hashable {
         let output = dir.file("recorded")
         let recorded = try traceView(["record", "--output", output, "--", example, dir.file("ring.tdtrace")], lttng: true)
         #expect(recorded.status == 0, "\(recorded.err)")
-        #expect(recorded.err.contains("LTTng trace kept in \(output)"))
+        #expect(recorded.err.contains("events kept in \(output)"), "\(recorded.err)")
         let summary = try traceView(["summary", output])
         let ring = try TraceFileReader(path: dir.file("ring.tdtrace")).readAll()
         #expect(summary.status == 0)
@@ -160,15 +160,28 @@ struct Comparable: Hashable {
     }
 
     /// The recorded command starts with default signal actions although trace-view ignores
-    /// SIGINT while it runs (so Ctrl-C ends the command, and trace-view still stops the session).
+    /// SIGINT while it runs (so Ctrl-C ends the command, and trace-view still stops the session
+    /// and keeps what was recorded).
     @Test(.enabled(if: LTTngTools.available)) func anInterruptedCommandEndsAndTheSessionIsKept() throws {
         let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
         let output = dir.file("interrupted")
-        let recorded = try traceView(["record", "--output", output, "--", "/bin/sh", "-c", "kill -INT $$; sleep 30"], lttng: true)
+        // The example interrupts itself (SIGINT) once its workload ran.
+        let recorded = try traceView(
+            [
+                "record", "--output", output, "--", "/usr/bin/env", "TRANSDUCE_TRACE=\(dir.file("ring.tdtrace"))", example,
+                "--end-with", "INT",
+            ],
+            lttng: true)
         #expect(recorded.status == 128 + SIGINT, "\(recorded.err)")
-        #expect(recorded.err.contains("LTTng trace kept in \(output)"))
+        #expect(recorded.err.contains("128 events kept in \(output)"), "\(recorded.err)")
         #expect(recorded.err.contains("exited with status \(128 + SIGINT)"))
-        #expect(FileManager.default.fileExists(atPath: output))
+        #expect(try traceView(["summary", output]).out.contains("events      128\n"))
+        // A command interrupted before it recorded anything: its status, and why nothing is kept.
+        let early = dir.file("early")
+        let nothing = try traceView(["record", "--output", early, "--", "/bin/sh", "-c", "kill -INT $$; sleep 30"], lttng: true)
+        #expect(nothing.status == 128 + SIGINT, "\(nothing.err)")
+        #expect(nothing.err.contains("recorded no transduce events (it exited with status \(128 + SIGINT))"), "\(nothing.err)")
     }
 
     @Test func recordRefusesACommandThatCannotRun() throws {
