@@ -3,11 +3,18 @@
 # 60) on its committed corpus. A crash fails the run; its input is copied to
 # Tests/TransduceTraceTests/Fixtures/regressions/, which the normal test suite replays.
 #
-#   scripts/fuzz.sh [SECONDS]          # build and run every target
+#   scripts/fuzz.sh [SECONDS [RUNS]]   # build and run every target
 #   FUZZ_TARGETS=jsonl scripts/fuzz.sh # one target
+#
+# With RUNS (as CI gives), each target starts from the committed corpus alone with a fixed seed
+# (FUZZ_SEED, default 1) and stops after RUNS inputs or SECONDS, whichever comes first: the run is
+# then the same sequence of inputs on every machine (a slower one runs a prefix of it), so CI
+# fails only on what the committed code really does with those inputs. Without RUNS, a target
+# keeps its corpus under .build/fuzz between runs and explores with a random seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+runs=${2:-}
 out=.build/fuzz
 mkdir -p "$out"
 san=(-sanitize=fuzzer,address)
@@ -20,7 +27,8 @@ swiftc_lib() { # module name, then sources
 echo "fuzz: building (AddressSanitizer, libFuzzer)" >&2
 build_log="$out/build.log"
 : >"$build_log"
-trap '[ $? -eq 0 ] || { echo "fuzz: build or run failed; the build log:" >&2; tail -40 "$build_log" >&2; }' EXIT
+built=0
+trap '[ $? -eq 0 ] || [ $built -eq 1 ] || { echo "fuzz: the build failed; its log:" >&2; tail -40 "$build_log" >&2; }' EXIT
 for c in clttng clttng_dump; do
     clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CLTTng/include -c "Sources/CLTTng/$c.c" -o "$out/$c.o" 2>>"$build_log"
 done
@@ -37,12 +45,19 @@ link() { # target, extra objects
 }
 link binary "$out/mutator.o"
 link jsonl
+built=1
 
 export SWIFT_BACKTRACE=enable=no # the Swift backtracer and ASan both want the crash signals
 regressions=Tests/TransduceTraceTests/Fixtures/regressions
 status=0
 for target in ${FUZZ_TARGETS:-binary jsonl}; do
     corpus="$out/corpus-$target"
+    limits=()
+    if [ -n "$runs" ]; then
+        corpus="$out/corpus-$target-seeded"
+        rm -rf "$corpus"
+        limits=(-runs="$runs" -seed="${FUZZ_SEED:-1}")
+    fi
     rm -rf "$out/crashes-$target"
     mkdir -p "$corpus" "$out/crashes-$target"
     cp -n Fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
@@ -50,7 +65,7 @@ for target in ${FUZZ_TARGETS:-binary jsonl}; do
     [ -f "Fuzz/$target.dict" ] && dict=(-dict="Fuzz/$target.dict")
     echo "fuzz: $target for ${seconds}s" >&2
     log="$out/fuzz-$target.log"
-    if ! "$out/fuzz-$target" "$corpus" Fuzz/corpus/"$target" "${dict[@]}" -max_total_time="$seconds" -max_len=65536 \
+    if ! "$out/fuzz-$target" "$corpus" Fuzz/corpus/"$target" "${dict[@]}" -max_total_time="$seconds" "${limits[@]}" -max_len=65536 \
         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$out/crashes-$target/" >"$log" 2>&1; then
         status=1
         echo "fuzz: $target FAILED; crash inputs (if any) kept in $regressions:" >&2

@@ -225,7 +225,7 @@ public struct DepthTimeline: Sendable {
     /// than) that of the first third.
     public var isGrowing: Bool {
         let (early, late) = thirds
-        return used >= 6 && late >= 8 && late >= 2 * max(early, 1)
+        return used >= 6 && late >= 8 && UInt64(late) >= 2 * UInt64(max(early, 1))
     }
 
     var trend: String {
