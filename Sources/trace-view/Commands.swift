@@ -93,7 +93,7 @@ enum TraceViewCommand {
             lines.append(options.paint("The request-lifecycle chart: request(load) #\(load.dispatch)", .bold))
             lines.append("(its task holds the waiter while send(ping) gets through the gate)")
             lines += SequenceDiagram(index: index, options: options).render(
-                withOtherCycles(index: index, runtime: runtime.rawValue, dispatch: load.dispatch))
+                withOtherCycles(index: index, runtime: load.runtimeKey, dispatch: load.dispatch))
             lines.append("")
         }
         var report = ContentionReport()

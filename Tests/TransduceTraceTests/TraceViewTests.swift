@@ -222,6 +222,10 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let (status, out, err) = try traceView(["demo", "--save", path])
         #expect(status == 0, "\(err)")
         #expect(out.contains("The request-lifecycle chart: request(load) #1"))
+        // The chart itself: the request's lifecycle and the other cycle that got through the gate.
+        for step in ["#1 request(load)", "leave #1 (handedOff)", "#2 send(ping)", "resume #1: response"] {
+            #expect(out.contains(step), "the chart lacks \(step)")
+        }
         #expect(out.contains("Gate wait (admission to entry)"))
         #expect(out.contains("asyncAction"))
         let trace = try TraceFileReader(path: path).readAll()
