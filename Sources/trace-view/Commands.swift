@@ -373,29 +373,26 @@ enum RecordSessions {
         return destroyed
     }
 
-    /// A watcher process that destroys session `name` once trace-view's end of a pipe closes —
-    /// at the latest when trace-view dies, however it dies. ``Guardian/release()`` closes it.
+    /// A watcher process that destroys session `name` once trace-view is gone, however it ends
+    /// (even SIGKILL). It watches trace-view's pid rather than a pipe: a pipe's end can be held
+    /// open by any process that inherited it, and then the watcher would never see the end.
+    /// ``Guardian/release()`` stops it when trace-view destroyed the session itself.
     static func guardSession(_ name: String) -> Guardian {
-        guard let lttng = Subprocess.which("lttng") else { return Guardian(descriptor: -1) }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return Guardian(descriptor: -1) }
-        // The write end stays in trace-view only (not in the recorded command). No other child
-        // is being started meanwhile: record runs on one thread.
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let script = "trap '' INT QUIT; read _; exec \"$0\" destroy \"$1\" >/dev/null 2>&1"
-        let spawned = try? Subprocess.startWatcher("/bin/sh", ["-c", script, lttng, name], input: fds[0])
-        close(fds[0])
-        if spawned == nil {
-            close(fds[1])
-            return Guardian(descriptor: -1)
-        }
-        return Guardian(descriptor: fds[1])
+        guard let lttng = Subprocess.which("lttng") else { return Guardian(pid: 0) }
+        let script = "trap '' INT QUIT; while kill -0 \"$2\" 2>/dev/null; do sleep 0.2; done; exec \"$0\" destroy \"$1\""
+        let watcher = try? Subprocess.startWatcher("/bin/sh", ["-c", script, lttng, name, String(getpid())])
+        return Guardian(pid: watcher ?? 0)
     }
 
     struct Guardian {
-        let descriptor: Int32
-        /// Lets the watcher go (it finds the session destroyed already).
-        func release() { if descriptor >= 0 { close(descriptor) } }
+        let pid: pid_t
+        /// Stops the watcher (trace-view has destroyed the session) and reaps it.
+        func release() {
+            guard pid > 0 else { return }
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
     }
 }
 

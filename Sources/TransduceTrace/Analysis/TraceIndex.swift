@@ -5,6 +5,8 @@
 /// its cycle, a re-entry dispatch its origin task, a resume the cycle or task that resumed it.
 public struct TraceIndex: Sendable {
     public struct Key: Hashable, Sendable {
+        /// The runtime across processes: a ``RuntimeKey`` (``TraceEvent/runtimeKey``), which is
+        /// the plain runtime id only in a trace without process ids.
         public var runtime: UInt64
         public var id: UInt64
         public init(runtime: UInt64, id: UInt64) {
@@ -45,7 +47,7 @@ public struct TraceIndex: Sendable {
     public private(set) var dispatches: [Key: DispatchRecord] = [:]
     public private(set) var cycles: [Key: CycleRecord] = [:]
     public private(set) var tasks: [Key: TaskRecord] = [:]
-    /// Runtimes in order of first appearance.
+    /// Runtimes (their ``RuntimeKey``s) in order of first appearance.
     public private(set) var runtimes: [UInt64] = []
 
     public init(_ events: [TraceEvent]) {

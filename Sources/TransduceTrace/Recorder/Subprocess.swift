@@ -160,14 +160,14 @@ package enum Subprocess {
         }
     }
 
-    /// Starts `executable` in the background with `input` as its standard input and its output
+    /// Starts `executable` in the background with its input from `/dev/null` and its output
     /// discarded, not waited for (a watcher that outlives this call; it is reaped by init if this
     /// process ends first).
-    package static func startWatcher(_ executable: String, _ arguments: [String], input: Int32) throws -> pid_t {
+    package static func startWatcher(_ executable: String, _ arguments: [String]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         return try launch(executable, arguments, environment: [:], actions: &actions)
