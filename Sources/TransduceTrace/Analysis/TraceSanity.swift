@@ -23,7 +23,8 @@ public struct TraceSanity: TraceConsumer, Sendable {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) lasted \(e.nanos)ns, longer than the clock had run")
         }
         if e.time == 0 { flag("\(e.kind) (runtime \(e.runtime)) has no timestamp") }
-        if !TraceNames.codes(of: e.kind).isEmpty && Int(e.code) >= TraceNames.codes(of: e.kind).count {
+        let codes = TraceNames.codes(of: e.kind)
+        if !codes.isEmpty && Int(e.code) >= codes.count {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) has an unknown code \(e.code)")
         }
     }
