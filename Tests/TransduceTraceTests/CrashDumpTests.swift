@@ -97,9 +97,7 @@ import Transduce
         defer { kill(child.pid, SIGKILL) }
         kill(child.pid, TraceRecorder.dumpSignal)
         // The first dump has landed (renamed into place whole) before the storm.
-        try await withTimeout {
-            while !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(5)) }
-        }
+        try await waitForFile(path)
         for _ in 0..<200 { kill(child.pid, TraceRecorder.dumpSignal) }
         close(child.input!)  // end of input: the example exits, dumping at exit
         for _ in 0..<50 { kill(child.pid, TraceRecorder.dumpSignal) }

@@ -22,9 +22,7 @@ import Testing
         defer { kill(child.pid, SIGKILL) }
         kill(child.pid, TraceRecorder.dumpSignal)
         // The dump is renamed into place when complete: wait for it to appear.
-        try await withTimeout {
-            while !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(5)) }
-        }
+        try await waitForFile(path)
         #expect(kill(child.pid, 0) == 0, "the signal must not stop the process")
         let trace = try TraceFileReader(path: path).readAll()
         #expect(trace.notes.isEmpty)

@@ -106,6 +106,13 @@ func firstLine(of descriptor: Int32, within seconds: Double = 60) throws -> Stri
     return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
 }
 
+/// Waits (at most 10 s) until `path` exists: a dump is renamed into place only when complete.
+func waitForFile(_ path: String) async throws {
+    try await withTimeout {
+        while !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
 /// `TracedExample --serve PATH`, started with its input and output pipes close-on-exec here (see
 /// `Subprocess.start`): returns once it has said it is ready.
 func startServingExample(_ path: String, in directory: TemporaryDirectory) throws -> Subprocess.Child {
