@@ -11,7 +11,8 @@ import Transduce
 @Suite struct CrashDumpTests {
     /// Each ending of a child leaves a whole trace, and the child ends as it would have without
     /// the recorder (128 + the signal).
-    @Test(arguments: [("INT", SIGINT), ("TERM", SIGTERM), ("HUP", SIGHUP), ("trap", SIGILL), ("throw", SIGILL)])
+    /// (One child at a time, so that five starting at once do not starve concurrent tests.)
+    @Test(.serialized, arguments: [("INT", SIGINT), ("TERM", SIGTERM), ("HUP", SIGHUP), ("trap", SIGILL), ("throw", SIGILL)])
     func everyEndingKeepsATrace(_ how: String, signal: Int32) throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))

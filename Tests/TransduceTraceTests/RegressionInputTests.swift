@@ -8,7 +8,9 @@ import TraceFuzzHarness
 /// crashes the test run), then every trace-view command on it, which must end with a status
 /// (0, or 65 for a damaged or impossible trace; 64 only for a `--request` the trace lacks),
 /// never by a signal.
-@Suite struct RegressionInputTests {
+/// Serialized: each case starts trace-view a dozen times, and all at once (ThreadSanitizer
+/// builds above all) they starved the rest of the suite on two cores.
+@Suite(.serialized) struct RegressionInputTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/regressions").path
 
