@@ -104,7 +104,9 @@ import Testing
     @Test(arguments: 0..<50) func gateIsNeverReentered(_ iteration: Int) async throws {
         // Scenario 8, the transducer tracks the peak of concurrently active transduce calls.
         let host = BaseRuntime(of: PeakFeature.self, env: PeakFeature.Env())
-        try await withTimeout {
+        // A hang detector, not a speed bound: 5 s timed out under ThreadSanitizer with the trace
+        // tests starting children on both cores at once.
+        try await withTimeout(30) {
           try await withThrowingTaskGroup(of: Void.self) { group in
             for t in 0..<8 {
                 group.addTask {
