@@ -416,11 +416,16 @@ where
     func enqueue(
         _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?, inline: Bool = false
     ) -> Bool {
+        // The dispatch event is stamped with the time the wait (`cycleEnter`) and the latency
+        // (`requestResume`) are measured from, so enter − dispatch is the printed wait exactly.
+        // It is emitted on acceptance, into the queue or the overflow (which it then counts).
         if control.queue.count >= queueCapacity || !control.overflow.isEmpty {
             control.overflow.append(admission)
         } else {
             control.queue.append(admission)
-            if let instrument { emitDispatch(admission, depth: control.queue.count, instrument) }
+        }
+        if let instrument {
+            emitDispatch(admission, depth: control.queue.count + control.overflow.count, instrument)
         }
         guard !control.draining, let hooks = control.hooks else { return false }
         if inline {
@@ -438,7 +443,8 @@ where
         emit(
             .dispatch(
                 dispatch: admission.dispatch, style: admission.style, event: T.traceLabel(of: admission.event),
-                originTask: admission.origin, queueDepth: depth), instrument, payload: admission.event)
+                originTask: admission.origin, queueDepth: depth), instrument, at: admission.enqueuedAt,
+            payload: admission.event)
     }
 
     @inlinable
@@ -512,10 +518,7 @@ where
                 control.drainIdentity = nil
                 return nil
             }
-            if let moved = control.overflow.popFirst() {
-                control.queue.append(moved)
-                if let instrument = recording { emitDispatch(moved, depth: control.queue.count, instrument) }
-            }
+            if let moved = control.overflow.popFirst() { control.queue.append(moved) }
             control.nextCycle += 1
             control.inflight = admission.waiters
             return (admission, control.nextCycle, control.queue.count)

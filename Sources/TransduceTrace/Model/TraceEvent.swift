@@ -13,7 +13,8 @@ public struct TraceEvent: Sendable, Hashable {
         /// `code` reason (``RuntimeLifecycle``), `label` error.
         case runtimeStop
         /// `dispatch`, `code` style (``DispatchKind``), `label` event, `otherTask` origin task,
-        /// `count` queue depth after enqueue.
+        /// `count` queue depth after enqueue (admissions waiting for room included). Stamped with
+        /// the time its wait and latency are measured from.
         case dispatch
         /// `dispatch`, `code` style, `label` event, `code2` reason (``RejectionReason``).
         case dispatchRejected
