@@ -26,7 +26,10 @@ public struct TraceIndex: Sendable {
         public var enter: Int
         public var leave: Int?
         public var dispatch: UInt64
-        /// transduce, effect, spawn, drop and leave events of the cycle, in order.
+        /// transduce, effect, spawn, join, cancel, drop and leave events of the cycle, in order.
+        /// A cancel or join belongs to the cycle that was open in its runtime when it happened
+        /// (the runtime cancels and joins only inside a cycle; a cancel at runtime stop belongs to
+        /// none).
         public var events: [Int] = []
         public var spawned: [UInt64] = []
     }
@@ -36,6 +39,8 @@ public struct TraceIndex: Sendable {
         public var cycle: UInt64
         public var name: String
         public var replaces: UInt64
+        /// Waiters the instance was spawned with (callers it carries; replaced instances' included).
+        public var waiters: UInt32
         public var replacedBy: UInt64 = 0
         public var joins: [Int] = []
         public var cancels: [Int] = []
@@ -53,6 +58,8 @@ public struct TraceIndex: Sendable {
     public init(_ events: [TraceEvent]) {
         self.events = events
         var seen = Set<UInt64>()
+        // The cycle open in each runtime, which cancels and joins belong to.
+        var open: [UInt64: UInt64] = [:]
         for (i, e) in events.enumerated() {
             if seen.insert(e.runtimeKey).inserted { runtimes.append(e.runtimeKey) }
             let r = e.runtimeKey
@@ -63,21 +70,26 @@ public struct TraceIndex: Sendable {
             case .cycleEnter:
                 cycles[Key(runtime: r, id: e.cycle)] = CycleRecord(enter: i, dispatch: e.dispatch)
                 dispatches[Key(runtime: r, id: e.dispatch)]?.cycles.append(e.cycle)
+                open[r] = e.cycle
             case .transduce, .effect, .eventDropped:
                 cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
             case .cycleLeave:
                 cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
                 cycles[Key(runtime: r, id: e.cycle)]?.leave = i
+                if open[r] == e.cycle { open[r] = nil }
             case .taskSpawn:
-                tasks[Key(runtime: r, id: e.task)] = TaskRecord(spawn: i, cycle: e.cycle, name: e.label, replaces: e.otherTask)
+                tasks[Key(runtime: r, id: e.task)] = TaskRecord(
+                    spawn: i, cycle: e.cycle, name: e.label, replaces: e.otherTask, waiters: e.count)
                 cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
                 cycles[Key(runtime: r, id: e.cycle)]?.spawned.append(e.task)
                 if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.replacedBy = e.task }
             case .taskJoin:
                 tasks[Key(runtime: r, id: e.task)]?.joins.append(i)
                 dispatches[Key(runtime: r, id: e.dispatch)]?.joins.append(e.task)
+                if let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskCancel:
                 tasks[Key(runtime: r, id: e.task)]?.cancels.append(i)
+                if e.codeName != "runtimeStop", let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskSettle:
                 tasks[Key(runtime: r, id: e.task)]?.settles.append(i)
             case .requestResume:
@@ -107,9 +119,14 @@ public struct TraceIndex: Sendable {
         return events[dispatch.event].label
     }
 
-    /// Every event of one request's lifecycle, in trace order: its dispatch, its cycles, the tasks
-    /// that held its waiter (including replacements and joins), their re-entries and cycles, and
-    /// its resume.
+    /// Every event of one request's lifecycle, in trace order: everything its dispatch caused.
+    ///
+    /// That is its dispatch and resume; its cycles, with what they did (the cancellations a
+    /// `uniqueRequest` or a cancel effect made, joins); every task those cycles spawned or joined,
+    /// from spawn to end; those tasks' dispatches (re-entries, and requests made from inside
+    /// them), followed the same way; and the replacements of tasks that carried waiters (the
+    /// waiters move to the replacement). The same for every style: a `post` or `send` is
+    /// followed through the task it started, though no caller waits for it.
     public func requestLifecycle(runtime: UInt64, dispatch: UInt64) -> [Int] {
         var included = Set<Int>()
         var pendingDispatches = [dispatch]
@@ -123,27 +140,22 @@ public struct TraceIndex: Sendable {
                 included.formUnion(record.cancels)
                 included.formUnion(record.settles)
                 pendingDispatches += record.reentries
-                next = record.replacedBy
+                // Only a task that carried waiters hands them to its replacement; otherwise the
+                // replacement is another dispatch's work.
+                next = record.waiters > 0 || !record.joins.isEmpty ? record.replacedBy : 0
             }
         }
         while let d = pendingDispatches.popLast() {
             guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else { continue }
             included.insert(record.event)
             included.formUnion(record.resumes)
-            let style = events[record.event].codeName
-            let follows = style == "request" || style == "uniqueRequest" || style == "taskRequest"
             for c in record.cycles {
                 guard let cycle = cycles[Key(runtime: runtime, id: c)] else { continue }
                 included.insert(cycle.enter)
                 included.formUnion(cycle.events)
-                if follows { cycle.spawned.forEach(addTask) }
+                cycle.spawned.forEach(addTask)
             }
-            for task in record.joins {
-                addTask(task)
-                if let join = tasks[Key(runtime: runtime, id: task)]?.joins.first(where: { events[$0].dispatch == d }) {
-                    included.insert(join)
-                }
-            }
+            record.joins.forEach(addTask)
         }
         return included.sorted()
     }

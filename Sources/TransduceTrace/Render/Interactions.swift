@@ -47,11 +47,11 @@ extension TraceIndex {
                 .banner)
         case .dispatch:
             let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtimeKey, id: e.otherTask)) : .caller
-            return make(from, .gate, "#\(e.dispatch) \(e.codeName)(\(e.label))", .dispatch)
+            return make(from, .gate, "dispatch #\(e.dispatch) \(e.codeName)(\(e.label))", .dispatch)
         case .dispatchRejected:
             return make(.caller, .gate, "\(ascii ? "x" : "✗") \(e.codeName)(\(e.label)): \(e.code2Name)", "rejected", .error)
         case .cycleEnter:
-            return make(.gate, .transduce, "enter #\(e.cycle)", "wait \(d(e.nanos))", .gate)
+            return make(.gate, .transduce, "enter cycle #\(e.cycle)", "wait \(d(e.nanos))", .gate)
         case .transduce:
             return make(.transduce, .transduce, "transduce(\(e.label))" + (e.step > 0 ? " step \(e.step)" : ""), .gate)
         case .effect:
@@ -65,12 +65,12 @@ extension TraceIndex {
             default: return nil
             }
         case .cycleLeave:
-            return make(.transduce, .gate, "leave #\(e.cycle) (\(e.codeName))", "held \(d(e.nanos))", .gate)
+            return make(.transduce, .gate, "leave cycle #\(e.cycle) (\(e.codeName))", "held \(d(e.nanos))", .gate)
         case .taskSpawn:
-            let label = "spawn \(e.codeName)" + (e.otherTask != 0 ? " replaces #\(e.otherTask)" : "")
+            let label = "spawn \(e.codeName)" + (e.otherTask != 0 ? ", replaces task #\(e.otherTask)" : "")
             return make(.tasks, task, label, e.count > 0 ? "waiters \(e.count)" : "", .task)
         case .taskJoin:
-            return make(.tasks, task, "join #\(e.dispatch)", .task)
+            return make(.tasks, task, "join: dispatch #\(e.dispatch)", .task)
         case .taskCancel:
             return make(.tasks, task, "cancel (\(e.codeName))", .error)
         case .taskSettle:
@@ -79,8 +79,12 @@ extension TraceIndex {
                 task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.codeName == "failed" ? .error : .task)
         case .requestResume:
             let what = e.codeName == "error" ? "error(\(e.label))" : e.codeName
+            // A request made from inside a task resumes that task, not an outside caller.
+            let origin = dispatches[Key(runtime: e.runtimeKey, id: e.dispatch)].map { events[$0.event].otherTask } ?? 0
+            let caller: Participant = origin != 0 ? .task(Key(runtime: e.runtimeKey, id: origin)) : .caller
             return make(
-                .gate, .caller, "resume #\(e.dispatch): \(what)", "after \(d(e.nanos))", e.codeName == "error" ? .error : .resume)
+                .gate, caller, "resume dispatch #\(e.dispatch): \(what)", "after \(d(e.nanos))",
+                e.codeName == "error" ? .error : .resume)
         case .eventDropped:
             return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)
         }

@@ -1,107 +1,206 @@
 /// Draws events as a sequence diagram in text: lifelines for callers, the compute gate,
-/// `transduce()`, the task manager and each task instance, with arrows for dispatch, gate wait,
+/// `transduce()`, the task manager and task instances, with arrows for dispatch, gate wait,
 /// enter/leave, effects, spawn/join/cancel/settle and resume, and times and durations in a margin.
 ///
-/// Task instances get their own lifeline in order of appearance while they fit the width (and
-/// ``maxTaskLines``); later ones are drawn as notes on the `tasks` lifeline.
+/// Every line fits ``RenderOptions/width`` (one column per character): labels that do not fit
+/// are cut with `…`, never spill into another lifeline's column. Task lanes follow the tasks of
+/// the rows drawn: a task gets a free lane at its first row and gives it up after its last, and a
+/// row announces each lane's new owner. A task that finds no free lane is drawn on `tasks`, its
+/// name in the label.
+///
+/// Times are milliseconds from ``origin`` (the first row's time unless given).
 public struct SequenceDiagram: Sendable {
     public let index: TraceIndex
     public var options: RenderOptions
     public var maxTaskLines: Int
+    /// The time the time column counts from; `nil`: the first row's.
+    public var origin: UInt64?
 
-    public init(index: TraceIndex, options: RenderOptions = RenderOptions(), maxTaskLines: Int = 4) {
+    public init(index: TraceIndex, options: RenderOptions = RenderOptions(), maxTaskLines: Int = 4, origin: UInt64? = nil) {
         self.index = index
         self.options = options
         self.maxTaskLines = maxTaskLines
+        self.origin = origin
     }
 
-    static let marginWidth = 24
     static let fixed: [Participant] = [.caller, .gate, .transduce, .tasks]
+    static let timeWidth = 9
+
+    /// The columns of one drawing at one width.
+    struct Layout {
+        var noteWidth: Int
+        var margin: Int
+        var columnWidth: Int
+        var lanes: Int
+        var width: Int
+
+        init(width: Int, taskLanes wanted: Int) {
+            self.width = width
+            // The note column shrinks first at narrow widths, then lanes narrow down to 6.
+            noteWidth = max(6, min(14, (width - Self.timeAndGap) / 4))
+            margin = Self.timeAndGap + noteWidth + 1
+            let room = width - margin
+            let fitting = max(0, min(wanted, room / 12 - SequenceDiagram.fixed.count))
+            lanes = SequenceDiagram.fixed.count + fitting
+            columnWidth = max(1, room / lanes)
+        }
+
+        static let timeAndGap = SequenceDiagram.timeWidth + 2
+
+        func position(_ lane: Int) -> Int { margin + lane * columnWidth + columnWidth / 2 }
+    }
 
     /// Renders the events at `indices` (positions in the index's events), in that order.
     public func render(_ indices: [Int]) -> [String] {
-        guard let first = indices.first else { return ["(no events)"] }
-        let origin = index.events[first].time
-        let interactions = indices.compactMap { index.interaction(for: index.events[$0], ascii: options.ascii) }
-        let available = options.width - Self.marginWidth - 2
-        let fitting = max(0, min(maxTaskLines, available / 12 - Self.fixed.count))
-        var columns: [Participant: Int] = [:]
-        var participants = Self.fixed
-        for (i, p) in participants.enumerated() { columns[p] = i }
-        for interaction in interactions {
-            for p in [interaction.from, interaction.to] where columns[p] == nil && participants.count < Self.fixed.count + fitting
-            {
-                columns[p] = participants.count
-                participants.append(p)
-            }
-        }
-        let columnWidth = max(10, available / participants.count)
-        let positions = participants.indices.map { Self.marginWidth + 2 + $0 * columnWidth + columnWidth / 2 }
-        let lineWidth = (positions.last ?? 0) + columnWidth / 2
-
-        var header = Array(repeating: Character(" "), count: lineWidth)
-        place(Array(pad("time ms", 9, right: true) + "  note"), at: 0, in: &header)
-        for (column, p) in participants.enumerated() {
-            let text = Array(String(index.title(of: p).prefix(columnWidth - 1)))
-            place(text, at: max(0, positions[column] - text.count / 2), in: &header)
-        }
-        var lines = [options.paint(String(header).trimmingTrailing(), .bold)]
-        for interaction in interactions {
-            lines.append(draw(interaction, columns: columns, origin: origin, positions: positions, lineWidth: lineWidth))
-        }
+        var lines: [String] = []
+        render(indices) { lines.append($0) }
         return lines
     }
 
-    private func place(_ text: [Character], at start: Int, in line: inout [Character]) {
-        for (offset, c) in text.enumerated() where start + offset < line.count && start + offset >= 0 {
+    /// Renders the events at `indices`, handing each line to `emit` as soon as it is drawn.
+    /// `progress` is called with the rows done so far, every 4,096 rows.
+    public func render(_ indices: [Int], progress: (Int) -> Void = { _ in }, emit: (String) -> Void) {
+        guard let first = indices.first else { return emit("(no events)") }
+        let origin = self.origin ?? index.events[first].time
+        let layout = Layout(width: options.width, taskLanes: maxTaskLines)
+        // The last row each task appears in, so its lane is freed right after it.
+        var lastRow: [Participant: Int] = [:]
+        for (row, i) in indices.enumerated() {
+            guard let interaction = index.interaction(for: index.events[i], ascii: options.ascii) else { continue }
+            for p in [interaction.from, interaction.to] { lastRow[p] = row }
+        }
+        var owners: [Participant?] = Self.fixed.map { $0 } + Array(repeating: nil, count: layout.lanes - Self.fixed.count)
+        var lanes: [Participant: Int] = [:]
+        for (lane, p) in Self.fixed.enumerated() { lanes[p] = lane }
+        var announced = false
+        for (row, i) in indices.enumerated() {
+            if row % 4096 == 4095 { progress(row + 1) }
+            guard var interaction = index.interaction(for: index.events[i], ascii: options.ascii) else { continue }
+            // Lanes for tasks first seen in this row.
+            var taken: [Int] = []
+            for p in [interaction.from, interaction.to] where lanes[p] == nil {
+                guard let free = owners.indices.first(where: { owners[$0] == nil }) else { continue }
+                owners[free] = p
+                lanes[p] = free
+                taken.append(free)
+            }
+            if !announced {
+                emit(header(layout, owners: owners))
+                announced = true
+            } else if !taken.isEmpty {
+                emit(laneChange(layout, owners: owners, changed: taken))
+            }
+            interaction.label = Self.printable(interaction.label)
+            interaction.note = Self.printable(interaction.note)
+            emit(draw(interaction, lanes: lanes, origin: origin, layout: layout))
+            // Lanes of tasks whose last row this was.
+            for p in [interaction.from, interaction.to] {
+                if case .task = p, lastRow[p] == row, let lane = lanes[p] {
+                    owners[lane] = nil
+                    lanes[p] = nil
+                }
+            }
+        }
+        if !announced { emit(header(layout, owners: owners)) }
+    }
+
+    /// A label as one line of printable characters (labels come from the traced program).
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        return String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+    }
+
+    private func header(_ layout: Layout, owners: [Participant?]) -> String {
+        var line = Array(repeating: Character(" "), count: layout.width)
+        place(Array(pad("time ms", Self.timeWidth, right: true) + "  note"), at: 0, in: &line, limit: layout.margin - 1)
+        for (lane, p) in owners.enumerated() {
+            guard let p else { continue }
+            title(index.title(of: p), lane: lane, layout: layout, in: &line)
+        }
+        return options.paint(String(line).trimmingTrailing(), .bold)
+    }
+
+    /// A row naming the tasks that now own the lanes in `changed`.
+    private func laneChange(_ layout: Layout, owners: [Participant?], changed: [Int]) -> String {
+        var line = Array(repeating: Character(" "), count: layout.width)
+        for (lane, owner) in owners.enumerated() where owner != nil { line[layout.position(lane)] = options.vertical }
+        for lane in changed {
+            guard let p = owners[lane] else { continue }
+            title(index.title(of: p), lane: lane, layout: layout, in: &line)
+        }
+        return options.paint(String(line).trimmingTrailing(), .bold)
+    }
+
+    /// A lane's title, centred on its lifeline within its column.
+    private func title(_ text: String, lane: Int, layout: Layout, in line: inout [Character]) {
+        let start = layout.margin + lane * layout.columnWidth
+        let room = min(layout.columnWidth - 1, layout.width - start)
+        guard room > 0 else { return }
+        let cut = Array(fit(text, room))
+        place(cut, at: start + (room - cut.count) / 2, in: &line, limit: start + room)
+    }
+
+    /// `text` cut to `width` characters, with `…` when it was longer.
+    private func fit(_ text: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard text.count > width else { return text }
+        return String(text.prefix(width - 1)) + options.ellipsis
+    }
+
+    /// Writes `text` from `start`, up to (not including) `limit`.
+    private func place(_ text: [Character], at start: Int, in line: inout [Character], limit: Int? = nil) {
+        let end = min(limit ?? line.count, line.count)
+        for (offset, c) in text.enumerated() where start + offset < end && start + offset >= 0 {
             line[start + offset] = c
         }
     }
 
-    private func draw(
-        _ interaction: Interaction, columns: [Participant: Int], origin: UInt64, positions: [Int], lineWidth: Int
-    ) -> String {
-        // Notes may run past the last lifeline, up to the width; a note on the last lifeline may
-        // run past the width rather than lose its text.
-        var line = Array(repeating: Character(" "), count: max(lineWidth, options.width) + 40)
-        for x in positions { line[x] = options.vertical }
+    private func draw(_ interaction: Interaction, lanes: [Participant: Int], origin: UInt64, layout: Layout) -> String {
+        let width = layout.width
+        var line = Array(repeating: Character(" "), count: width)
+        for lane in lanes.values where lane < layout.lanes { line[layout.position(lane)] = options.vertical }
         let ms =
             interaction.time >= origin
             ? format(Double(interaction.time - origin) / 1_000_000, decimals: 3)
             : "-" + format(Double(origin - interaction.time) / 1_000_000, decimals: 3)
-        place(Array(pad(ms, 9, right: true) + "  " + pad(interaction.note, Self.marginWidth - 11)), at: 0, in: &line)
-        // A task without a lifeline of its own is drawn as a note on `tasks`.
+        place(Array(pad(fit(ms, Self.timeWidth), Self.timeWidth, right: true)), at: 0, in: &line)
+        place(Array(fit(interaction.note, layout.noteWidth)), at: Self.Layout.timeAndGap, in: &line)
+        // A task without a lane of its own is drawn on `tasks`, named in the label.
         var from = interaction.from
         var to = interaction.to
         var label = interaction.label
-        for p in [from, to] where columns[p] == nil {
+        for p in [from, to] where lanes[p] == nil {
             label = "\(index.title(of: p)) \(label)"
         }
-        if columns[from] == nil { from = .tasks }
-        if columns[to] == nil { to = .tasks }
+        if lanes[from] == nil { from = .tasks }
+        if lanes[to] == nil { to = .tasks }
         if interaction.style == .banner {
-            place(Array(repeating: options.horizontal, count: lineWidth - Self.marginWidth), at: Self.marginWidth, in: &line)
-            place(Array(" \(label) "), at: Self.marginWidth + 2, in: &line)
+            let start = layout.margin - 1
+            place(Array(repeating: options.horizontal, count: width - start), at: start, in: &line)
+            place(Array(" " + fit(label, width - start - 4) + " "), at: start + 1, in: &line)
         } else if from == to {
-            let start = positions[columns[from]!] + 1
-            if start + 1 + label.count > line.count {
-                line += Array(repeating: " ", count: start + 1 + label.count - line.count)
-            }
-            place(Array(" " + label), at: start, in: &line)
+            let start = layout.position(lanes[from]!) + 1
+            place(Array(" " + fit(label, width - start - 1)), at: start, in: &line)
         } else {
-            let (pf, pt) = (positions[columns[from]!], positions[columns[to]!])
+            let (pf, pt) = (layout.position(lanes[from]!), layout.position(lanes[to]!))
             let (a, b) = (min(pf, pt), max(pf, pt))
             for x in (a + 1)..<b { line[x] = options.horizontal }
             if pt > pf { line[b - 1] = options.right } else { line[a + 1] = options.left }
-            // Inside the arrow when it fits; else just past its right end (over the lifelines
-            // there, which this row does not use); else shortened.
-            let room = b - a - 3
-            if label.count <= room {
-                place(Array(label), at: a + 2 + (room - label.count) / 2, in: &line)
-            } else if b + 2 + label.count <= line.count {
+            // Inside the arrow when it fits; else just past its right end, over the lifelines
+            // there (this row does not use them), up to the width; else cut inside the arrow, or
+            // past its end, whichever keeps more of it.
+            let inside = b - a - 3
+            let after = width - (b + 2)
+            if label.count <= inside {
+                place(Array(label), at: a + 2 + (inside - label.count) / 2, in: &line)
+            } else if label.count <= after {
                 place(Array(label), at: b + 2, in: &line)
-            } else if room > 1 {
-                place(Array(String(label.prefix(room - 1)) + options.ellipsis), at: a + 2, in: &line)
+            } else if inside >= after, inside > 1 {
+                place(Array(fit(label, inside)), at: a + 2, in: &line)
+            } else if after > 1 {
+                place(Array(fit(label, after)), at: b + 2, in: &line)
             }
         }
         let text = String(line).trimmingTrailing()
@@ -116,7 +215,7 @@ public struct SequenceDiagram: Sendable {
             case .quiet: .dim
             case .banner: .bold
             }
-        let split = text.index(text.startIndex, offsetBy: min(Self.marginWidth, text.count))
+        let split = text.index(text.startIndex, offsetBy: min(layout.margin, text.count))
         return options.paint(String(text[..<split]), .dim) + options.paint(String(text[split...]), tint)
     }
 }
