@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+import Transduce
+
+@testable import TransduceTrace
+
+/// Every analysis checked against what really happened: hundreds of seeded random scripts, each
+/// run on a real runtime and checked against the reference model (what callers got, task fates,
+/// lifecycles) and against the trace's own timestamps (waits, latencies, contention).
+///
+/// Replay one seed: `TRANSDUCE_ORACLE_SEED=N swift test --filter OracleTests`; more seeds:
+/// `TRANSDUCE_ORACLE_SEEDS=N`, from `TRANSDUCE_ORACLE_BASE` (a number, or `random`).
+@Suite(.serialized) struct OracleTests {
+    static var seeds: [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let one = environment["TRANSDUCE_ORACLE_SEED"].flatMap(UInt64.init) { return [one] }
+        let count = environment["TRANSDUCE_ORACLE_SEEDS"].flatMap(UInt64.init) ?? 300
+        let base: UInt64 =
+            environment["TRANSDUCE_ORACLE_BASE"] == "random"
+            ? UInt64.random(in: 0..<(1 << 40)) : environment["TRANSDUCE_ORACLE_BASE"].flatMap(UInt64.init) ?? 1
+        return (0..<count).map { base + $0 }
+    }
+
+    @Test func analysesAgreeWithWhatHappened() async throws {
+        var failures: [String] = []
+        var totals = (events: 0, requests: 0, tasks: 0)
+        for seed in Self.seeds {
+            let run = OracleRun(seed: seed)
+            do {
+                let trace = try await withTimeout(30) { try await run.run() }
+                let problems = OracleChecks(run: run, trace: trace).problems()
+                if !problems.isEmpty {
+                    failures.append(OracleFailureReport(seed: seed, script: run.script, problems: problems).description)
+                }
+                totals.events += trace.events.count
+                totals.requests += run.model.dispatched.count
+                totals.tasks += run.model.tasks.count
+            } catch {
+                failures.append("oracle seed \(seed): \(error)")
+            }
+            if failures.count >= 3 { break }
+        }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n\n"))")
+        // The scripts exercised what they are for (a generator that stopped making tasks or
+        // requests would pass every check vacuously).
+        if failures.isEmpty {
+            #expect(totals.requests >= Self.seeds.count * 10 && totals.tasks >= Self.seeds.count * 3)
+        }
+    }
+
+    @Test func theModelCatchesAWrongAnalysis() async throws {
+        // The oracle itself can fail: a lifecycle with one event removed is reported.
+        let run = OracleRun(seed: 7)
+        let trace = try await withTimeout(30) { try await run.run() }
+        var checks = OracleChecks(run: run, trace: trace)
+        #expect(checks.problems().isEmpty)
+        checks.tamper = { $0.dropLast() }
+        #expect(checks.problems().contains { $0.contains("lifecycle") })
+    }
+}
+
+/// The checks of one run.
+struct OracleChecks {
+    let run: OracleRun
+    let trace: Trace
+    let index: TraceIndex
+    let facts: OracleTraceFacts
+    /// Alters each computed lifecycle before it is checked (to show the checks can fail).
+    var tamper: ([Int]) -> [Int] = { $0 }
+
+    init(run: OracleRun, trace: Trace) {
+        self.run = run
+        self.trace = trace
+        index = TraceIndex(trace.events)
+        facts = OracleTraceFacts(trace.events)
+    }
+
+    func problems() -> [String] {
+        var problems = run.model.inconsistencies.map { "model: \($0)" }
+        let events = trace.events
+        guard let runtime = events.first?.runtimeKey else { return ["empty trace"] }
+        // Invariants.
+        problems += TraceInvariants.check(trace).map { "invariant: \($0)" }
+        // What the callers got, and the trace's resumes.
+        let results = run.results.withLock { $0 }
+        var resumes: [UInt64: [TraceEvent]] = [:]
+        for e in events where e.kind == .requestResume { resumes[e.dispatch, default: []].append(e) }
+        for op in run.model.awaited.sorted() where run.model.madeByTask[op] == nil {
+            var expected = run.model.resumes[op]
+            // A send's caller gets no value: only whether it failed.
+            if run.model.styles[op] == .send, case .response = expected { expected = .response(op) }
+            if results[op] != expected {
+                problems.append(
+                    "op\(op): the caller got \(results[op].map(String.init(describing:)) ?? "nothing"), the model says \(expected.map(String.init(describing:)) ?? "nothing")"
+                )
+            }
+        }
+        for op in run.model.awaited.sorted() {
+            guard let dispatch = facts.dispatchOfOp[op] else {
+                problems.append("op\(op): no dispatch in the trace")
+                continue
+            }
+            let got = resumes[dispatch] ?? []
+            guard got.count == 1, let resume = got.first else {
+                problems.append("op\(op): \(got.count) resumes in the trace")
+                continue
+            }
+            let outcome = resume.codeName
+            switch run.model.resumes[op] {
+            case .response(let by):
+                // A response came from the cycle of the op whose event ended the chain (a chain's
+                // second event is transduced in its first op's cycle).
+                if outcome != "response" { problems.append("op\(op): resumed \(outcome), expected response") }
+                let servingCycle = facts.cycleOfOp[by] ?? facts.cycleOfOp[chainHead(by)]
+                if resume.cycle != servingCycle {
+                    problems.append(
+                        "op\(op): resumed by cycle #\(resume.cycle), expected op\(by)'s cycle \(servingCycle.map { "#\($0)" } ?? "?")"
+                    )
+                }
+            case .nil: if outcome != "nil" { problems.append("op\(op): resumed \(outcome), expected nil") }
+            case .error: if outcome != "error" { problems.append("op\(op): resumed \(outcome), expected error") }
+            case nil: problems.append("op\(op): the model never resolved it")
+            }
+            // The latency is the resume's distance from the dispatch, in the trace's own times.
+            if let d = index.dispatches[TraceIndex.Key(runtime: runtime, id: dispatch)] {
+                let stamp = events[d.event].time
+                if resume.nanos != resume.time.minus(stamp) {
+                    problems.append("op\(op): latency \(resume.nanos) ns but resume − dispatch is \(resume.time.minus(stamp)) ns")
+                }
+            }
+        }
+        // Every wait is enter − dispatch in the trace itself.
+        var dispatchTime: [UInt64: UInt64] = [:]
+        for e in events where e.kind == .dispatch { dispatchTime[e.dispatch] = e.time }
+        for e in events where e.kind == .cycleEnter {
+            if let t = dispatchTime[e.dispatch], e.nanos != e.time.minus(t) {
+                problems.append("cycle #\(e.cycle): wait \(e.nanos) ns but enter − dispatch is \(e.time.minus(t)) ns")
+            }
+        }
+        problems += taskProblems(runtime: runtime)
+        problems += lifecycleProblems(runtime: runtime)
+        problems += contentionProblems()
+        return problems
+    }
+
+    /// The op whose cycle transduced `op` as a chain's second event.
+    private func chainHead(_ op: Int) -> Int {
+        for case .call(let head, _, .chain(op)) in run.script { return head }
+        return op
+    }
+
+    private func taskProblems(runtime: UInt64) -> [String] {
+        var problems: [String] = []
+        let report = TaskReport(index: index)
+        let rows = Dictionary(report.rows.map { ($0.task, $0) }, uniquingKeysWith: { a, _ in a })
+        for (op, task) in run.model.tasks.sorted(by: { $0.key < $1.key }) {
+            guard let id = facts.taskOfOp[op], let row = rows[id] else {
+                problems.append("task of op\(op): not in the task report")
+                continue
+            }
+            if row.outcome != task.fate {
+                problems.append("task #\(id) (op\(op)): outcome \(row.outcome), the model says \(task.fate ?? "running")")
+            }
+            let replacedBy = task.replacedBy.flatMap { facts.taskOfOp[$0] } ?? 0
+            if row.replacedBy != replacedBy {
+                problems.append("task #\(id) (op\(op)): replaced by task #\(row.replacedBy), expected #\(replacedBy)")
+            }
+            let joinedBy = task.joinedBy.compactMap { facts.dispatchOfOp[$0] }
+            if row.joinedBy != joinedBy {
+                problems.append("task #\(id) (op\(op)): joined by \(row.joinedBy), expected dispatches \(joinedBy)")
+            }
+            if row.spawnedBy != "op\(op)" {
+                problems.append("task #\(id): spawned by \(row.spawnedBy), expected op\(op)")
+            }
+        }
+        if report.rows.count != run.model.tasks.count {
+            problems.append("\(report.rows.count) tasks in the report, the model spawned \(run.model.tasks.count)")
+        }
+        if report.warnings.contains(where: { $0.contains("never settled") }) {
+            problems.append("a task reported as never settled: \(report.warnings)")
+        }
+        return problems
+    }
+
+    /// The events of op `op`'s lifecycle by the model, found by the events' own id fields.
+    private func expectedLifecycle(of op: Int) -> Set<Int> {
+        let (ops, tasks) = run.model.lifecycle(of: op)
+        let taskIds = Set(tasks.compactMap { facts.taskOfOp[$0] })
+        var expected = Set<Int>()
+        for (i, e) in trace.events.enumerated() {
+            let inside: Bool
+            switch e.kind {
+            case .dispatch, .requestResume, .taskJoin:
+                inside = facts.opOfDispatch[e.dispatch].map(ops.contains) ?? false
+            case .cycleEnter, .transduce, .effect, .cycleLeave, .eventDropped:
+                inside = facts.opOfCycle[e.cycle].map(ops.contains) ?? false
+            case .taskSpawn, .taskSettle:
+                inside = taskIds.contains(e.task)
+            case .taskCancel:
+                let causer = facts.opOfTask[e.task].flatMap { run.model.cancelledBy[$0] }
+                inside = taskIds.contains(e.task) || (e.codeName != "runtimeStop" && causer.map(ops.contains) ?? false)
+            case .runtimeStart, .runtimeStop, .dispatchRejected:
+                inside = false
+            }
+            if inside { expected.insert(i) }
+        }
+        return expected
+    }
+
+    private func lifecycleProblems(runtime: UInt64) -> [String] {
+        var problems: [String] = []
+        var random = SeededRandom(seed: run.seed)
+        for op in run.model.dispatched {
+            guard let dispatch = facts.dispatchOfOp[op] else { continue }
+            let actual = tamper(index.requestLifecycle(runtime: runtime, dispatch: dispatch))
+            let expected = expectedLifecycle(of: op)
+            if Set(actual) != expected {
+                let describe = { (set: Set<Int>) in
+                    set.sorted().prefix(6).map { i in
+                        let e = trace.events[i]
+                        return "\(e.kind) \(InvariantViolation.ids(e))"
+                    }.joined(separator: "; ")
+                }
+                problems.append(
+                    "lifecycle of op\(op) (dispatch #\(dispatch)): missing [\(describe(expected.subtracting(actual)))], foreign [\(describe(Set(actual).subtracting(expected)))]"
+                )
+                continue
+            }
+            // Its diagram shows exactly it: every dispatch and cycle it names is one of its own,
+            // and no line is wider than asked.
+            let width = Int.random(in: 40...200, using: &random)
+            let diagram = SequenceDiagram(index: index, options: RenderOptions(width: width)).render(actual)
+            if let wide = diagram.first(where: { $0.count > width }) {
+                problems.append("diagram of op\(op) at width \(width): a line of \(wide.count): \(wide)")
+            }
+            let full = SequenceDiagram(index: index, options: RenderOptions(width: 1000)).render(actual).joined(separator: "\n")
+            let ownDispatches = Set(actual.map { trace.events[$0] }.filter { $0.kind == .dispatch }.map(\.dispatch))
+            for mention in Self.mentions(of: "dispatch #", in: full) where !ownDispatches.contains(mention) {
+                // A join names the waiter it joined, which is a dispatch of this lifecycle too.
+                problems.append("diagram of op\(op) names foreign dispatch #\(mention)")
+            }
+            let shown = actual.filter { index.interaction(for: trace.events[$0]) != nil }.count
+            let timed = full.split(separator: "\n").filter { line in
+                line.prefix(SequenceDiagram.timeWidth).contains(where: \.isNumber)
+            }.count
+            if timed != shown { problems.append("diagram of op\(op): \(timed) timed rows for \(shown) events") }
+        }
+        return problems
+    }
+
+    static func mentions(of prefix: String, in text: String) -> [UInt64] {
+        var out: [UInt64] = []
+        var rest = Substring(text)
+        while let range = rest.range(of: prefix) {
+            rest = rest[range.upperBound...]
+            let digits = rest.prefix(while: \.isNumber)
+            if let n = UInt64(digits) { out.append(n) }
+        }
+        return out
+    }
+
+    /// Contention: each longest wait names exactly the cycles whose hold overlapped it, and a
+    /// send queued behind an async action waited on that action's cycle.
+    private func contentionProblems() -> [String] {
+        var problems: [String] = []
+        var report = ContentionReport()
+        trace.feed(&report)
+        var holds: [(cycle: UInt64, enter: UInt64, leave: UInt64)] = []
+        for e in trace.events where e.kind == .cycleLeave { holds.append((e.cycle, e.time.minus(e.nanos), e.time)) }
+        let enters = Dictionary(
+            trace.events.filter { $0.kind == .cycleEnter }.map { ($0.dispatch, $0) }, uniquingKeysWith: { a, _ in a })
+        func overlapping(_ enter: TraceEvent) -> Set<UInt64> {
+            let since = enter.time.minus(enter.nanos)
+            return Set(holds.filter { $0.leave > since && $0.enter < enter.time && $0.cycle != enter.cycle }.map(\.cycle))
+        }
+        if holds.count <= ContentionReport.history {
+            for wait in report.longestWaits {
+                guard let enter = enters[wait.dispatch] else { continue }
+                let named = Set(wait.heldBy.map(\.cycle))
+                if named != overlapping(enter) {
+                    problems.append(
+                        "wait of dispatch #\(wait.dispatch): held by \(named.sorted()), overlapping \(overlapping(enter).sorted())"
+                    )
+                }
+            }
+        }
+        for case .contend(let holder, let waiters) in run.script {
+            guard let cycle = facts.cycleOfOp[holder] else { continue }
+            for op in waiters {
+                guard let d = facts.dispatchOfOp[op], let enter = enters[d] else { continue }
+                if !overlapping(enter).contains(cycle) {
+                    problems.append(
+                        "op\(op) queued behind op\(holder)'s async action, but its wait does not overlap cycle #\(cycle)")
+                }
+            }
+        }
+        return problems
+    }
+}
