@@ -140,7 +140,11 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, demo])
         #expect(status == 0, "\(err)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
-        let events = try #require(json as? [[String: Any]])
+        let object = try #require(json as? [String: Any])
+        let events = try #require(object["traceEvents"] as? [[String: Any]])
+        let other = try #require(object["otherData"] as? [String: Any])
+        #expect(other["clock"] as? String == "CLOCK_MONOTONIC" && other["origin_ns"] is String)
+        var asyncNames: [Int: [String]] = [:]
         var slices: [String: [(Double, Double)]] = [:]
         var flows: [Int: [String]] = [:]
         var asyncOpen: [Int: Int] = [:]
@@ -149,6 +153,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             #expect(["X", "M", "b", "e", "s", "t", "f", "i"].contains(ph))
             #expect(e["pid"] is Int)
             if ph == "M" { continue }
+            let args = try #require(e["args"] as? [String: Any], "every event keeps its absolute time and thread")
+            #expect(UInt64(args["time_ns"] as? String ?? "") != nil && args["thread"] is Int)
             let ts = try #require(e["ts"] as? Double, "ts must be a number of microseconds")
             #expect(ts >= 0)
             let tid = try #require(e["tid"] as? Int)
@@ -159,8 +165,16 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
                 slices["\(e["pid"]!)/\(tid)", default: []].append((ts, ts + dur))
             case "s", "t", "f":
                 flows[try #require(e["id"] as? Int), default: []].append(ph)
-            case "b": asyncOpen[try #require(e["id"] as? Int), default: 0] += 1
-            case "e": asyncOpen[try #require(e["id"] as? Int), default: 0] -= 1
+            case "b", "e":
+                // Perfetto closes an async slice only at an `e` of the same name and id.
+                let id = try #require(e["id"] as? Int)
+                asyncOpen[id, default: 0] += ph == "b" ? 1 : -1
+                let name = try #require(e["name"] as? String)
+                if ph == "b" {
+                    asyncNames[id, default: []].append(name)
+                } else {
+                    #expect(asyncNames[id]?.popLast() == name, "async end '\(name)' closes no begin of that name")
+                }
             default: break
             }
         }
@@ -188,7 +202,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let (_, mermaid, _) = try traceView(["export", "--format", "mermaid", demo])
         let lines = mermaid.split(separator: "\n").map(String.init)
         #expect(lines.first == "sequenceDiagram")
-        let participants = Set(lines.compactMap { $0.hasPrefix("    participant ") ? $0.split(separator: " ")[1] : nil }.map(String.init))
+        let participants = Set(
+            lines.compactMap { $0.hasPrefix("    participant ") ? $0.split(separator: " ")[1] : nil }.map(String.init))
         for line in lines.dropFirst() {
             if line.contains("->>") {
                 let ends = line.trimmingCharacters(in: .whitespaces).split(separator: ":")[0].components(separatedBy: "->>")

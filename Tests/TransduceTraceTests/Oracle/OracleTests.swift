@@ -140,6 +140,7 @@ struct OracleChecks {
         problems += taskProblems(runtime: runtime)
         problems += lifecycleProblems(runtime: runtime)
         problems += contentionProblems()
+        problems += chromeProblems()
         return problems
     }
 
@@ -244,6 +245,57 @@ struct OracleChecks {
                 line.prefix(SequenceDiagram.timeWidth).contains(where: \.isNumber)
             }.count
             if timed != shown { problems.append("diagram of op\(op): \(timed) timed rows for \(shown) events") }
+        }
+        return problems
+    }
+
+    /// The Chrome export: each awaited request is one flow that passes through its own cycle and
+    /// the cycle that resumed it, and its async slice ends under its own name.
+    private func chromeProblems() -> [String] {
+        var bytes: [UInt8] = []
+        var exporter = ChromeTraceExporter { bytes += $0 }
+        trace.feed(&exporter)
+        exporter.finish()
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let events = object["traceEvents"] as? [[String: Any]]
+        else { return ["chrome export: not JSON"] }
+        var flowPoints: [UInt64: [(phase: String, tid: Int, time: UInt64)]] = [:]
+        var begins: [Int: [String]] = [:]
+        var problems: [String] = []
+        for e in events {
+            guard let ph = e["ph"] as? String, let args = e["args"] as? [String: Any] else { continue }
+            let time = UInt64(args["time_ns"] as? String ?? "") ?? 0
+            switch ph {
+            case "s", "t", "f":
+                let dispatch = UInt64(args["dispatch"] as? Int ?? 0)
+                flowPoints[dispatch, default: []].append((ph, e["tid"] as? Int ?? -1, time))
+            case "b": begins[e["id"] as? Int ?? -1, default: []].append(e["name"] as? String ?? "")
+            case "e":
+                let name = e["name"] as? String ?? ""
+                if begins[e["id"] as? Int ?? -1]?.popLast() != name {
+                    problems.append("chrome: async end '\(name)' has no begin")
+                }
+            default: break
+            }
+        }
+        if begins.values.contains(where: { !$0.isEmpty }) { problems.append("chrome: an async request never ends") }
+        var enterTime: [UInt64: UInt64] = [:]
+        for e in trace.events where e.kind == .cycleEnter { enterTime[e.cycle] = e.time }
+        for e in trace.events where e.kind == .requestResume {
+            let points = flowPoints[e.dispatch] ?? []
+            let op = facts.opOfDispatch[e.dispatch].map { "op\($0)" } ?? "?"
+            guard points.first?.phase == "s", points.last?.phase == "f" else {
+                problems.append("chrome: the flow of \(op) (dispatch #\(e.dispatch)) is \(points.map(\.phase))")
+                continue
+            }
+            let gate = Set(points.filter { $0.tid == 2 }.map(\.time))
+            var serving = [e.cycle]
+            if let own = facts.opOfDispatch[e.dispatch].flatMap({ facts.cycleOfOp[$0] }) { serving.append(own) }
+            for cycle in serving where cycle != 0 {
+                if let t = enterTime[cycle], !gate.contains(t) {
+                    problems.append("chrome: the flow of \(op) misses cycle #\(cycle), which served it")
+                }
+            }
         }
         return problems
     }
