@@ -153,27 +153,34 @@ public struct ContentionReport: TraceConsumer, Sendable {
         distribution("Gate hold (entry to leave)", holds)
         lines.append("")
         lines.append(options.paint("Hold by event", .bold))
-        lines.append(
-            "  " + pad("event", 24) + pad("cycles", 8, right: true) + pad("total", 11, right: true) + pad("mean", 11, right: true)
-                + pad("max", 11, right: true))
-        func row(_ name: String, _ a: Aggregate) -> String {
-            "  " + pad(name, 24) + pad(String(a.count), 8, right: true) + pad(d(a.total), 11, right: true)
-                + pad(d(a.total / UInt64(max(1, a.count))), 11, right: true) + pad(d(a.max), 11, right: true)
+        func table(_ first: String, _ entries: [(String, Aggregate)]) -> [String] {
+            var table = TextTable([
+                .init(first, minimum: 8), .init("cycles", alignRight: true), .init("total", alignRight: true),
+                .init("mean", alignRight: true), .init("max", alignRight: true),
+            ])
+            for (name, a) in entries {
+                table.append([name, String(a.count), d(a.total), d(a.total / UInt64(max(1, a.count))), d(a.max)])
+            }
+            return table.render(options: options)
         }
-        for (label, a) in holdByLabel.sorted(by: { ($0.value.total, $0.key) > ($1.value.total, $1.key) }).prefix(15) {
-            lines.append(row(label, a))
-        }
+        lines += table(
+            "event",
+            holdByLabel.sorted(by: { ($0.value.total, $0.key) > ($1.value.total, $1.key) }).prefix(15).map { ($0.key, $0.value) })
         lines.append("")
         lines.append(options.paint("Gate held by actions", .bold))
-        if holdByEffect.isEmpty { lines.append("  (no actions)") }
-        for (kind, a) in holdByEffect.sorted(by: { $0.key < $1.key }) { lines.append(row(kind, a)) }
+        if holdByEffect.isEmpty {
+            lines.append("  (no actions)")
+        } else {
+            lines += table("action", holdByEffect.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
+        }
         lines.append("")
         lines.append(options.paint("Longest waits", .bold))
         if longestWaits.isEmpty { lines.append("  (none)") }
         for w in longestWaits {
-            let holders = w.heldBy.map { "\($0.label) #\($0.cycle) \(d($0.held))" }
+            let holders = w.heldBy.map { "\($0.label) cycle #\($0.cycle) \(d($0.held))" }
             lines.append(
-                "  " + pad(d(w.waited), 10, right: true) + "  #\(w.dispatch) \(w.label) (runtime \(RuntimeKey.name(w.runtime)))"
+                "  " + pad(d(w.waited), 10, right: true)
+                    + "  dispatch #\(w.dispatch) \(w.label) (runtime \(RuntimeKey.name(w.runtime)))"
                     + (holders.isEmpty ? "" : "; gate held by " + holders.suffix(4).joined(separator: ", ")))
         }
         lines.append("")
@@ -185,7 +192,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
             lines.append(options.paint("Warnings", .bold))
             for w in warnings { lines.append(options.paint("  warning: \(w)", .error)) }
         }
-        return lines
+        return lines.map(options.fit)
     }
 }
 

@@ -41,3 +41,22 @@ public func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
     let fill = String(repeating: " ", count: width - count)
     return right ? fill + text : text + fill
 }
+
+/// Parses a duration as people write it: `250us` (or `250µs`), `5ms`, `1.5s`, `800ns`; a bare
+/// number is nanoseconds. `nil` for anything else (a negative, an unknown unit, an overflow).
+public func parseDuration(_ text: String) -> UInt64? {
+    let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
+    let trimmed = text.trimmingTrailing(where: { $0 == " " })
+    if let whole = UInt64(trimmed) { return whole }
+    for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
+        let number = trimmed.dropLast(suffix.count)
+        // Digits and one point only: no sign, exponent, `inf` or `nan`.
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            number.filter({ $0 == "." }).count <= 1, let value = Double(number)
+        else { return nil }
+        let nanos = (value * scale).rounded()
+        guard nanos < 0x1p64 else { return nil }
+        return UInt64(nanos)
+    }
+    return nil
+}

@@ -99,6 +99,6 @@ public struct SummaryReport: TraceConsumer, Sendable {
                     + pad(formatDuration(r.last - r.first, ascii: options.ascii), 10)
                     + (r.stop.isEmpty ? "running" : r.stop))
         }
-        return lines
+        return lines.map(options.fit)
     }
 }

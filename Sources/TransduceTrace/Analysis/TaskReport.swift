@@ -1,5 +1,6 @@
 /// Every task instance: name, policy, spawning event, run time, outcome, replaced-by and
-/// joined-by; warnings for tasks that never ended and for `switchToLatest` churn.
+/// joined-by; warnings for tasks that never ended and for `switchToLatest` churn (instances
+/// replaced over and over while none completes).
 public struct TaskReport: Sendable {
     public struct Row: Sendable {
         public var runtime: UInt64
@@ -26,7 +27,8 @@ public struct TaskReport: Sendable {
         let lostText = lossesUnknown ? "events in unknown number" : "\(lost) event(s)"
         // The latest time, not the last event's: the runtime stamps some events out of order.
         let lastTime = index.events.lazy.map(\.time).max() ?? 0
-        var churn: [String: (spawned: Int, replaced: Int)] = [:]
+        // Per name: instances, and how many ended their work (settled, requested or responded).
+        var churn: [String: (spawned: Int, replaced: Int, completed: Int)] = [:]
         let ordered = index.tasks.sorted { ($0.value.spawn) < ($1.value.spawn) }
         for (key, record) in ordered {
             let spawn = index.events[record.spawn]
@@ -55,41 +57,58 @@ public struct TaskReport: Sendable {
             }
             if !record.name.isEmpty && row.policy != "shareable" {
                 let k = "\(key.runtime)/\(record.name)"
-                churn[k, default: (0, 0)].spawned += 1
-                if record.replacedBy != 0 { churn[k, default: (0, 0)].replaced += 1 }
+                churn[k, default: (0, 0, 0)].spawned += 1
+                if record.replacedBy != 0 { churn[k, default: (0, 0, 0)].replaced += 1 }
+                if record.cancels.isEmpty, let settle = record.settles.first,
+                    ["settle", "request", "response"].contains(index.events[settle].codeName)
+                {
+                    churn[k, default: (0, 0, 0)].completed += 1
+                }
             }
             rows.append(row)
         }
-        for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 3 && c.replaced >= c.spawned - c.replaced {
+        // Replacing is what switchToLatest is for (a debounce replaces nearly every instance);
+        // it is churn when the work never gets done: many instances replaced, none completed.
+        for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 5 && c.completed == 0 {
             let name = k.split(separator: "/", maxSplits: 1).last.map(String.init) ?? k
             warnings.append(
-                "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced before they settled")
+                "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced and none completed")
         }
     }
 
     public func render(options: RenderOptions = RenderOptions()) -> [String] {
-        var lines = [options.paint("Tasks", .bold)]
-        let runtimeWidth = max(8, (rows.lazy.map { RuntimeKey.name($0.runtime).count }.max() ?? 0) + 1)
-        lines.append(
-            "  " + pad("task", 16) + pad("runtime", runtimeWidth) + pad("policy", 15) + pad("spawned by", 14)
-                + pad("ran", 10, right: true)
-                + "  " + pad("outcome", 26) + "replaced by / joined by")
-        if rows.isEmpty { lines.append("  (no tasks)") }
+        // One runtime: named once in the title, leaving its column's room to the others.
+        let runtimes = Set(rows.map(\.runtime))
+        let single = runtimes.count == 1 ? runtimes.first : nil
+        var lines = [options.paint(options.fit("Tasks" + (single.map { " of runtime \(RuntimeKey.name($0))" } ?? "")), .bold)]
+        var table = TextTable([
+            .init("task", minimum: 6), .init("runtime", minimum: 3), .init("policy", minimum: 6),
+            .init("spawned by", minimum: 6), .init("ran", minimum: 5, alignRight: true), .init("outcome", minimum: 8),
+            .init("replaced/joined by", minimum: 8),
+        ])
         for r in rows {
             var links: [String] = []
-            if r.replacedBy != 0 { links.append("replaced by #\(r.replacedBy)") }
-            if !r.joinedBy.isEmpty { links.append("joined by " + r.joinedBy.map { "#\($0)" }.joined(separator: ",")) }
-            let title = (r.name.isEmpty ? "task" : r.name) + "#\(r.task)"
-            lines.append(
-                "  " + pad(title, 16) + pad(RuntimeKey.name(r.runtime), runtimeWidth) + pad(r.policy, 15) + pad(r.spawnedBy, 14)
-                    + pad(r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", 10, right: true) + "  "
-                    + pad(r.outcome, 26)
-                    + links.joined(separator: "; "))
+            if r.replacedBy != 0 { links.append("replaced by task #\(r.replacedBy)") }
+            if !r.joinedBy.isEmpty {
+                links.append("joined by dispatch " + r.joinedBy.map { "#\($0)" }.joined(separator: ", "))
+            }
+            table.append([
+                (r.name.isEmpty ? "task" : r.name) + " #\(r.task)", RuntimeKey.name(r.runtime), r.policy, r.spawnedBy,
+                r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", r.outcome, links.joined(separator: "; "),
+            ])
         }
+        if single != nil {
+            table.columns.remove(at: 1)
+            table.rows = table.rows.map {
+                var row = $0; row.remove(at: 1); return row
+            }
+        }
+        lines += table.render(options: options)
+        if rows.isEmpty { lines.append("  (no tasks)") }
         if !warnings.isEmpty {
             lines.append("")
             lines.append(options.paint("Warnings", .bold))
-            for w in warnings { lines.append(options.paint("  warning: \(w)", .error)) }
+            for w in warnings { lines.append(options.paint(options.fit("  warning: \(w)"), .error)) }
         }
         return lines
     }

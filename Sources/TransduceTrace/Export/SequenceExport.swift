@@ -1,14 +1,18 @@
 /// Mermaid and PlantUML sequence diagrams of a trace, from the same interactions as the text
-/// diagram. Task instances beyond `maxTasks` share the `tasks` participant.
+/// diagram. Participants are declared in lane order (caller, gate, transduce, tasks, then task
+/// instances as they appear); instances beyond `maxTasks` share the `tasks` participant.
 public enum SequenceExport {
+    /// Mermaid's default `maxTextSize`: a longer diagram is refused by a default Mermaid.
+    public static let mermaidLimit = 50_000
+
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
+        let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["sequenceDiagram"]
-        for (p, id) in ids.sorted(by: { $0.value < $1.value }) {
-            lines.append("    participant \(id) as \(clean(index.title(of: p), mermaid: true))")
+        for p in participants {
+            lines.append("    participant \(ids[p]!) as \(mermaidText(index.title(of: p)))")
         }
         for i in interactions {
-            let text = clean(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"), mermaid: true)
+            let text = mermaidText(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"))
             if i.style == .banner {
                 lines.append("    Note over \(ids[.caller]!),\(ids[.tasks]!): \(text)")
             } else if i.isLocal {
@@ -21,13 +25,13 @@ public enum SequenceExport {
     }
 
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
+        let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["@startuml"]
-        for (p, id) in ids.sorted(by: { $0.value < $1.value }) {
-            lines.append("participant \"\(clean(index.title(of: p), mermaid: false))\" as \(id)")
+        for p in participants {
+            lines.append("participant \"\(plantUMLText(index.title(of: p), quoted: true))\" as \(ids[p]!)")
         }
         for i in interactions {
-            let text = clean(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"), mermaid: false)
+            let text = plantUMLText(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"), quoted: false)
             if i.style == .banner {
                 lines.append("== \(text) ==")
             } else if i.isLocal {
@@ -40,19 +44,20 @@ public enum SequenceExport {
         return lines
     }
 
-    /// Participant ids (`P0`…) and the interactions, with overflow tasks folded into `tasks`.
-    static func prepare(index: TraceIndex, indices: [Int], maxTasks: Int) -> ([Participant: String], [Interaction]) {
+    /// Participants in lane order, their ids (`P0`…), and the interactions, with overflow tasks
+    /// folded into `tasks` (named in the label).
+    static func prepare(index: TraceIndex, indices: [Int], maxTasks: Int) -> (
+        [Participant], [Participant: String], [Interaction]
+    ) {
+        var participants: [Participant] = [.caller, .gate, .transduce, .tasks]
         var ids: [Participant: String] = [:]
-        for p in [Participant.caller, .gate, .transduce, .tasks] { ids[p] = "P\(ids.count)" }
-        var taskCount = 0
+        for (n, p) in participants.enumerated() { ids[p] = "P\(n)" }
         var interactions: [Interaction] = []
         for i in indices {
             guard var interaction = index.interaction(for: index.events[i]) else { continue }
-            for p in [interaction.from, interaction.to] where ids[p] == nil {
-                if taskCount < maxTasks {
-                    ids[p] = "P\(ids.count)"
-                    taskCount += 1
-                }
+            for p in [interaction.from, interaction.to] where ids[p] == nil && participants.count < 4 + maxTasks {
+                ids[p] = "P\(participants.count)"
+                participants.append(p)
             }
             for p in [interaction.from, interaction.to] where ids[p] == nil {
                 interaction.label = "\(index.title(of: p)) \(interaction.label)"
@@ -61,22 +66,55 @@ public enum SequenceExport {
             if ids[interaction.to] == nil { interaction.to = .tasks }
             interactions.append(interaction)
         }
-        return (ids, interactions)
+        return (participants, ids, interactions)
     }
 
-    /// Keeps labels on one line and free of the syntax each format reserves.
-    static func clean(_ text: String, mermaid: Bool) -> String {
+    /// One line, control characters replaced (a label can hold any; they would reach whoever
+    /// prints the file).
+    static func oneLine(_ c: Character) -> Character? {
+        if c == "\n" || c == "\r" { return " " }
+        if c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "?" }
+        return nil
+    }
+
+    /// Text for a Mermaid message, note or participant alias: `#` starts an entity code and `;`
+    /// ends a statement in Mermaid, `:` separates the message, so all three are entity codes.
+    static func mermaidText(_ text: String) -> String {
         var out = ""
         for c in text {
+            if let replaced = oneLine(c) {
+                out.append(replaced)
+                continue
+            }
             switch c {
-            case "\n", "\r": out.append(" ")
-            // Other control characters (a label can hold any) would reach whoever prints the file.
-            case _ where c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }): out.append("?")
-            case ";" where mermaid: out.append("#59;")
-            case ":" where mermaid: out.append("#58;")
-            case "\"" where !mermaid: out.append("'")
+            case "#": out += "#35;"
+            case ";": out += "#59;"
+            case ":": out += "#58;"
             default: out.append(c)
             }
+        }
+        return out
+    }
+
+    /// Text for PlantUML: its creole markup (`#` or `*` opening a list, `**bold**`,
+    /// `//italic//`, `--strike--`, `__underline__`, `~~wave~~`, `""mono""`, `<tags>`) is escaped
+    /// with `~`; inside a quoted name a `"` becomes `'`.
+    static func plantUMLText(_ text: String, quoted: Bool) -> String {
+        var out = ""
+        let characters = Array(text)
+        for (i, c) in characters.enumerated() {
+            if let replaced = oneLine(c) {
+                out.append(replaced)
+                continue
+            }
+            if quoted && c == "\"" {
+                out.append("'")
+                continue
+            }
+            let doubled = "*/-_~\"=".contains(c) && (i + 1 < characters.count && characters[i + 1] == c)
+            let leading = (c == "#" || c == "*") && out.allSatisfy(\.isWhitespace)
+            if doubled || leading || c == "<" || c == "~" { out.append("~") }
+            out.append(c)
         }
         return out
     }

@@ -33,6 +33,51 @@ public struct RenderOptions: Sendable {
         case bold = "1"
     }
 
+    /// `line` cut to the width (`…` at the cut), counting characters but not colour sequences.
+    public func fit(_ line: String) -> String {
+        guard line.count > width, Self.visibleCount(line) > width else { return line }
+        var out = ""
+        var visible = 0
+        var escape = false
+        var painted = false
+        for c in line {
+            if escape {
+                out.append(c)
+                if c == "m" { escape = false }
+                continue
+            }
+            if c == "\u{1B}" {
+                escape = true
+                painted = true
+                out.append(c)
+                continue
+            }
+            if visible == width - 1 {
+                out += ellipsis
+                return painted ? out + "\u{1B}[0m" : out
+            }
+            out.append(c)
+            visible += 1
+        }
+        return out
+    }
+
+    /// Characters of `line` outside colour sequences (`ESC [ … m`).
+    static func visibleCount(_ line: String) -> Int {
+        var count = 0
+        var escape = false
+        for c in line {
+            if escape {
+                if c == "m" { escape = false }
+            } else if c == "\u{1B}" {
+                escape = true
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+
     public func paint(_ text: String, _ tint: Tint) -> String {
         color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
     }

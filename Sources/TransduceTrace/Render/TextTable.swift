@@ -1,0 +1,57 @@
+/// A table of text columns laid out to a width: each column as wide as its widest cell, then the
+/// widest columns cut down (cells cut with `…`) until the row fits; a column never runs into the
+/// next. Columns are two spaces apart.
+public struct TextTable: Sendable {
+    public struct Column: Sendable {
+        public var title: String
+        /// The narrowest it may be cut to.
+        public var minimum: Int
+        public var alignRight: Bool
+
+        public init(_ title: String, minimum: Int = 4, alignRight: Bool = false) {
+            self.title = title
+            self.minimum = minimum
+            self.alignRight = alignRight
+        }
+    }
+
+    public var columns: [Column]
+    public var rows: [[String]] = []
+    /// Spaces before every row.
+    public var indent = 2
+
+    public init(_ columns: [Column]) { self.columns = columns }
+
+    public mutating func append(_ row: [String]) { rows.append(row) }
+
+    /// The column widths at `width`.
+    func widths(_ width: Int) -> [Int] {
+        var widths = columns.indices.map { c in
+            rows.reduce(columns[c].title.count) { max($0, c < $1.count ? $1[c].count : 0) }
+        }
+        let room = width - indent - 2 * (columns.count - 1)
+        // The widest column gives up a character at a time, down to its minimum.
+        while widths.reduce(0, +) > room {
+            guard
+                let widest = widths.indices.filter({ widths[$0] > columns[$0].minimum }).max(by: { widths[$0] < widths[$1] })
+            else { break }
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    /// The header and rows, each at most `options.width` wide.
+    public func render(options: RenderOptions) -> [String] {
+        let widths = widths(options.width)
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (c, w) in widths.enumerated() {
+                let cell = c < cells.count ? cells[c] : ""
+                let cut = cell.count > w ? String(cell.prefix(max(0, w - 1))) + (w > 0 ? options.ellipsis : "") : cell
+                parts.append(c == widths.count - 1 && !columns[c].alignRight ? cut : pad(cut, w, right: columns[c].alignRight))
+            }
+            return options.fit(String(repeating: " ", count: indent) + parts.joined(separator: "  ")).trimmingTrailing()
+        }
+        return [line(columns.map(\.title))] + rows.map(line)
+    }
+}
