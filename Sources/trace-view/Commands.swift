@@ -29,6 +29,10 @@ enum TraceViewCommand {
             let args = try Arguments(rest, valued: ["runtime", "pid", "request", "from", "to", "width"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try sequence(args)
+        case "check":
+            let args = try Arguments(rest, valued: ["runtime", "pid"], flags: ["help", "all-processes", "incomplete"])
+            if args.flag("help") { return printHelp(help) }
+            try check(args)
         case "contention":
             let args = try Arguments(rest, valued: ["runtime", "pid", "width", "long-hold"], flags: display)
             if args.flag("help") { return printHelp(help) }
@@ -43,7 +47,7 @@ enum TraceViewCommand {
             try summary(args)
         case "export":
             let args = try Arguments(
-                rest, valued: ["format", "output", "runtime", "pid", "request"], flags: ["help", "all-processes"])
+                rest, valued: ["format", "output", "runtime", "pid", "request", "from", "to"], flags: ["help", "all-processes"])
             if args.flag("help") { return printHelp(help) }
             try export(args)
         case "record":
@@ -66,12 +70,80 @@ enum TraceViewCommand {
         throw CLIError.data("the input is damaged; the report above shows what could be read")
     }
 
-    /// `--runtime ID` (the id within its process) and `--pid PID`, together or alone.
-    static func runtimeFilter(_ args: Arguments) throws -> (TraceEvent) -> Bool {
-        let runtime = try args.integer("runtime")
-        let pid = try args.integer("pid")
-        if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
-        return { (runtime == nil || $0.runtime == runtime) && (pid == nil || UInt64($0.process) == pid) }
+    /// `trace-view`'s exit status when the trace holds nothing of what was asked for (a runtime,
+    /// a process or a dispatch it does not have).
+    static let nothingSelected: Int32 = 66
+
+    /// `--runtime ID` (the id within its process) and `--pid PID`, together or alone: which
+    /// events a command looks at, and what the trace had when none matched.
+    struct Selection {
+        let runtime: UInt64?
+        let pid: UInt64?
+        private(set) var matched = 0
+        private(set) var total = 0
+        /// Runtimes seen, for the error (a few: a hostile trace may name millions).
+        private(set) var seen: [UInt64] = []
+
+        init(_ args: Arguments) throws {
+            runtime = try args.integer("runtime")
+            pid = try args.integer("pid")
+            if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
+        }
+
+        var isNarrowed: Bool { runtime != nil || pid != nil }
+
+        mutating func keep(_ e: TraceEvent) -> Bool {
+            total += 1
+            if seen.count < 10, !seen.contains(e.runtimeKey) { seen.append(e.runtimeKey) }
+            let kept = (runtime == nil || e.runtime == runtime) && (pid == nil || UInt64(e.process) == pid)
+            if kept { matched += 1 }
+            return kept
+        }
+
+        /// Throws (status 66) when a narrowed selection matched none of a non-empty trace.
+        func check() throws {
+            guard isNarrowed, matched == 0, total > 0 else { return }
+            let asked = [runtime.map { "runtime \($0)" }, pid.map { "pid \($0)" }].compactMap { $0 }.joined(separator: ", ")
+            throw CLIError(
+                message:
+                    "no events of \(asked) in this trace; it has runtime(s) \(seen.map(RuntimeKey.name).joined(separator: ", "))"
+                    + (seen.count == 10 ? ", …" : ""), status: nothingSelected)
+        }
+    }
+
+    /// `--from`/`--to`: a duration from the trace's start (`250us`, `5ms`, `1.5s`; a bare number
+    /// is nanoseconds), or a bare absolute CLOCK_MONOTONIC time at or after the start.
+    static func window(_ args: Arguments, start: UInt64) throws -> (from: UInt64?, to: UInt64?) {
+        func bound(_ name: String) throws -> UInt64? {
+            guard let text = args.options[name] else { return nil }
+            guard let value = parseDuration(text) else {
+                throw CLIError.usage("--\(name) needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
+            }
+            let absolute = UInt64(text) != nil && value >= start
+            return absolute ? value : start.plus(value)
+        }
+        let (from, to) = (try bound("from"), try bound("to"))
+        if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
+        return (from, to)
+    }
+
+    /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
+    static func runtime(of request: UInt64, in index: TraceIndex, narrowed: Bool) throws -> UInt64 {
+        let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
+        guard let runtime = runtimes.first else {
+            let highest = index.dispatches.keys.lazy.map(\.id).max()
+            throw CLIError(
+                message: "no dispatch #\(request) in this trace" + (narrowed ? " for the runtime and process asked for" : "")
+                    + (highest.map { " (its dispatches go up to #\($0))" } ?? " (it has no dispatches)"),
+                status: nothingSelected)
+        }
+        if runtimes.count > 1 {
+            let names = runtimes.map(RuntimeKey.name).joined(separator: ", ")
+            throw CLIError.usage(
+                "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
+                    + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))
+        }
+        return runtime
     }
 
     // MARK: demo
@@ -132,37 +204,72 @@ enum TraceViewCommand {
     static func sequence(_ args: Arguments) throws {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        let runtimeWanted = try args.integer("runtime")
-        let narrowed = runtimeWanted != nil || args.options["pid"] != nil
-        let keep = try runtimeFilter(args)
-        let trace = try input.load()
-        let events = trace.events.filter(keep)
-        guard let origin = trace.events.first?.time else {
+        var selection = try Selection(args)
+        let progress = Progress()
+        let trace = try input.load(progress: progress)
+        let events = trace.events.filter { selection.keep($0) }
+        try selection.check()
+        // Times count from the trace's start, whatever is shown, so views of one trace agree.
+        guard let start = trace.events.lazy.map(\.time).min() else {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
         }
-        let from = try args.integer("from").map { $0 >= origin ? $0 : origin.plus($0) }
-        let to = try args.integer("to").map { $0 >= origin ? $0 : origin.plus($0) }
-        if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
+        let (from, to) = try window(args, start: start)
         // Index the whole runtime selection, so names and links resolve outside the window too.
         let index = TraceIndex(events)
         var indices = events.indices.filter { (from == nil || events[$0].time >= from!) && (to == nil || events[$0].time <= to!) }
         if let request = try args.integer("request") {
-            let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
-            guard let runtime = runtimes.first else {
-                throw CLIError.usage(
-                    "no dispatch #\(request) in this trace" + (narrowed ? " for the runtime and process asked for" : ""))
+            let runtime = try runtime(of: request, in: index, narrowed: selection.isNarrowed)
+            indices = index.requestLifecycle(runtime: runtime, dispatch: request).filter {
+                (from == nil || events[$0].time >= from!) && (to == nil || events[$0].time <= to!)
             }
-            if runtimes.count > 1 {
-                let names = runtimes.map(RuntimeKey.name).joined(separator: ", ")
-                throw CLIError.usage(
-                    "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
-                        + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))
-            }
-            indices = index.requestLifecycle(runtime: runtime, dispatch: request)
         }
-        Terminal.print(SequenceDiagram(index: index, options: options).render(indices))
+        var out = OutputStream()
+        // Progress while drawing only when the diagram is not going to the same terminal.
+        let drawing = isatty(STDOUT_FILENO) == 0 ? progress : nil
+        SequenceDiagram(index: index, options: options, origin: start).render(
+            indices, progress: { drawing?.update("drew \($0) of \(indices.count) rows") }
+        ) { out.line($0) }
+        drawing?.done()
+        out.flush()
         try finish(notes: trace.notes)
+    }
+
+    // MARK: check
+
+    /// `check`'s exit status when the trace breaks an invariant.
+    static let invariantsBroken: Int32 = 1
+
+    static func check(_ args: Arguments) throws {
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        var trace = try input.load(progress: Progress())
+        trace.events = trace.events.filter { selection.keep($0) }
+        try selection.check()
+        let complete = !args.flag("incomplete")
+        let violations = TraceInvariants.check(trace, complete: complete)
+        let lossy = trace.counts.overwritten > 0 || trace.counts.discarded > 0 || trace.counts.lost > 0
+        var lines = [
+            "\(trace.events.count) events, \(Set(trace.events.map(\.runtimeKey)).count) runtime(s); checked "
+                + (complete && !lossy
+                    ? "as a whole run"
+                    : "as a partial trace (nothing twice, nothing out of order)"
+                        + (lossy ? ": the recorder lost events" : ""))
+        ]
+        for rule in InvariantRule.allCases {
+            let broken = violations.filter { $0.rule == rule }.count
+            lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : "\(broken) violation(s)"))
+        }
+        if !violations.isEmpty {
+            lines.append("")
+            for v in violations.prefix(50) { lines += v.description.split(separator: "\n").map(String.init) }
+            if violations.count > 50 { lines.append("… and \(violations.count - 50) more") }
+        }
+        Terminal.print(lines)
+        try finish(notes: trace.notes)
+        if !violations.isEmpty {
+            throw CLIError(message: "the trace breaks \(violations.count) runtime invariant(s)", status: invariantsBroken)
+        }
     }
 
     // MARK: reports
@@ -170,10 +277,16 @@ enum TraceViewCommand {
     static func contention(_ args: Arguments) throws {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        let keep = try runtimeFilter(args)
+        var selection = try Selection(args)
         var report = ContentionReport()
-        if let threshold = try args.integer("long-hold") { report.longHoldThreshold = threshold }
-        let (notes, _) = try input.forEach { if keep($0) { report.consume($0) } }
+        if let text = args.options["long-hold"] {
+            guard let threshold = parseDuration(text) else {
+                throw CLIError.usage("--long-hold needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
+            }
+            report.longHoldThreshold = threshold
+        }
+        let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
+        try selection.check()
         Terminal.print(report.render(options: options))
         try finish(notes: notes)
     }
@@ -181,9 +294,10 @@ enum TraceViewCommand {
     static func tasks(_ args: Arguments) throws {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        let keep = try runtimeFilter(args)
+        var selection = try Selection(args)
         var events: [TraceEvent] = []
-        let (notes, counts) = try input.forEach { if keep($0) { events.append($0) } }
+        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { events.append($0) } }
+        try selection.check()
         let c = counts ?? TraceCounts()
         let lost = c.overwritten.plus(c.discarded).plus(c.lost)
         Terminal.print(
@@ -195,8 +309,9 @@ enum TraceViewCommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var report = SummaryReport()
-        let keep = try runtimeFilter(args)
-        let (notes, counts) = try input.forEach { if keep($0) { report.consume($0) } }
+        var selection = try Selection(args)
+        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
+        try selection.check()
         report.processHosts = input.hosts
         report.recorder = counts
         report.notes = notes
@@ -214,20 +329,26 @@ enum TraceViewCommand {
             throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
         }
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        let keep = try runtimeFilter(args)
+        var selection = try Selection(args)
+        if format == "chrome" || format == "jsonl",
+            args.options["request"] != nil || args.options["from"] != nil
+                || args.options["to"] != nil
+        {
+            throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid or plantuml")
+        }
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
         switch format {
         case "chrome":
             var exporter = ChromeTraceExporter { output.write($0) }
-            (notes, _) = try input.forEach { if keep($0) { exporter.consume($0) } }
+            (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
             exporter.finish()
         case "jsonl":
             var buffer: [UInt8] = []
             var written = 0
             let counts: TraceCounts?
-            (notes, counts) = try input.forEach { event in
-                guard keep(event) else { return }
+            (notes, counts) = try input.forEach(progress: Progress()) { event in
+                guard selection.keep(event) else { return }
                 JSONLines.line(for: event, into: &buffer)
                 written += 1
                 if buffer.count > 1 << 20 {
@@ -240,22 +361,32 @@ enum TraceViewCommand {
             if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
             output.write(buffer)
         default:
-            let trace = try input.load()
+            let trace = try input.load(progress: Progress())
             notes = trace.notes
-            let index = TraceIndex(trace.events.filter(keep))
+            let index = TraceIndex(trace.events.filter { selection.keep($0) })
+            try selection.check()
+            let start = trace.events.lazy.map(\.time).min() ?? 0
+            let (from, to) = try window(args, start: start)
             var indices = Array(index.events.indices)
-            if let request = try args.integer("request"),
-                let runtime = index.runtimes.first(where: {
-                    index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil
-                })
-            {
+            if let request = try args.integer("request") {
+                let runtime = try runtime(of: request, in: index, narrowed: selection.isNarrowed)
                 indices = index.requestLifecycle(runtime: runtime, dispatch: request)
+            }
+            indices = indices.filter {
+                (from == nil || index.events[$0].time >= from!) && (to == nil || index.events[$0].time <= to!)
             }
             let lines =
                 format == "mermaid"
                 ? SequenceExport.mermaid(index: index, indices: indices)
                 : SequenceExport.plantUML(index: index, indices: indices)
-            output.write(Array((lines.joined(separator: "\n") + "\n").utf8))
+            let text = lines.joined(separator: "\n") + "\n"
+            output.write(Array(text.utf8))
+            if format == "mermaid", text.count > SequenceExport.mermaidLimit {
+                Terminal.error(
+                    "trace-view: warning: the diagram is \(text.count) characters, over Mermaid's default limit of "
+                        + "\(SequenceExport.mermaidLimit) (maxTextSize): a default Mermaid shows an error instead; narrow it "
+                        + "with --request, --from/--to or --runtime, or raise maxTextSize where it is rendered")
+            }
         }
         try output.close()
         try finish(notes: notes)

@@ -10,14 +10,19 @@ enum Help {
           contention   Gate wait and hold distributions, who held the gate, queue depth
           tasks        Every task instance: policy, run time, outcome, replaced-by, joined-by
           summary      Counts per kind, runtimes, time span, events lost by the recorder
+          check        Check the runtime's invariants (one cycle at a time, FIFO admission, …)
           export       Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines
           record       Run a command under an LTTng session and keep the CTF trace
 
         TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
         told apart by content; '-' reads standard input.
-        Exit status: 0 success, 64 usage error, 65 unreadable or damaged input.
-        Output: colour only on a terminal and never with NO_COLOR; width from COLUMNS, the
-        terminal, or 80. Run 'trace-view <command> --help' for a command's options.
+        Exit status: 0 success, 1 check found broken invariants, 64 usage error, 65
+        unreadable or damaged input, 66 the trace has no such runtime, process or dispatch.
+        Output: colour only on a terminal and never with NO_COLOR; every line fits the width
+        (--width, else COLUMNS, the terminal, or 80; 40 to 1000). Output streams as it is
+        drawn; long work shows progress on standard error when that is a terminal.
+        Times are from the trace's first event. Durations take units: 800ns, 250us, 5ms, 1.5s.
+        Run 'trace-view <command> --help' for a command's options.
         """
 
     static let commands: [String: String] = [
@@ -34,23 +39,26 @@ enum Help {
           --save FILE   Also write the trace (.jsonl for JSON Lines, else the binary format)
         """,
         "sequence": """
-        USAGE: trace-view sequence [--runtime ID] [--pid PID] [--request ID] [--from NS --to NS]
+        USAGE: trace-view sequence [--runtime ID] [--pid PID] [--request ID] [--from T] [--to T]
                                    [--ascii] [--width N] [--no-color] TRACE
 
         Draws lifelines for callers, the compute gate, transduce(), the task manager and
-        task instances, with times (ms from the first event shown) and durations.
+        task instances, with times (ms from the trace's first event) and durations. Task
+        lanes go to the tasks live in the rows shown; a row names a lane's new task.
 
         OPTIONS:
           --runtime ID   Only this runtime (its id within its process)
           --pid PID      Only this process
           --all-processes  In a `record` trace, every process the session caught
-          --request ID   Only this dispatch's lifecycle (its cycles, tasks, re-entries, resume)
-          --from NS      Start of the time window: ns from the trace's first event, or an
-          --to NS        absolute CLOCK_MONOTONIC time; either bound may be left out
+          --request ID   Only dispatch #ID's lifecycle, whatever its style: its cycles, what
+                         they cancelled, the tasks they started or joined (to their end), the
+                         tasks' re-entries and requests, and its resume
+          --from T       The time window: a duration from the trace's first event (5ms,
+          --to T         250us; a bare number is ns), or an absolute CLOCK_MONOTONIC time
           --ascii        Pure ASCII
         """,
         "contention": """
-        USAGE: trace-view contention [--runtime ID] [--pid PID] [--long-hold NS] [--ascii] [--width N] TRACE
+        USAGE: trace-view contention [--runtime ID] [--pid PID] [--long-hold T] [--ascii] [--width N] TRACE
 
         Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
         and by action, the longest waits with what held the gate meanwhile, queue depth over
@@ -60,13 +68,27 @@ enum Help {
         OPTIONS:
           --runtime ID     Only this runtime (its id within its process)
           --pid PID        Only this process
-          --long-hold NS   Threshold of the long-hold warning (default 10000000, 10 ms)
+          --long-hold T    Threshold of the long-hold warning (default 10ms)
         """,
         "tasks": """
         USAGE: trace-view tasks [--runtime ID] [--pid PID] [--ascii] [--width N] TRACE
 
-        Every task instance with name, policy, spawning event, run time, outcome and
-        replaced-by/joined-by; warnings for tasks that never settled and switchToLatest churn.
+        Every task instance with name, policy, spawning event, run time, outcome and the task
+        that replaced it or the dispatches that joined it; warnings for tasks that never
+        ended and for switchToLatest churn (instances replaced again and again, none done).
+        """,
+        "check": """
+        USAGE: trace-view check [--runtime ID] [--pid PID] [--incomplete] TRACE
+
+        Checks the runtime's invariants on the trace: one cycle at a time, admissions enter
+        in the order accepted, every awaited caller resumed exactly once, every task spawned
+        once and ended once, nothing transduced after stop. Violations are listed with the
+        events that show them, times from the trace's first event. Exits 1 when any is
+        broken.
+
+        OPTIONS:
+          --incomplete   The trace is a snapshot of a live process: check only what a partial
+                         trace can prove (a trace whose recorder lost events always is one)
         """,
         "summary": """
         USAGE: trace-view summary [--runtime ID] [--pid PID] [--ascii] TRACE
@@ -76,12 +98,14 @@ enum Help {
         """,
         "export": """
         USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]
-                                 [--runtime ID] [--pid PID] [--request ID] TRACE
+                                 [--runtime ID] [--pid PID] [--request ID] [--from T] [--to T] TRACE
 
-        chrome: Chrome Trace Event JSON for Perfetto UI (cycles on a gate track, requests as
-        async events, flows from dispatch to cycle to task to resume). mermaid, plantuml:
-        sequence diagrams. jsonl: one event per line. Writes to standard output unless
-        --output is given.
+        chrome: Chrome Trace Event JSON for Perfetto UI: cycles on a gate track, tasks on
+        reused lanes, requests as async slices on reused slots, one flow per request through
+        every cycle and task that carried it; absolute times and threads in each event's args.
+        mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
+        diagram over Mermaid's default 50,000 characters is written with a warning).
+        jsonl: one event per line. Writes to standard output unless --output is given.
         """,
         "record": """
         USAGE: trace-view record [--output DIR] -- COMMAND [ARG...]

@@ -88,12 +88,16 @@ struct TraceInput {
     /// Streams every event to `body`; returns the reader's notes (with values no runtime writes,
     /// see ``TraceSanity``) and the recorder counts if any.
     @discardableResult
-    func forEach(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
+    func forEach(progress: Progress? = nil, _ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
         var sanity = TraceSanity()
+        var read = 0
         let (notes, counts) = try readEvents { event in
             sanity.consume(event)
             body(event)
+            read += 1
+            if read & 0xFFFF == 0 { progress?.update("read \(read) events") }
         }
+        progress?.done()
         return (notes + sanity.notes, counts)
     }
 
@@ -139,9 +143,9 @@ struct TraceInput {
     }
 
     /// Reads every event into memory (for the commands that need random access).
-    func load() throws -> Trace {
+    func load(progress: Progress? = nil) throws -> Trace {
         var events: [TraceEvent] = []
-        let (notes, counts) = try forEach { events.append($0) }
+        let (notes, counts) = try forEach(progress: progress) { events.append($0) }
         var trace = Trace(events: events, counts: counts ?? TraceCounts(events: UInt64(events.count)), notes: notes)
         trace.hosts = hosts
         return trace

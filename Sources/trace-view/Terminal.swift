@@ -55,42 +55,9 @@ enum Terminal {
         write(out)
     }
 
-    /// `line` with every control character shown as an escape (`\x1b`, `\u{9b}`), except the
-    /// colour sequences (`ESC [ digits ; … m`) the renderers paint with: labels come from the
-    /// traced program (or a hostile file) and must not retitle, move or clear the user's terminal.
-    /// A label holding a colour sequence can at most change a colour.
-    static func escapingControls(_ line: String) -> String {
-        let scalars = Array(line.unicodeScalars)
-        guard scalars.contains(where: isControl) else { return line }
-        var out = String.UnicodeScalarView()
-        var i = 0
-        while i < scalars.count {
-            let s = scalars[i]
-            if s == "\u{1B}", i + 1 < scalars.count, scalars[i + 1] == "[" {
-                var j = i + 2
-                while j < scalars.count, ("0"..."9").contains(scalars[j]) || scalars[j] == ";" { j += 1 }
-                if j < scalars.count, scalars[j] == "m" {
-                    out.append(contentsOf: scalars[i...j])
-                    i = j + 1
-                    continue
-                }
-            }
-            if isControl(s) {
-                let hex = String(s.value, radix: 16)
-                out.append(
-                    contentsOf: (s.value < 0x80 ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex : "\\u{\(hex)}")
-                        .unicodeScalars)
-            } else {
-                out.append(s)
-            }
-            i += 1
-        }
-        return String(out)
-    }
-
-    private static func isControl(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x20 || (0x7F...0x9F).contains(s.value)
-    }
+    /// `line` with every control character shown as an escape, colour sequences kept (see
+    /// ``TransduceTrace/escapingControls(_:)``).
+    static func escapingControls(_ line: String) -> String { TransduceTrace.escapingControls(line) }
 
     static func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -102,8 +69,71 @@ enum Terminal {
         }
     }
 
+    /// Writes `text` to standard error as it is (no newline).
+    static func errorRaw(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
     static func error(_ text: String) {
         var bytes = Array((text + "\n").utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Lines written to standard output as they come, in 64 KB writes (so `| head` sees the first
+/// lines of a long diagram at once). Control characters in them are escaped.
+struct OutputStream {
+    private var buffer = ""
+
+    mutating func line(_ text: String) {
+        buffer += Terminal.escapingControls(text)
+        buffer += "\n"
+        if buffer.utf8.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        Terminal.write(buffer)
+        buffer = ""
+    }
+}
+
+/// Progress of long work on standard error: shown only when standard error is a terminal and
+/// the work has taken a second (`TRANSDUCE_PROGRESS_AFTER_MS` sets that delay), at most five
+/// times a second, and erased when the work is done.
+final class Progress {
+    private let enabled: Bool
+    private let start = Progress.now()
+    private let delay: UInt64
+    private var last: UInt64 = 0
+    private var shown = false
+
+    init() {
+        enabled = isatty(STDERR_FILENO) != 0
+        delay =
+            getenv("TRANSDUCE_PROGRESS_AFTER_MS").flatMap { UInt64(String(cString: $0)) }.map { $0 * 1_000_000 } ?? 1_000_000_000
+    }
+
+    static func now() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    /// Shows `text` if it is time to; cheap enough to call every few thousand items.
+    func update(_ text: @autoclosure () -> String) {
+        guard enabled else { return }
+        let t = Self.now()
+        guard t - start >= delay, t - last >= 200_000_000 || !shown else { return }
+        last = t
+        shown = true
+        Terminal.errorRaw("\r\u{1B}[K" + "trace-view: " + text() + " (\(formatDuration((t - start) / 1_000_000 * 1_000_000)))")
+    }
+
+    /// Erases the progress line.
+    func done() {
+        guard shown else { return }
+        Terminal.errorRaw("\r\u{1B}[K")
+        shown = false
     }
 }

@@ -35,6 +35,8 @@ public struct RenderOptions: Sendable {
 
     /// `line` cut to the width (`…` at the cut), counting characters but not colour sequences.
     public func fit(_ line: String) -> String {
+        // Control characters count as the escapes the terminal output will show for them.
+        let line = escapingControls(line)
         guard line.count > width, Self.visibleCount(line) > width else { return line }
         var out = ""
         var visible = 0

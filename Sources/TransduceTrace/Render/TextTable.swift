@@ -22,7 +22,9 @@ public struct TextTable: Sendable {
 
     public init(_ columns: [Column]) { self.columns = columns }
 
-    public mutating func append(_ row: [String]) { rows.append(row) }
+    /// Adds a row; control characters in its cells are escaped first, so the layout counts what
+    /// will be printed.
+    public mutating func append(_ row: [String]) { rows.append(row.map { escapingControls($0, keepingColour: false) }) }
 
     /// The column widths at `width`.
     func widths(_ width: Int) -> [Int] {

@@ -20,10 +20,18 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
     public var runtime: UInt64
     public var message: String
     public var events: [TraceEvent]
+    /// The trace's start, which the event times are printed from.
+    public var origin: UInt64 = 0
 
     public var description: String {
         "\(rule.rawValue) (runtime \(RuntimeKey.name(runtime))): \(message)"
-            + events.map { "\n    at \(format(Double($0.time) / 1_000_000, decimals: 3))ms \($0.kind) \(Self.ids($0))" }.joined()
+            + events.map { e in
+                let ms =
+                    e.time >= origin
+                    ? format(Double(e.time - origin) / 1_000_000, decimals: 3)
+                    : "-" + format(Double(origin - e.time) / 1_000_000, decimals: 3)
+                return "\n    at \(ms)ms \(e.kind) \(Self.ids(e))"
+            }.joined()
     }
 
     static func ids(_ e: TraceEvent) -> String {
@@ -39,7 +47,8 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
 public struct InvariantError: Error, CustomStringConvertible, Sendable {
     public var violations: [InvariantViolation]
     public var description: String {
-        "\(violations.count) runtime invariant violation(s):\n" + violations.map { "  " + $0.description }.joined(separator: "\n")
+        "\(violations.count) runtime invariant violation(s), times from the trace's start:\n"
+            + violations.map { "  " + $0.description }.joined(separator: "\n")
     }
 }
 
@@ -52,6 +61,7 @@ public enum TraceInvariants {
     public static func check(_ trace: Trace, complete: Bool = true) -> [InvariantViolation] {
         let whole = complete && trace.counts.overwritten == 0 && trace.counts.discarded == 0 && trace.counts.lost == 0
         var violations: [InvariantViolation] = []
+        let origin = trace.events.lazy.map(\.time).min() ?? 0
         struct RuntimeState {
             var open: TraceEvent?
             var accepted: [UInt64] = []
@@ -62,7 +72,8 @@ public enum TraceInvariants {
         var awaited: [TraceIndex.Key: (dispatch: TraceEvent, resumes: [TraceEvent])] = [:]
         var tasks: [TraceIndex.Key: (spawns: [TraceEvent], cancels: [TraceEvent], settles: [TraceEvent])] = [:]
         func add(_ rule: InvariantRule, _ runtime: UInt64, _ message: String, _ events: [TraceEvent]) {
-            violations.append(InvariantViolation(rule: rule, runtime: runtime, message: message, events: events))
+            violations.append(
+                InvariantViolation(rule: rule, runtime: runtime, message: message, events: events, origin: origin))
         }
         for e in trace.events {
             // Taken out of the dictionary while it is updated, so its collections are not copied.

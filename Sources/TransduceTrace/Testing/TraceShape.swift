@@ -72,15 +72,20 @@ extension Trace {
         guard let failure else { return }
         var lines = ["trace shape mismatch (\(exhaustive ? "exhaustive" : "in order, extra events allowed")): \(failure.reason)"]
         if let e = failure.expected { lines.append("  expected #\(e + 1): \(expectedText[e])") }
-        if let a = failure.actual { lines.append("  actual   #\(a + 1): \(actual[a])") }
+        if let a = failure.actual {
+            lines.append(
+                (exhaustive ? "  actual   #" : "  searched from actual #") + "\(a + 1): \(actual[a])")
+        }
         lines.append("")
+        // Each side has its own marker: in order (non-exhaustive) matching, the expected event
+        // that found no match and the actual event the search stopped at are different rows.
         let left = max(24, (expectedText.map(\.count).max() ?? 0) + 8)
-        lines.append("  " + pad("expected", left) + "actual")
+        lines.append("  " + pad("expected", left) + "  actual")
         for i in 0..<max(expectedText.count, actual.count) {
-            let marker = i == failure.expected || (failure.expected == nil && i == failure.actual) ? "> " : "  "
             let e = i < expectedText.count ? pad("\(i + 1)", 4, right: true) + " " + expectedText[i] : ""
             let a = i < actual.count ? pad("\(i + 1)", 4, right: true) + " " + actual[i] : ""
-            lines.append(marker + pad(e, left) + a)
+            lines.append(
+                (i == failure.expected ? "> " : "  ") + pad(e, left) + (i == failure.actual ? "> " : "  ") + a)
         }
         lines.append("")
         lines.append("What happened:")
