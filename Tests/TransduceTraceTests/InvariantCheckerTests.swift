@@ -117,8 +117,8 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
 
     @Test func errorsListEveryViolation() {
         let error = InvariantError(violations: violations([transduce(3, "x", at: 1)]))
-        #expect(error.description.hasPrefix("1 runtime invariant violation(s):\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"))
-        #expect(error.description.contains("at 1.000ms transduce cycle #3 'x'"))
+        #expect(error.description.hasPrefix("1 runtime invariant violation(s), times from the trace's start:\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"))
+        #expect(error.description.contains("at 0.000ms transduce cycle #3 'x'"))
     }
 }
 
@@ -148,34 +148,35 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
                   expected #4: spawn(load, shareable)
                   actual   #4: spawn(load, switchToLatest)
 
-                  expected                       actual
-                     1 dispatch(request, load)      1 dispatch(request, load)
-                     2 enter                        2 enter
-                     3 transduce(load)              3 transduce(load)
-                >    4 spawn(load, shareable)       4 spawn(load, switchToLatest)
-                                                    5 effect(task, load)
-                                                    6 leave(handedOff)
-                                                    7 settle(load, request, loaded)
-                                                    8 dispatch(taskRequest, loaded)
-                                                    9 enter
-                                                   10 transduce(loaded)
-                                                   11 leave(settled)
-                                                   12 resume(response)
+                  expected                         actual
+                     1 dispatch(request, load)        1 dispatch(request, load)
+                     2 enter                          2 enter
+                     3 transduce(load)                3 transduce(load)
+                >    4 spawn(load, shareable)    >    4 spawn(load, switchToLatest)
+                                                      5 effect(task, load)
+                                                      6 leave(handedOff)
+                                                      7 settle(load, request, loaded)
+                                                      8 dispatch(taskRequest, loaded)
+                                                      9 enter
+                                                     10 transduce(loaded)
+                                                     11 leave(settled)
+                                                     12 resume(response)
 
                 What happened:
-                  time ms  note               caller         gate        transduce       tasks        load#1
-                    0.000                        │────────────▶│ #1 request(load)          │             │
-                    1.000  wait 0ns              │             │──enter #1──▶│             │             │
-                    1.000                        │             │             │ transduce(load)           │
-                    2.000  waiters 1             │             │             │             │────────────▶│ spawn switchToLatest
-                    2.000                        │             │             │─task(load)─▶│             │
-                    3.000  held 2.00ms           │             │◀────────────│ leave #1 (handedOff)      │
-                    9.000  ran 7.00ms            │             │             │             │◀────────────│ settle: request(loaded)
-                    9.000                        │             │◀────────#2 taskRequest(loaded)──────────│
-                   10.000  wait 0ns              │             │──enter #2──▶│             │             │
-                   10.000                        │             │             │ transduce(loaded)         │
-                   11.000  held 0ns              │             │◀────────────│ leave #2 (settled)        │
-                   11.000  after 11.0ms          │◀────────────│ resume #1: response       │             │
+                  time ms  note           caller       gate      transduce     tasks
+                    0.000                     │──────────▶│ dispatch #1 request(load)
+                    1.000  wait 0ns           │           │──────────▶│ enter cycle #1
+                    1.000                     │           │           │ transduce(load)
+                                              │           │           │           │       load#1
+                    2.000  waiters 1          │           │           │           │──────────▶│ spawn switchToLatest
+                    2.000                     │           │           │──────────▶│ task(load)│
+                    3.000  held 2.00ms        │           │◀──────────│ leave cycle #1 (handedOff)
+                    9.000  ran 7.00ms         │           settle: request(loaded) │◀──────────│
+                    9.000                     │           │◀─dispatch #2 taskRequest(loaded)──│
+                   10.000  wait 0ns           │           │──────────▶│ enter cycle #2
+                   10.000                     │           │           │ transduce(loaded)
+                   11.000  held 0ns           │           │◀──────────│ leave cycle #2 (settled)
+                   11.000  after 11.0ms       │◀──────────│ resume dispatch #1: response
 
                 Fix: update the expected shape, or pass `exhaustive: false` to allow extra events in between.
                 """)
