@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs when any is missing (LTTng-UST, lttng-tools,
-# babeltrace2). Uses sudo when not root. Safe to run repeatedly: it does nothing when all exist.
+# babeltrace2, PlantUML). Uses sudo when not root. Safe to run repeatedly: it does nothing when all exist.
 set -euo pipefail
-packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev)
+# plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime).
+packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -30,7 +30,7 @@ enum TraceViewCommand {
             if args.flag("help") { return printHelp(help) }
             try sequence(args)
         case "check":
-            let args = try Arguments(rest, valued: ["runtime", "pid"], flags: ["help", "all-processes", "incomplete"])
+            let args = try Arguments(rest, valued: ["runtime", "pid", "width"], flags: display.union(["incomplete"]))
             if args.flag("help") { return printHelp(help) }
             try check(args)
         case "contention":
@@ -177,9 +177,10 @@ enum TraceViewCommand {
             lines.append("trace saved to \(path); try: trace-view sequence \(path)")
         } else {
             lines.append("")
-            lines.append("(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|export FILE)")
+            lines.append(
+                "(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|check|export FILE)")
         }
-        Terminal.print(lines)
+        Terminal.print(lines.map(options.fit))
     }
 
     /// A request's lifecycle plus the cycles of other dispatches that ran while it was in flight,
@@ -241,6 +242,7 @@ enum TraceViewCommand {
     static let invariantsBroken: Int32 = 1
 
     static func check(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
         var trace = try input.load(progress: Progress())
@@ -265,7 +267,7 @@ enum TraceViewCommand {
             for v in violations.prefix(50) { lines += v.description.split(separator: "\n").map(String.init) }
             if violations.count > 50 { lines.append("… and \(violations.count - 50) more") }
         }
-        Terminal.print(lines)
+        Terminal.print(lines.map(options.fit))
         try finish(notes: trace.notes)
         if !violations.isEmpty {
             throw CLIError(message: "the trace breaks \(violations.count) runtime invariant(s)", status: invariantsBroken)
@@ -343,6 +345,7 @@ enum TraceViewCommand {
             var exporter = ChromeTraceExporter { output.write($0) }
             (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
             exporter.finish()
+            try selection.check()
         case "jsonl":
             var buffer: [UInt8] = []
             var written = 0
@@ -360,6 +363,7 @@ enum TraceViewCommand {
             // learns them only at its end, so they are not repeated here).
             if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
             output.write(buffer)
+            try selection.check()
         default:
             let trace = try input.load(progress: Progress())
             notes = trace.notes
@@ -558,8 +562,19 @@ final class OutputFile {
         }
     }
 
+    private var closed = false
+
+    /// A file never closed (the export failed) leaves nothing behind.
+    deinit {
+        if !closed, let file, let temporary {
+            fclose(file)
+            unlink(temporary)
+        }
+    }
+
     func close() throws {
         guard let file, let temporary, let path else { return }
+        closed = true
         let closed = fclose(file) == 0
         guard closed && !failed && rename(temporary, path) == 0 else {
             unlink(temporary)

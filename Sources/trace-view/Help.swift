@@ -78,7 +78,7 @@ enum Help {
         ended and for switchToLatest churn (instances replaced again and again, none done).
         """,
         "check": """
-        USAGE: trace-view check [--runtime ID] [--pid PID] [--incomplete] TRACE
+        USAGE: trace-view check [--runtime ID] [--pid PID] [--incomplete] [--width N] TRACE
 
         Checks the runtime's invariants on the trace: one cycle at a time, admissions enter
         in the order accepted, every awaited caller resumed exactly once, every task spawned

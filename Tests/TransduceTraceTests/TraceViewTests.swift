@@ -54,6 +54,11 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
 
     @Test(arguments: [
         ("sequence-request.txt", ["sequence", "--request", "1"]),
+        // Whole lifecycles of a post (through the task it started, to its cancellation), a send,
+        // and a uniqueRequest (with the cancellation it caused).
+        ("request-post.txt", ["sequence", "--request", "10", "--width", "120"]),
+        ("request-send.txt", ["sequence", "--request", "2", "--width", "120"]),
+        ("request-unique.txt", ["sequence", "--request", "11", "--width", "120"]),
         ("sequence-ascii.txt", ["sequence", "--ascii", "--request", "4", "--width", "80"]),
         ("sequence-window.txt", ["sequence", "--from", "1ms", "--to", "2.5ms"]),
         ("contention.txt", ["contention"]),
