@@ -164,7 +164,8 @@ enum TraceViewCommand {
         {
             lines.append(options.paint("The request-lifecycle chart: request(load) #\(load.dispatch)", .bold))
             lines.append("(its task holds the waiter while send(ping) gets through the gate)")
-            lines += SequenceDiagram(index: index, options: options).render(
+            let start = trace.events.lazy.map(\.time).min()
+            lines += SequenceDiagram(index: index, options: options, origin: start).render(
                 withOtherCycles(index: index, runtime: load.runtimeKey, dispatch: load.dispatch))
             lines.append("")
         }

@@ -110,7 +110,7 @@ struct Comparable: Hashable {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let ringFile = dir.file("ring.jsonl")
-        let (ctf, _) = try LTTngTools.record(into: dir.path, example, [ringFile])
+        let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
         // Durations are measured by the runtime and identical in both; event times are stamped by
         // each sink, so only what derives from them (time spans, queue-depth columns) may differ.
         func masked(_ text: String) -> [String] {
@@ -124,8 +124,10 @@ struct Comparable: Hashable {
             return Array(lines[a..<b])
         }
         for command in ["tasks", "contention", "summary"] {
-            let ring = try traceView([command, ringFile])
-            let lttng = try traceView([command, ctf])
+            // The session caught every traced process of the machine (other tests run some):
+            // the example's alone is compared.
+            let ring = try traceView([command, "--pid", String(pid), ringFile])
+            let lttng = try traceView([command, "--pid", String(pid), ctf])
             #expect(ring.status == 0 && lttng.status == 0, "\(command): \(ring.err) \(lttng.err)")
             var a = masked(ring.out)
             var b = masked(lttng.out)
