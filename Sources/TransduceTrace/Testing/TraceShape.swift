@@ -5,7 +5,9 @@ public enum ShapeScope: Sendable {
     /// Every event (of one runtime, when given).
     case all(runtime: RuntimeID? = nil)
     /// The lifecycle of one request: the `occurrence`-th dispatch (1-based) of `event` in the
-    /// trace, with its cycles, the tasks holding its waiter, their re-entries and its resume.
+    /// trace, with everything it caused whatever its style (``TraceIndex/requestLifecycle(runtime:dispatch:)``):
+    /// its cycles and what they cancelled, the tasks they started or joined to their end, the
+    /// tasks' re-entries and requests, and its resume.
     case request(String, occurrence: Int = 1, runtime: RuntimeID? = nil)
     /// The lifecycle of one request, by dispatch id.
     case dispatch(UInt64, runtime: RuntimeID? = nil)

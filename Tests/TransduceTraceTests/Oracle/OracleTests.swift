@@ -40,6 +40,9 @@ import Transduce
             }
             if failures.count >= 3 { break }
         }
+        print(
+            "oracle: \(Self.seeds.count) seeds from \(Self.seeds.first ?? 0): \(totals.events) events, "
+                + "\(totals.requests) dispatches, \(totals.tasks) task instances")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n\n"))")
         // The scripts exercised what they are for (a generator that stopped making tasks or
         // requests would pass every check vacuously).
