@@ -140,6 +140,16 @@ struct OracleChecks {
                 problems.append("cycle #\(e.cycle): wait \(e.nanos) ns but enter − dispatch is \(e.time.minus(t)) ns")
             }
         }
+        // A request made from inside a task resumes that task's lane, not the caller's.
+        for (op, task) in run.model.madeByTask where run.model.awaited.contains(op) {
+            guard let dispatch = facts.dispatchOfOp[op], let resume = resumes[dispatch]?.first,
+                let taskId = facts.taskOfOp[task]
+            else { continue }
+            let lane = index.interaction(for: resume)?.to
+            if lane != .task(TraceIndex.Key(runtime: runtime, id: taskId)) {
+                problems.append("op\(op), made by task #\(taskId): its resume goes to \(lane.map { "\($0)" } ?? "nothing")")
+            }
+        }
         problems += taskProblems(runtime: runtime)
         problems += lifecycleProblems(runtime: runtime)
         problems += contentionProblems()
@@ -292,6 +302,11 @@ struct OracleChecks {
                 continue
             }
             let gate = Set(points.filter { $0.tid == 2 }.map(\.time))
+            // The flow ends where the caller waits: a task's lane for a request made inside one.
+            let madeByTask = facts.opOfDispatch[e.dispatch].map { run.model.madeByTask[$0] != nil } ?? false
+            if let end = points.last, (end.tid >= ChromeTraceExporter.firstLane) != madeByTask {
+                problems.append("chrome: the flow of \(op) ends on track \(end.tid)")
+            }
             var serving = [e.cycle]
             if let own = facts.opOfDispatch[e.dispatch].flatMap({ facts.cycleOfOp[$0] }) { serving.append(own) }
             for cycle in serving where cycle != 0 {
