@@ -75,7 +75,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
     }
 
     @Test func everyCommandHasHelp() throws {
-        for command in ["demo", "sequence", "contention", "tasks", "summary", "export", "record"] {
+        for command in ["demo", "sequence", "contention", "tasks", "summary", "check", "export", "record"] {
             let (status, out, _) = try traceView([command, "--help"])
             #expect(status == 0)
             #expect(out.hasPrefix("USAGE: trace-view \(command)"))

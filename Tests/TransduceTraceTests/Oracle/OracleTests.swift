@@ -23,7 +23,7 @@ import Transduce
 
     @Test func analysesAgreeWithWhatHappened() async throws {
         var failures: [String] = []
-        var totals = (events: 0, requests: 0, tasks: 0)
+        var totals = (events: 0, requests: 0, tasks: 0, overflowed: 0)
         for seed in Self.seeds {
             let run = OracleRun(seed: seed)
             do {
@@ -35,6 +35,7 @@ import Transduce
                 totals.events += trace.events.count
                 totals.requests += run.model.dispatched.count
                 totals.tasks += run.model.tasks.count
+                totals.overflowed += trace.events.filter { $0.kind == .dispatch && $0.count > run.queueCapacity }.count
             } catch {
                 failures.append("oracle seed \(seed): \(error)")
             }
@@ -42,12 +43,14 @@ import Transduce
         }
         print(
             "oracle: \(Self.seeds.count) seeds from \(Self.seeds.first ?? 0): \(totals.events) events, "
-                + "\(totals.requests) dispatches, \(totals.tasks) task instances")
+                + "\(totals.requests) dispatches, \(totals.tasks) task instances, \(totals.overflowed) waited for room")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n\n"))")
         // The scripts exercised what they are for (a generator that stopped making tasks or
         // requests would pass every check vacuously).
         if failures.isEmpty {
             #expect(totals.requests >= Self.seeds.count * 10 && totals.tasks >= Self.seeds.count * 3)
+            // Admissions waited in the overflow (a full queue) in the seeds that have a small one.
+            #expect(Self.seeds.count < 20 || totals.overflowed > 0)
         }
     }
 
