@@ -499,7 +499,8 @@ enum RecordSessions {
             let parts = name.dropFirst(prefix.count).split(separator: "-")
             guard parts.count == 2, let pid = Int32(parts[0]), pid != getpid() else { continue }
             guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            if (try? Subprocess.run(lttng, ["destroy", String(name)], output: .discard, timeout: LTTngSession.callTimeout))?
+            if (try? Subprocess.run(
+                lttng, ["destroy", "--no-wait", String(name)], output: .discard, timeout: LTTngSession.callTimeout))?
                 .status
                 == 0
             {
@@ -515,7 +516,10 @@ enum RecordSessions {
     /// ``Guardian/release()`` stops it when trace-view destroyed the session itself.
     static func guardSession(_ name: String) -> Guardian {
         guard let lttng = Subprocess.which("lttng") else { return Guardian(pid: 0) }
-        let script = "trap '' INT QUIT; while kill -0 \"$2\" 2>/dev/null; do sleep 0.2; done; exec \"$0\" destroy \"$1\""
+        // `--no-wait`: a session whose trace-view is gone need not wait for its data to be
+        // flushed, and once such a destroy waited on an LTTng consumer that never answered.
+        let script =
+            "trap '' INT QUIT; while kill -0 \"$2\" 2>/dev/null; do sleep 0.2; done; exec \"$0\" destroy --no-wait \"$1\""
         let watcher = try? Subprocess.startWatcher("/bin/sh", ["-c", script, lttng, name, String(getpid())])
         return Guardian(pid: watcher ?? 0)
     }

@@ -117,7 +117,7 @@ extension LTTngTests {
             }
             let errors = dir.file("stderr")
             do {
-                try await withTimeout(120) { while try !sessionListed() { try await Task.sleep(for: .milliseconds(20)) } }
+                try await withTimeout(120) { while try !sessionListed() { try await Task.sleep(for: .milliseconds(100)) } }
             } catch {
                 Issue.record(
                     "the session never appeared; trace-view said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")"
@@ -127,7 +127,7 @@ extension LTTngTests {
             kill(child.pid, SIGKILL)
             #expect(try Subprocess.wait(child.pid, timeout: 60, name: "trace-view") == 128 + SIGKILL)
             do {
-                try await withTimeout(120) { while try sessionListed() { try await Task.sleep(for: .milliseconds(20)) } }
+                try await withTimeout(120) { while try sessionListed() { try await Task.sleep(for: .milliseconds(100)) } }
             } catch {
                 Issue.record("the session outlived its killed trace-view")
                 throw error
