@@ -43,19 +43,21 @@ public struct ChromeTraceExporter: TraceConsumer {
     static let gate = 2
     static let firstLane = 1000
 
-    /// The lowest free numbers, reused.
+    /// Track numbers, reused: the lowest one free since at or before the time asked for. (The
+    /// time matters: the runtime stamps a few events out of order, and Perfetto, which sorts by
+    /// time, would see a slice begin on a track before the previous one there ended.)
     struct SlotPool {
-        private var free: [Int] = []
+        private var freedAt: [Int: UInt64] = [:]
         private var next = 0
-        mutating func take() -> Int {
-            if let slot = free.popLast() { return slot }
+        mutating func take(at time: UInt64) -> Int {
+            if let slot = freedAt.lazy.filter({ $0.value <= time }).map(\.key).min() {
+                freedAt[slot] = nil
+                return slot
+            }
             defer { next += 1 }
             return next
         }
-        mutating func give(_ slot: Int) {
-            free.append(slot)
-            free.sort(by: >)
-        }
+        mutating func give(_ slot: Int, at time: UInt64) { freedAt[slot] = time }
     }
 
     public init(sink: @escaping ([UInt8]) -> Void) {
@@ -117,6 +119,13 @@ public struct ChromeTraceExporter: TraceConsumer {
         )
     }
 
+    /// A moment on a track (a dispatch, a resume): an instant, which cannot overlap anything.
+    private mutating func instant(_ pid: UInt64, _ tid: Int, _ name: String, category: String, _ e: TraceEvent) {
+        emit(
+            #""name":\#(json(name)),"cat":"\#(category)","ph":"i","s":"t","pid":\#(pid),"tid":\#(tid),"ts":\#(micros(e.time)),\#(args(e))"#
+        )
+    }
+
     private mutating func flow(_ phase: String, _ id: UInt64, _ pid: UInt64, _ tid: Int, _ e: TraceEvent) {
         emit(
             #""name":"request","cat":"flow","ph":"\#(phase)","id":\#(id),"pid":\#(pid),"tid":\#(tid),"ts":\#(micros(e.time)),"bp":"e",\#(args(e, ",\"dispatch\":\(flowRequest[id] ?? 0)"))"#
@@ -152,12 +161,12 @@ public struct ChromeTraceExporter: TraceConsumer {
             dispatchLabels[key(e.dispatch)] = (e.label, e.codeName)
             let name = "\(e.codeName)(\(e.label)) dispatch #\(e.dispatch)"
             let from = originTrack ?? Self.callers
-            slice(pid, from, name, start: e.time, duration: 1000, category: "dispatch", e)
+            instant(pid, from, name, category: "dispatch", e)
             var carried: [UInt64] = []
             if ["send", "request", "uniqueRequest"].contains(e.codeName) {
                 let id = nextFlow
                 nextFlow += 1
-                let slot = requestSlots[pid, default: SlotPool()].take()
+                let slot = requestSlots[pid, default: SlotPool()].take(at: e.time)
                 requests[key(e.dispatch)] = (id, slot, name, from)
                 flowRequest[id] = e.dispatch
                 emit(
@@ -173,7 +182,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             if e.otherTask != 0, let lane = laneOfTask[key(e.otherTask)], taskStarts[key(e.otherTask)] == nil {
                 // The task had ended; its lane was kept only for this re-entry.
                 laneOfTask[key(e.otherTask)] = nil
-                taskLanes[pid, default: SlotPool()].give(lane)
+                taskLanes[pid, default: SlotPool()].give(lane, at: e.time)
             }
             if !carried.isEmpty { dispatchFlows[key(e.dispatch)] = carried }
         case .cycleEnter:
@@ -196,7 +205,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             cycleFlows[key(e.cycle)] = nil
         case .taskSpawn:
             let title = (e.label.isEmpty ? "task" : e.label) + " task #\(e.task)"
-            let lane = taskLanes[pid, default: SlotPool()].take()
+            let lane = taskLanes[pid, default: SlotPool()].take(at: e.time)
             laneOfTask[key(e.task)] = lane
             taskStarts[key(e.task)] = (e.time, "\(title) \(e.codeName)", lane)
             track(pid, Self.firstLane + lane, "task lane \(lane + 1)")
@@ -220,13 +229,13 @@ public struct ChromeTraceExporter: TraceConsumer {
                 let outcome = e.kind == .taskCancel ? "cancelled (\(e.codeName))" : e.codeName
                 slice(
                     pid, Self.firstLane + start.lane, "\(start.title): \(outcome)", start: start.time,
-                    duration: max(e.time.minus(start.time), 1000), category: "task", e)
+                    duration: e.time.minus(start.time), category: "task", e)
                 // A task that re-enters keeps its lane for that dispatch (it follows at once,
                 // under the same lock); any other gives it up now.
                 let reenters = e.kind == .taskSettle && (e.codeName == "request" || e.codeName == "response")
                 if !reenters {
                     laneOfTask[key(e.task)] = nil
-                    taskLanes[pid, default: SlotPool()].give(start.lane)
+                    taskLanes[pid, default: SlotPool()].give(start.lane, at: e.time)
                 }
             }
             // A cancelled task's waiters are resumed with an error; a replaced one's moved on.
@@ -236,15 +245,13 @@ public struct ChromeTraceExporter: TraceConsumer {
             }
         case .requestResume:
             if let request = requests.removeValue(forKey: key(e.dispatch)) {
-                slice(
-                    pid, request.track, "resume dispatch #\(e.dispatch): \(e.codeName)", start: e.time, duration: 1000,
-                    category: "resume", e)
+                instant(pid, request.track, "resume dispatch #\(e.dispatch): \(e.codeName)", category: "resume", e)
                 flow("f", request.flow, pid, request.track, e)
                 flowRequest[request.flow] = nil
                 emit(
                     #""name":\#(json(request.name)),"cat":"request","ph":"e","id":\#(request.slot),"pid":\#(pid),"tid":\#(Self.callers),"ts":\#(micros(e.time)),\#(args(e, ",\"outcome\":\(json(e.codeName))"))"#
                 )
-                requestSlots[pid, default: SlotPool()].give(request.slot)
+                requestSlots[pid, default: SlotPool()].give(request.slot, at: e.time)
             }
         case .dispatchRejected, .transduce, .eventDropped:
             break
