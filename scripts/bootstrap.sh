@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs when any is missing (LTTng-UST, lttng-tools,
-# babeltrace2, PlantUML). Uses sudo when not root. Safe to run repeatedly: it does nothing when all exist.
+# babeltrace2, PlantUML, Chromium). Uses sudo when not root. Safe to run repeatedly: it does nothing when all exist.
 set -euo pipefail
-# plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime).
-packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml)
+# plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
+# chromium and python3-pip: they open the Chrome export in the Perfetto UI (scripts/perfetto-ui.sh).
+packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml chromium python3 python3-pip)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

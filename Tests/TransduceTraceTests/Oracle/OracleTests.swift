@@ -276,11 +276,18 @@ struct OracleChecks {
             let events = object["traceEvents"] as? [[String: Any]]
         else { return ["chrome export: not JSON"] }
         var flowPoints: [UInt64: [(phase: String, tid: Int, time: UInt64)]] = [:]
+        // Slices per track, and async slots' begin and end times, which Perfetto (sorting by
+        // time) needs properly nested and not reused before they end.
+        var slices: [String: [(Double, Double)]] = [:]
+        var slotTimes: [Int: [(Double, String)]] = [:]
         var begins: [Int: [String]] = [:]
         var problems: [String] = []
         for e in events {
             guard let ph = e["ph"] as? String, let args = e["args"] as? [String: Any] else { continue }
             let time = UInt64(args["time_ns"] as? String ?? "") ?? 0
+            let ts = e["ts"] as? Double ?? 0
+            if ph == "X" { slices["\(e["pid"]!)/\(e["tid"]!)", default: []].append((ts, ts + (e["dur"] as? Double ?? 0))) }
+            if ph == "b" || ph == "e" { slotTimes[e["id"] as? Int ?? -1, default: []].append((ts, ph)) }
             switch ph {
             case "s", "t", "f":
                 let dispatch = UInt64(args["dispatch"] as? Int ?? 0)
@@ -295,6 +302,26 @@ struct OracleChecks {
             }
         }
         if begins.values.contains(where: { !$0.isEmpty }) { problems.append("chrome: an async request never ends") }
+        for (track, list) in slices {
+            let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
+            var stack: [Double] = []
+            for (start, end) in sorted {
+                while let top = stack.last, top <= start { stack.removeLast() }
+                if let top = stack.last, end > top + 0.0005 {
+                    problems.append("chrome: slices overlap on track \(track) at \(start) µs")
+                    break
+                }
+                stack.append(end)
+            }
+        }
+        for (slot, times) in slotTimes {
+            // In the order written, each begin comes at or after the slot's previous end.
+            var lastEnd = -Double.infinity
+            for (ts, ph) in times {
+                if ph == "b", ts < lastEnd { problems.append("chrome: async slot \(slot) reused at \(ts) µs before its end") }
+                if ph == "e" { lastEnd = ts }
+            }
+        }
         var enterTime: [UInt64: UInt64] = [:]
         for e in trace.events where e.kind == .cycleEnter { enterTime[e.cycle] = e.time }
         for e in trace.events where e.kind == .requestResume {

