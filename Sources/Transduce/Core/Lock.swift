@@ -11,6 +11,10 @@
 /// Used instead of `Synchronization.Mutex` because on Linux that one is built on raw futexes,
 /// which ThreadSanitizer cannot see, so every `--sanitize=thread` run reported false races. An
 /// uncontended lock/unlock pair costs about the same (~20 ns). Not reentrant.
+///
+/// `Value` must not be empty (`Void`, an empty struct): ThreadSanitizer reports the `inout`
+/// access of an empty stored property as racing with reads of the object's header by other
+/// threads (a false race it found in CI). Guard a counter instead.
 @usableFromInline
 package final class Lock<Value>: @unchecked Sendable {  // `value` is only touched with `mutex` held
     @usableFromInline

@@ -55,7 +55,8 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     private let contendedCount = Atomic<UInt64>(0)
     /// Overwritten events found by drains (lapped before the drain reached them).
     private let drainOverwritten = Atomic<UInt64>(0)
-    private let drainLock = Lock(())
+    /// Serializes drains; counts them (a `Lock` never guards an empty value, see ``Lock``).
+    private let drainLock = Lock(UInt64(0))
 
     /// Creates a buffer of at least `capacity` events (rounded up to a power of two, at least 2).
     /// Allocates `capacity × 104` bytes once (13 words a slot).
@@ -164,7 +165,8 @@ public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via cl
     /// Stops at the first ticket not committed yet, so an event still being written is never
     /// skipped; tickets dropped to contention are passed over and counted as overwritten.
     public func drain(limit: Int = .max) -> Batch {
-        drainLock.withLock { _ in
+        drainLock.withLock { drains in
+            drains &+= 1
             let end = head.load(ordering: .acquiring)
             var ticket = tail.load(ordering: .relaxed)
             var records: [RawRecord] = []

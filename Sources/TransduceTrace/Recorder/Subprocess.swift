@@ -13,8 +13,9 @@ import Transduce
 /// `lttng-sessiond --daemonize` waits forever for the SIGUSR1 its daemon sends when ready. Here
 /// the child starts with an empty signal mask and every signal at its default action.
 package enum Subprocess {
-    /// Held while a pipe is made close-on-exec and while a child is spawned.
-    private static let spawnLock = Lock(())
+    /// Held while a pipe is made close-on-exec and while a child is spawned; counts the spawns
+    /// (a `Lock` never guards an empty value, see ``Lock``).
+    private static let spawnLock = Lock(UInt64(0))
 
     /// Where the child's standard output and error go.
     package enum Output: Sendable {
@@ -211,7 +212,10 @@ package enum Subprocess {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = spawnLock.withLock { _ in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        let spawned = spawnLock.withLock { spawns -> Int32 in
+            spawns &+= 1
+            return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard spawned == 0 else { throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
         return pid
     }
