@@ -20,6 +20,9 @@ public struct TraceIndex: Sendable {
         public var cycles: [UInt64] = []
         public var resumes: [Int] = []
         public var joins: [UInt64] = []
+        /// The awaited dispatches whose waiters this admission carries: its own when it is
+        /// awaited; for a task's re-entry, the waiters the task carried.
+        public var carries: [UInt64] = []
     }
 
     public struct CycleRecord: Sendable {
@@ -42,6 +45,10 @@ public struct TraceIndex: Sendable {
         /// Waiters the instance was spawned with (callers it carries; replaced instances' included).
         public var waiters: UInt32
         public var replacedBy: UInt64 = 0
+        /// The awaited dispatches whose waiters it carried: from its spawning cycle (when that
+        /// admission's style hands waiters to its task), from the instance it replaced, and from
+        /// joins.
+        public var carried: [UInt64] = []
         public var joins: [Int] = []
         public var cancels: [Int] = []
         public var settles: [Int] = []
@@ -65,7 +72,14 @@ public struct TraceIndex: Sendable {
             let r = e.runtimeKey
             switch e.kind {
             case .dispatch:
-                dispatches[Key(runtime: r, id: e.dispatch)] = DispatchRecord(event: i)
+                var record = DispatchRecord(event: i)
+                let style = e.codeName
+                if style == "send" || style == "request" || style == "uniqueRequest" {
+                    record.carries = [e.dispatch]
+                } else if style == "taskRequest" || style == "taskResponse" {
+                    record.carries = tasks[Key(runtime: r, id: e.otherTask)]?.carried ?? []
+                }
+                dispatches[Key(runtime: r, id: e.dispatch)] = record
                 if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.reentries.append(e.dispatch) }
             case .cycleEnter:
                 cycles[Key(runtime: r, id: e.cycle)] = CycleRecord(enter: i, dispatch: e.dispatch)
@@ -78,13 +92,22 @@ public struct TraceIndex: Sendable {
                 cycles[Key(runtime: r, id: e.cycle)]?.leave = i
                 if open[r] == e.cycle { open[r] = nil }
             case .taskSpawn:
-                tasks[Key(runtime: r, id: e.task)] = TaskRecord(
-                    spawn: i, cycle: e.cycle, name: e.label, replaces: e.otherTask, waiters: e.count)
+                var record = TaskRecord(spawn: i, cycle: e.cycle, name: e.label, replaces: e.otherTask, waiters: e.count)
+                // Request-like admissions hand their waiters to the task they start; a replaced
+                // instance hands over its own.
+                if let admission = cycles[Key(runtime: r, id: e.cycle)].flatMap({ dispatches[Key(runtime: r, id: $0.dispatch)] }),
+                    ["request", "uniqueRequest", "taskRequest"].contains(events[admission.event].codeName)
+                {
+                    record.carried = admission.carries
+                }
+                if e.otherTask != 0 { record.carried += tasks[Key(runtime: r, id: e.otherTask)]?.carried ?? [] }
+                tasks[Key(runtime: r, id: e.task)] = record
                 cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
                 cycles[Key(runtime: r, id: e.cycle)]?.spawned.append(e.task)
                 if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.replacedBy = e.task }
             case .taskJoin:
                 tasks[Key(runtime: r, id: e.task)]?.joins.append(i)
+                tasks[Key(runtime: r, id: e.task)]?.carried.append(e.dispatch)
                 dispatches[Key(runtime: r, id: e.dispatch)]?.joins.append(e.task)
                 if let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskCancel:
@@ -124,38 +147,49 @@ public struct TraceIndex: Sendable {
     /// That is its dispatch and resume; its cycles, with what they did (the cancellations a
     /// `uniqueRequest` or a cancel effect made, joins); every task those cycles spawned or joined,
     /// from spawn to end; those tasks' dispatches (re-entries, and requests made from inside
-    /// them), followed the same way; and the replacements of tasks that carried waiters (the
-    /// waiters move to the replacement). The same for every style: a `post` or `send` is
+    /// them), followed the same way; and the replacements of tasks that carried the waiter of
+    /// one of its dispatches (the waiter moves to the replacement). The same for every style: a `post` or `send` is
     /// followed through the task it started, though no caller waits for it.
     public func requestLifecycle(runtime: UInt64, dispatch: UInt64) -> [Int] {
         var included = Set<Int>()
         var pendingDispatches = [dispatch]
         var seenDispatches = Set<UInt64>()
         var seenTasks = Set<UInt64>()
-        // A loop, not recursion: a trace decides how long a chain of replacements is.
-        func addTask(_ first: UInt64) {
-            var next = first
-            while next != 0, seenTasks.insert(next).inserted, let record = tasks[Key(runtime: runtime, id: next)] {
-                included.insert(record.spawn)
-                included.formUnion(record.cancels)
-                included.formUnion(record.settles)
-                pendingDispatches += record.reentries
-                // Only a task that carried waiters hands them to its replacement; otherwise the
-                // replacement is another dispatch's work.
-                next = record.waiters > 0 || !record.joins.isEmpty ? record.replacedBy : 0
+        var pendingTasks: [UInt64] = []
+        // Loops, not recursion: a trace decides how long a chain of replacements is.
+        while true {
+            while !pendingDispatches.isEmpty || !pendingTasks.isEmpty {
+                if let t = pendingTasks.popLast() {
+                    guard seenTasks.insert(t).inserted, let task = tasks[Key(runtime: runtime, id: t)] else { continue }
+                    included.insert(task.spawn)
+                    included.formUnion(task.cancels)
+                    included.formUnion(task.settles)
+                    pendingDispatches += task.reentries
+                } else if let d = pendingDispatches.popLast() {
+                    guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else {
+                        continue
+                    }
+                    included.insert(record.event)
+                    included.formUnion(record.resumes)
+                    for c in record.cycles {
+                        guard let cycle = cycles[Key(runtime: runtime, id: c)] else { continue }
+                        included.insert(cycle.enter)
+                        included.formUnion(cycle.events)
+                        pendingTasks += cycle.spawned
+                    }
+                    pendingTasks += record.joins
+                }
             }
-        }
-        while let d = pendingDispatches.popLast() {
-            guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else { continue }
-            included.insert(record.event)
-            included.formUnion(record.resumes)
-            for c in record.cycles {
-                guard let cycle = cycles[Key(runtime: runtime, id: c)] else { continue }
-                included.insert(cycle.enter)
-                included.formUnion(cycle.events)
-                cycle.spawned.forEach(addTask)
+            // A replacement belongs to the lifecycle when the instance it replaced carried the
+            // waiter of one of its dispatches (the waiter moved to it); those dispatches are known
+            // only now, so this repeats until nothing is added.
+            pendingTasks = seenTasks.compactMap { t -> UInt64? in
+                guard let task = tasks[Key(runtime: runtime, id: t)], task.replacedBy != 0,
+                    !seenTasks.contains(task.replacedBy), task.carried.contains(where: seenDispatches.contains)
+                else { return nil }
+                return task.replacedBy
             }
-            record.joins.forEach(addTask)
+            if pendingTasks.isEmpty { break }
         }
         return included.sorted()
     }

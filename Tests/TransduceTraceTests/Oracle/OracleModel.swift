@@ -22,8 +22,8 @@ struct OracleModel {
         var op: Int
         var name: String?
         var waiters: [Int]
-        /// Whether it ever carried a waiter (at spawn, by replacement or by a join).
-        var carried: Bool
+        /// The callers whose waiters it ever carried (at spawn, by replacement or by a join).
+        var carried: [Int]
         var fate: String?
         var replacedBy: Int?
         var joinedBy: [Int] = []
@@ -94,7 +94,7 @@ struct OracleModel {
                 if shareable && style != "uniqueRequest" {
                     if !carry.isEmpty {
                         tasks[existing]!.waiters += carry
-                        tasks[existing]!.carried = true
+                        tasks[existing]!.carried += carry
                         tasks[existing]!.joinedBy += carry
                         for caller in carry { joined[caller, default: []].append(existing) }
                     }
@@ -107,7 +107,7 @@ struct OracleModel {
                 cancelledBy[existing] = op
             }
             let all = moved + carry
-            tasks[op] = ModelTask(op: op, name: name, waiters: all, carried: !all.isEmpty)
+            tasks[op] = ModelTask(op: op, name: name, waiters: all, carried: all)
             live[name ?? "#\(op)"] = op
             spawned[op] = op
         }
@@ -175,22 +175,32 @@ struct OracleModel {
 
     // MARK: lifecycles
 
-    /// The ops and tasks of op `op`'s request lifecycle: what it caused, by the rules.
+    /// The ops and tasks of op `op`'s request lifecycle: what it caused, by the rules. A task
+    /// that replaced one of them belongs to it when the replaced one carried the waiter of one of
+    /// its ops (which moved to the replacement).
     func lifecycle(of op: Int) -> (ops: Set<Int>, tasks: Set<Int>) {
         var ops: Set<Int> = []
         var inTasks: Set<Int> = []
         var pending = [op]
-        func add(_ first: Int) {
-            var next: Int? = first
-            while let task = next, inTasks.insert(task).inserted, let record = tasks[task] {
-                pending += record.dispatched
-                next = record.carried ? record.replacedBy : nil
+        var pendingTasks: [Int] = []
+        while true {
+            while !pending.isEmpty || !pendingTasks.isEmpty {
+                if let task = pendingTasks.popLast() {
+                    guard inTasks.insert(task).inserted, let record = tasks[task] else { continue }
+                    pending += record.dispatched
+                } else if let d = pending.popLast() {
+                    guard ops.insert(d).inserted else { continue }
+                    if let task = spawned[d] { pendingTasks.append(task) }
+                    pendingTasks += joined[d, default: []]
+                }
             }
-        }
-        while let d = pending.popLast() {
-            guard ops.insert(d).inserted else { continue }
-            if let task = spawned[d] { add(task) }
-            joined[d, default: []].forEach(add)
+            pendingTasks = inTasks.compactMap { task in
+                guard let record = tasks[task], let next = record.replacedBy, !inTasks.contains(next),
+                    record.carried.contains(where: ops.contains)
+                else { return nil }
+                return next
+            }
+            if pendingTasks.isEmpty { break }
         }
         return (ops, inTasks)
     }
