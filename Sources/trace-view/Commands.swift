@@ -29,6 +29,11 @@ enum TraceViewCommand {
             let args = try Arguments(rest, valued: ["runtime", "pid", "request", "from", "to", "width"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try sequence(args)
+        case "slow":
+            let args = try Arguments(
+                rest, valued: ["runtime", "pid", "top", "over", "event", "width"], flags: display.union(["json"]))
+            if args.flag("help") { return printHelp(help) }
+            try slow(args)
         case "check":
             let args = try Arguments(rest, valued: ["runtime", "pid", "width"], flags: display.union(["incomplete"]))
             if args.flag("help") { return printHelp(help) }
@@ -233,7 +238,66 @@ enum TraceViewCommand {
             indices, progress: { drawing?.update("drew \($0) of \(indices.count) rows") }
         ) { out.line($0) }
         drawing?.done()
+        // A request's chart ends with why it took as long as it did.
+        if let request = try args.integer("request"), from == nil && to == nil,
+            let runtime = try? runtime(of: request, in: index, narrowed: selection.isNarrowed),
+            let breakdown = index.latencyBreakdown(runtime: runtime, dispatch: request)
+        {
+            out.line("")
+            for line in breakdown.render(options: options) { out.line(line) }
+        }
         out.flush()
+        try finish(notes: trace.notes)
+    }
+
+    // MARK: slow
+
+    static func slow(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        let trace = try input.load(progress: Progress())
+        let index = TraceIndex(trace.events.filter { selection.keep($0) })
+        try selection.check()
+        let top = try args.integer("top") ?? 10
+        guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
+        var over: UInt64?
+        if let text = args.options["over"] {
+            guard let value = parseDuration(text) else {
+                throw CLIError.usage("--over needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
+            }
+            over = value
+        }
+        let event = args.options["event"]
+        let awaited = index.latencyBreakdowns().filter { event == nil || $0.label == event }
+        let slow = awaited.filter { over == nil || $0.total >= over! }.sorted { $0.total > $1.total }
+        let shown = Array(slow.prefix(Int(top)))
+        if args.flag("json") {
+            Terminal.print(["["] + shown.enumerated().map { "  " + $1.json() + ($0 < shown.count - 1 ? "," : "") } + ["]"])
+            return try finish(notes: trace.notes)
+        }
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        var lines = [
+            options.paint(
+                options.fit(
+                    "Slowest requests: \(shown.count) of \(awaited.count) awaited" + (event.map { " '\($0)'" } ?? "")
+                        + (over.map { ", \(slow.count) took \(d($0)) or more" } ?? "")), .bold)
+        ]
+        if shown.isEmpty {
+            lines.append(awaited.isEmpty ? "  (no awaited request was resumed)" : "  (none took that long)")
+        } else {
+            var table = TextTable([
+                .init("total", minimum: 6, alignRight: true), .init("request", minimum: 10), .init("outcome", minimum: 5),
+                .init("biggest parts", minimum: 10),
+            ])
+            for b in shown { table.append(b.summaryLine(options: options)) }
+            lines += table.render(options: options)
+            for b in shown.prefix(3) {
+                lines.append("")
+                lines += b.render(options: options)
+            }
+        }
+        Terminal.print(lines)
         try finish(notes: trace.notes)
     }
 

@@ -10,6 +10,7 @@ enum Help {
           contention   Gate wait and hold distributions, who held the gate, queue depth
           tasks        Every task instance: policy, run time, outcome, replaced-by, joined-by
           summary      Counts per kind, runtimes, time span, events lost by the recorder
+          slow         The slowest requests, each latency split into the parts that made it
           check        Check the runtime's invariants (one cycle at a time, FIFO admission, …)
           export       Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines
           record       Run a command under an LTTng session and keep the CTF trace
@@ -44,7 +45,8 @@ enum Help {
 
         Draws lifelines for callers, the compute gate, transduce(), the task manager and
         task instances, with times (ms from the trace's first event) and durations. Task
-        lanes go to the tasks live in the rows shown; a row names a lane's new task.
+        lanes go to the tasks live in the rows shown; a row names a lane's new task. The chart
+        of an awaited --request ends with its latency breakdown (see 'slow').
 
         OPTIONS:
           --runtime ID   Only this runtime (its id within its process)
@@ -76,6 +78,25 @@ enum Help {
         Every task instance with name, policy, spawning event, run time, outcome and the task
         that replaced it or the dispatches that joined it; warnings for tasks that never
         ended and for switchToLatest churn (instances replaced again and again, none done).
+        """,
+        "slow": """
+        USAGE: trace-view slow [--top N] [--over T] [--event LABEL] [--runtime ID] [--pid PID]
+                               [--json] [--ascii] [--width N] TRACE
+
+        The slowest awaited requests (send, request, uniqueRequest, and requests made inside
+        tasks), each with its latency from dispatch to resume split along its critical path:
+        the admission's wait for the gate (and which cycles held it, in actions or not), its
+        cycles (transduce, actions, async actions), the tasks that carried its waiter (run,
+        joined, replaced, cancelled), re-entry waits and cycles, and the resume. The parts add
+        up to the latency exactly. The three slowest are broken down in full.
+
+        OPTIONS:
+          --top N        How many to list (default 10)
+          --over T       Only requests that took T or more (250us, 5ms, 1.5s)
+          --event LABEL  Only requests of this event
+          --json         One object per request: dispatch, label, style, outcome, total_ns, and
+                         parts ({name, title, ns, cycle, task, dispatch, held_by}) whose ns add
+                         up to total_ns
         """,
         "check": """
         USAGE: trace-view check [--runtime ID] [--pid PID] [--incomplete] [--width N] TRACE

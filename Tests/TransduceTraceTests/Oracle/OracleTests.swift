@@ -157,6 +157,7 @@ struct OracleChecks {
         problems += lifecycleProblems(runtime: runtime)
         problems += contentionProblems()
         problems += chromeProblems()
+        problems += latencyProblems(runtime: runtime)
         return problems
     }
 
@@ -342,6 +343,44 @@ struct OracleChecks {
             for cycle in serving where cycle != 0 {
                 if let t = enterTime[cycle], !gate.contains(t) {
                     problems.append("chrome: the flow of \(op) misses cycle #\(cycle), which served it")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Every awaited request's latency breakdown adds up to its latency exactly, follows only its
+    /// own lifecycle, and ends where its resume came from.
+    private func latencyProblems(runtime: UInt64) -> [String] {
+        var problems: [String] = []
+        let breakdowns = index.latencyBreakdowns()
+        let resumed = Set(trace.events.filter { $0.kind == .requestResume }.map(\.dispatch))
+        if Set(breakdowns.map(\.dispatch)) != resumed {
+            problems.append("latency: breakdowns for \(breakdowns.count) requests, \(resumed.count) were resumed")
+        }
+        for b in breakdowns {
+            let op = facts.opOfDispatch[b.dispatch].map { "op\($0)" } ?? "dispatch #\(b.dispatch)"
+            let sum = b.parts.reduce(UInt64(0)) { $0 + $1.nanos }
+            guard let resume = trace.events.first(where: { $0.kind == .requestResume && $0.dispatch == b.dispatch }) else {
+                continue
+            }
+            if sum != b.total || b.total != resume.nanos {
+                problems.append("latency of \(op): parts add up to \(sum) ns, total \(b.total) ns, latency \(resume.nanos) ns")
+            }
+            let lifecycle = index.requestLifecycle(runtime: runtime, dispatch: b.dispatch).map { trace.events[$0] }
+            let cycles = Set(lifecycle.filter { $0.kind == .cycleEnter }.map(\.cycle))
+            let tasks = Set(lifecycle.filter { $0.kind == .taskSpawn }.map(\.task))
+            for p in b.parts
+            where (p.cycle != 0 && p.heldBy.isEmpty && !cycles.contains(p.cycle)) || (p.task != 0 && !tasks.contains(p.task)) {
+                problems.append("latency of \(op): part \(p.title) is not of its lifecycle")
+            }
+            // The path ends at what resumed it: the serving cycle, or the task that ended.
+            if let last = b.parts.last(where: { $0.kind != .resume }) {
+                if resume.cycle != 0, last.cycle != resume.cycle {
+                    problems.append("latency of \(op): the path ends at cycle #\(last.cycle), resumed by cycle #\(resume.cycle)")
+                }
+                if resume.cycle == 0, resume.task != 0, last.task != resume.task {
+                    problems.append("latency of \(op): the path ends at \(last.title), resumed by task #\(resume.task)")
                 }
             }
         }

@@ -1,0 +1,259 @@
+/// Why one awaited request took as long as it did: its latency (dispatch to resume, from the
+/// trace's own timestamps) split along its critical path into parts that add up to it exactly.
+///
+/// The path follows the caller's waiter: its admission's wait for the gate (split by the cycles
+/// that held the gate meanwhile), its cycle (transduce and runtime work, sync actions, async
+/// actions), each task instance that carried the waiter (its run, or the wait on a shareable task
+/// it joined, or the time lost to a task that was then replaced), the re-entry's wait and cycle,
+/// and the resume. Work the request started that did not carry its waiter (a task of a `send`)
+/// is listed in ``offPath`` and not counted.
+public struct LatencyBreakdown: Sendable {
+    public struct Part: Sendable {
+        public enum Kind: String, Sendable, CaseIterable {
+            /// The admission waited for the gate.
+            case admissionWait
+            /// A task's re-entry (carrying the waiter) waited for the gate.
+            case reentryWait
+            /// A cycle's own work: transduce calls and the runtime around them.
+            case transduce
+            /// Synchronous actions of a cycle (gate held).
+            case action
+            /// Async actions of a cycle (gate held across their suspensions).
+            case asyncAction
+            /// A task instance that carried the waiter ran.
+            case task
+            /// The waiter joined a shareable task and waited for it.
+            case sharedTask
+            /// A task that carried the waiter ran until it was replaced (the waiter moved on).
+            case replacedTask
+            /// A task that carried the waiter ran until it was cancelled.
+            case cancelledTask
+            /// From the end of the path to the caller's resume.
+            case resume
+        }
+
+        public var kind: Kind
+        public var start: UInt64
+        public var nanos: UInt64
+        /// The cycle, task or dispatch the part is about (0 when none).
+        public var cycle: UInt64 = 0
+        public var task: UInt64 = 0
+        public var dispatch: UInt64 = 0
+        /// The event of the cycle, or the task's name.
+        public var label: String = ""
+        /// For a wait: the cycles that held the gate meanwhile, with how much of the wait each.
+        public var heldBy: [Holder] = []
+    }
+
+    /// A cycle that held the gate during a wait.
+    public struct Holder: Sendable {
+        public var cycle: UInt64
+        public var label: String
+        /// How much of the wait it held the gate.
+        public var nanos: UInt64
+        /// Time of that hold spent in sync and async actions.
+        public var actionNanos: UInt64
+        public var asyncActionNanos: UInt64
+    }
+
+    public var runtime: UInt64
+    public var dispatch: UInt64
+    public var label: String
+    public var style: String
+    /// The resume's outcome (`response`, `nil`, `error`).
+    public var outcome: String
+    public var start: UInt64
+    public var total: UInt64
+    public var parts: [Part]
+    /// Tasks its cycles started that did not carry its waiter.
+    public var offPath: [UInt64]
+    /// The dispatch's origin task, for a request made inside a task (0 otherwise).
+    public var originTask: UInt64
+}
+
+extension TraceIndex {
+    /// The cycles of each runtime by enter time, with their leave, for the holders of a wait.
+    struct Holds {
+        var byRuntime: [UInt64: [(enter: UInt64, leave: UInt64, cycle: UInt64)]] = [:]
+
+        init(_ index: TraceIndex) {
+            for (key, record) in index.cycles {
+                guard let leave = record.leave else { continue }
+                byRuntime[key.runtime, default: []].append((index.events[record.enter].time, index.events[leave].time, key.id))
+            }
+            for key in byRuntime.keys { byRuntime[key]!.sort { $0.enter < $1.enter } }
+        }
+
+        /// Cycles whose hold overlaps `from..<to`, but `except`.
+        func overlapping(runtime: UInt64, from: UInt64, to: UInt64, except: UInt64) -> [(cycle: UInt64, nanos: UInt64)] {
+            guard from < to, let all = byRuntime[runtime] else { return [] }
+            // Holds do not overlap one another, so sorted by enter they are sorted by leave too.
+            var low = 0
+            var high = all.count
+            while low < high {
+                let mid = (low + high) / 2
+                if all[mid].leave <= from { low = mid + 1 } else { high = mid }
+            }
+            var out: [(UInt64, UInt64)] = []
+            var i = low
+            while i < all.count, all[i].enter < to {
+                if all[i].cycle != except {
+                    out.append((all[i].cycle, min(all[i].leave, to).minus(max(all[i].enter, from))))
+                }
+                i += 1
+            }
+            return out
+        }
+    }
+
+    /// The breakdown of every awaited dispatch that was resumed, in trace order.
+    public func latencyBreakdowns() -> [LatencyBreakdown] {
+        let holds = Holds(self)
+        var out: [LatencyBreakdown] = []
+        for (i, e) in events.enumerated() where e.kind == .dispatch {
+            guard ["send", "request", "uniqueRequest"].contains(e.codeName),
+                dispatches[Key(runtime: e.runtimeKey, id: e.dispatch)]?.event == i,
+                let b = latencyBreakdown(runtime: e.runtimeKey, dispatch: e.dispatch, holds: holds)
+            else { continue }
+            out.append(b)
+        }
+        return out
+    }
+
+    /// The breakdown of one awaited dispatch; `nil` when it is not awaited or was never resumed.
+    public func latencyBreakdown(runtime: UInt64, dispatch: UInt64) -> LatencyBreakdown? {
+        latencyBreakdown(runtime: runtime, dispatch: dispatch, holds: Holds(self))
+    }
+
+    func latencyBreakdown(runtime: UInt64, dispatch: UInt64, holds: Holds) -> LatencyBreakdown? {
+        guard let record = dispatches[Key(runtime: runtime, id: dispatch)], let resumeIndex = record.resumes.first else {
+            return nil
+        }
+        let d = events[record.event]
+        guard ["send", "request", "uniqueRequest"].contains(d.codeName) else { return nil }
+        let resume = events[resumeIndex]
+        let end = max(resume.time, d.time)
+        var parts: [LatencyBreakdown.Part] = []
+        var offPath: [UInt64] = []
+        // Boundaries only move forward and never past the resume, so the parts telescope to
+        // exactly resume − dispatch whatever order the runtime stamped its events in.
+        var now = d.time
+        func advance(to time: UInt64, _ part: LatencyBreakdown.Part) {
+            let next = min(max(time, now), end)
+            var p = part
+            p.start = now
+            p.nanos = next - now
+            now = next
+            if p.nanos > 0 || p.kind == .resume { parts.append(p) }
+        }
+        func part(_ kind: LatencyBreakdown.Part.Kind) -> LatencyBreakdown.Part {
+            LatencyBreakdown.Part(kind: kind, start: 0, nanos: 0)
+        }
+        func wait(_ kind: LatencyBreakdown.Part.Kind, until enter: TraceEvent, admission: UInt64) {
+            var p = part(kind)
+            p.dispatch = admission
+            p.cycle = enter.cycle
+            p.heldBy = holds.overlapping(runtime: runtime, from: now, to: min(enter.time, end), except: enter.cycle).map {
+                var held = LatencyBreakdown.Holder(
+                    cycle: $0.cycle, label: cycleLabel(runtime: runtime, cycle: $0.cycle), nanos: $0.nanos, actionNanos: 0,
+                    asyncActionNanos: 0)
+                (held.actionNanos, held.asyncActionNanos) = actionTime(runtime: runtime, cycle: $0.cycle)
+                return held
+            }
+            advance(to: enter.time, p)
+        }
+
+        var admission = dispatch
+        var firstAdmission = true
+        var seenTasks = Set<UInt64>()
+        path: while let admitted = dispatches[Key(runtime: runtime, id: admission)] {
+            guard let c = admitted.cycles.first, let cycle = cycles[Key(runtime: runtime, id: c)] else { break }
+            let enter = events[cycle.enter]
+            wait(firstAdmission ? .admissionWait : .reentryWait, until: enter, admission: admission)
+            firstAdmission = false
+            // The cycle: its actions, and the rest as its own work.
+            let label = cycleLabel(runtime: runtime, cycle: c)
+            let leaveTime = cycle.leave.map { events[$0].time } ?? end
+            let (action, asyncAction) = actionTime(runtime: runtime, cycle: c)
+            let span = min(leaveTime, end).minus(now)
+            let asyncPart = min(asyncAction, span)
+            let actionPart = min(action, span - asyncPart)
+            for (kind, nanos) in [
+                (LatencyBreakdown.Part.Kind.transduce, span - asyncPart - actionPart), (.action, actionPart),
+                (.asyncAction, asyncPart),
+            ] where nanos > 0 {
+                var p = part(kind)
+                p.cycle = c
+                p.label = label
+                advance(to: now + nanos, p)
+            }
+            // Who carries the waiter on: a task this cycle started with it, or one it joined.
+            var carrier: (task: UInt64, joined: Bool)?
+            for i in cycle.events {
+                let e = events[i]
+                if e.kind == .taskSpawn {
+                    if carrier == nil, tasks[Key(runtime: runtime, id: e.task)]?.carried.contains(dispatch) == true {
+                        carrier = (e.task, false)
+                    } else {
+                        offPath.append(e.task)
+                    }
+                } else if e.kind == .taskJoin, e.dispatch == dispatch {
+                    carrier = (e.task, true)
+                }
+            }
+            guard var (task, joined) = carrier else { break }
+            while seenTasks.insert(task).inserted, let t = tasks[Key(runtime: runtime, id: task)] {
+                var p = part(joined ? .sharedTask : .task)
+                p.task = task
+                p.label = taskTitle(runtime: runtime, task: task)
+                if let cancel = t.cancels.first.map({ events[$0] }) {
+                    if cancel.codeName == "replaced", t.replacedBy != 0 {
+                        p.kind = .replacedTask
+                        advance(to: cancel.time, p)
+                        task = t.replacedBy
+                        joined = false
+                        continue
+                    }
+                    p.kind = .cancelledTask
+                    advance(to: cancel.time, p)
+                    break path
+                }
+                guard let settle = t.settles.first.map({ events[$0] }) else { break path }
+                advance(to: settle.time, p)
+                // A re-entry carries the waiter into the next cycle.
+                if settle.codeName == "request" || settle.codeName == "response",
+                    let reentry = t.reentries.first(where: {
+                        let code = dispatches[Key(runtime: runtime, id: $0)].map { events[$0.event].codeName }
+                        return code == "taskRequest" || code == "taskResponse"
+                    })
+                {
+                    admission = reentry
+                    continue path
+                }
+                break path
+            }
+            break
+        }
+        var last = part(.resume)
+        last.dispatch = dispatch
+        advance(to: end, last)
+        return LatencyBreakdown(
+            runtime: runtime, dispatch: dispatch, label: d.label, style: d.codeName, outcome: resume.codeName, start: d.time,
+            total: end - d.time, parts: parts, offPath: offPath, originTask: d.otherTask)
+    }
+
+    /// Time a cycle spent in sync and async actions (their effects' durations).
+    func actionTime(runtime: UInt64, cycle: UInt64) -> (action: UInt64, asyncAction: UInt64) {
+        guard let record = cycles[Key(runtime: runtime, id: cycle)] else { return (0, 0) }
+        var action: UInt64 = 0
+        var asyncAction: UInt64 = 0
+        for i in record.events where events[i].kind == .effect {
+            switch events[i].codeName {
+            case "action": action = action.plus(events[i].nanos)
+            case "asyncAction": asyncAction = asyncAction.plus(events[i].nanos)
+            default: break
+            }
+        }
+        return (action, asyncAction)
+    }
+}
