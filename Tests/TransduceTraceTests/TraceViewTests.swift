@@ -59,6 +59,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         ("request-post.txt", ["sequence", "--request", "10", "--width", "120"]),
         ("request-send.txt", ["sequence", "--request", "2", "--width", "120"]),
         ("request-unique.txt", ["sequence", "--request", "11", "--width", "120"]),
+        ("slow-80.txt", ["slow", "--width", "80"]),
+        ("slow-160.txt", ["slow", "--width", "160"]),
         ("sequence-ascii.txt", ["sequence", "--ascii", "--request", "4", "--width", "80"]),
         ("sequence-window.txt", ["sequence", "--from", "1ms", "--to", "2.5ms"]),
         ("contention.txt", ["contention"]),
@@ -75,7 +77,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
     }
 
     @Test func everyCommandHasHelp() throws {
-        for command in ["demo", "sequence", "contention", "tasks", "summary", "check", "export", "record"] {
+        for command in ["demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record"] {
             let (status, out, _) = try traceView([command, "--help"])
             #expect(status == 0)
             #expect(out.hasPrefix("USAGE: trace-view \(command)"))

@@ -44,7 +44,7 @@ enum Reserved: Transducer {
     @Test func everyCommandHonoursTheWidth() throws {
         let commands = [
             ["sequence"], ["sequence", "--request", "11"], ["sequence", "--ascii"], ["tasks"], ["contention"], ["summary"],
-            ["check"],
+            ["check"], ["slow"],
         ]
         for width in [40, 60, 80, 200] {
             for command in commands {

@@ -1,0 +1,189 @@
+import Foundation
+import Synchronization
+import Testing
+import Transduce
+
+@testable import TransduceTrace
+
+/// A workload with known, injected delays: each scene makes one request slow in one way.
+enum Delays: Transducer {
+    struct State: Sendable {}
+    enum Event: Sendable {
+        /// An async action that holds the gate for `ms`.
+        case hold(ms: Int)
+        case quick
+        /// A shareable task that runs `ms`.
+        case shared(ms: Int)
+        /// A switchToLatest task `x` that runs `ms` (or until replaced).
+        case latest(ms: Int)
+        /// A task whose result starts a second task, whose result answers.
+        case chain
+        case second
+        /// A task that makes a request of its own.
+        case outer
+        case inner
+        case done
+    }
+    typealias Response = Int
+
+    static var initialState: State { State() }
+
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .hold(let ms):
+            return .action(nonsendingOperation: { _ in
+                try? await Task.sleep(for: .milliseconds(ms))
+                return nil
+            })
+        case .quick, .done, .inner: return .none
+        case .shared(let ms):
+            return .task(id: "shared", option: .shareable) { _, _ -> TaskReturn<Event> in
+                try await Task.sleep(for: .milliseconds(ms))
+                return .response(.done)
+            }
+        case .latest(let ms):
+            return .task(id: "x") { _, _ -> TaskReturn<Event> in
+                try await Task.sleep(for: .milliseconds(ms))
+                return .response(.done)
+            }
+        case .chain:
+            return .task { _, _ -> TaskReturn<Event> in
+                try await Task.sleep(for: .milliseconds(3))
+                return .request(.second)
+            }
+        case .second:
+            return .task { _, _ -> TaskReturn<Event> in
+                try await Task.sleep(for: .milliseconds(3))
+                return .response(.done)
+            }
+        case .outer:
+            return .task { input, _ -> TaskReturn<Event> in
+                _ = try await input.request(.inner)
+                return .response(.done)
+            }
+        }
+    }
+
+    static func response(state: State, event: Event) -> Int { 0 }
+
+    static func traceLabel(of event: Event) -> EventLabel { EventLabel(reflecting: event) }
+}
+
+@Suite(.serialized) struct SlowRequestTests {
+    static let ms: UInt64 = 1_000_000
+
+    func breakdowns(_ trace: Trace) -> [String: [LatencyBreakdown]] {
+        let index = TraceIndex(trace.events)
+        var out: [String: [LatencyBreakdown]] = [:]
+        for b in index.latencyBreakdowns() {
+            // Every breakdown adds up exactly, to the runtime's own latency.
+            let resume = trace.events.first { $0.kind == .requestResume && $0.dispatch == b.dispatch }
+            #expect(b.parts.reduce(0) { $0 + $1.nanos } == b.total && b.total == resume?.nanos, "\(b.title)")
+            out[b.label, default: []].append(b)
+        }
+        return out
+    }
+
+    func nanos(_ b: LatencyBreakdown, _ kind: LatencyBreakdown.Part.Kind) -> UInt64 {
+        b.parts.filter { $0.kind == kind }.reduce(0) { $0 + $1.nanos }
+    }
+
+    @Test func anAsyncActionHoldingTheGateIsWhatThreeRequestsWaitedFor() async throws {
+        let recording = TraceRecording()
+        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        // Long enough that the requests below are queued while it holds the gate, however
+        // loaded the machine.
+        try host.input.post(.hold(ms: 100))
+        // Queue three requests behind it once it holds the gate.
+        try await withTimeout {
+            while !recording.trace().events.contains(where: { $0.kind == .cycleEnter }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 { group.addTask { _ = try await host.input.request(.quick) } }
+            try await group.waitForAll()
+        }
+        let quick = try #require(breakdowns(recording.trace())["quick"])
+        #expect(quick.count == 3)
+        for b in quick {
+            let wait = try #require(b.parts.first { $0.kind == .admissionWait })
+            // The wait is most of the latency, and the async action's cycle held most of it.
+            #expect(Double(wait.nanos) >= 0.9 * Double(b.total), "\(b.render(options: RenderOptions(width: 160)))")
+            let hold = try #require(wait.heldBy.first { $0.label == "hold" })
+            #expect(hold.asyncActionNanos >= 100 * Self.ms)
+            #expect(Double(hold.nanos) >= 0.8 * Double(wait.nanos))
+        }
+    }
+
+    @Test func aRequestThatJoinedASharedTaskWaitedForItsRest() async throws {
+        let recording = TraceRecording()
+        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        async let first = host.input.request(.shared(ms: 200))
+        try await Task.sleep(for: .milliseconds(5))
+        _ = try await host.input.request(.shared(ms: 200))
+        _ = try await first
+        let shared = try #require(breakdowns(recording.trace())["shared"])
+        #expect(shared.count == 2)
+        let (starter, joiner) = (shared[0], shared[1])
+        #expect(nanos(starter, .task) > 0 && nanos(starter, .sharedTask) == 0)
+        #expect(nanos(joiner, .sharedTask) > 0 && nanos(joiner, .task) == 0)
+        // The joiner came in about 5 ms into the task's 200, so its wait is the task's rest.
+        #expect(Double(nanos(joiner, .sharedTask)) >= 0.7 * Double(joiner.total))
+        #expect(nanos(starter, .task) > nanos(joiner, .sharedTask))
+    }
+
+    @Test func aReplacedTaskLosesTimeAndTheWaiterMovesOn() async throws {
+        let recording = TraceRecording()
+        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        async let first = host.input.request(.latest(ms: 1_000))
+        try await Task.sleep(for: .milliseconds(5))
+        _ = try await host.input.request(.latest(ms: 5))
+        _ = try await first
+        let latest = try #require(breakdowns(recording.trace())["latest"])
+        let replaced = latest[0]
+        #expect(replaced.parts.map(\.kind).contains(.replacedTask))
+        // After the replacement it waited on the replacing task, whose re-entry answered it.
+        let kinds = replaced.parts.map(\.kind)
+        let after = try #require(kinds.firstIndex(of: .replacedTask))
+        #expect(kinds[(after + 1)...].contains(.task) && kinds.contains(.reentryWait))
+        #expect(nanos(replaced, .replacedTask) >= 4 * Self.ms && nanos(replaced, .replacedTask) < 900 * Self.ms)
+    }
+
+    @Test func aChainThroughTwoTasksAndARequestMadeInsideATask() async throws {
+        let recording = TraceRecording()
+        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        _ = try await host.input.request(.chain)
+        _ = try await host.input.request(.outer)
+        let all = breakdowns(recording.trace())
+        let chain = try #require(all["chain"]?.first)
+        // task, its re-entry and cycle, the second task, its re-entry and cycle.
+        #expect(chain.parts.filter { $0.kind == .task }.count == 2)
+        #expect(chain.parts.filter { $0.kind == .reentryWait || $0.kind == .transduce }.count >= 3)
+        #expect(Double(nanos(chain, .task)) >= 0.5 * Double(chain.total))
+        let inner = try #require(all["inner"]?.first)
+        #expect(inner.originTask != 0, "a request made inside a task has its own breakdown")
+        let outer = try #require(all["outer"]?.first)
+        #expect(nanos(outer, .task) >= nanos(inner, .admissionWait))
+    }
+
+    /// `slow` on a trace file: the slowest first, its breakdown, and JSON whose parts add up.
+    @Test func slowListsTheSlowestAndItsJSONAddsUp() throws {
+        let demo = fixtures + "/demo.jsonl"
+        let (status, out, err) = try traceView(["slow", "--top", "3", demo], columns: 120)
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("Slowest requests: 3 of 12 awaited"))
+        #expect(out.contains("gate held by syncPrices cycle #13 async action"))
+        let (_, json, _) = try traceView(["slow", "--json", "--over", "1ms", demo])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(list.count == 4)
+        for item in list {
+            let parts = try #require(item["parts"] as? [[String: Any]])
+            #expect(parts.compactMap { $0["ns"] as? Int }.reduce(0, +) == item["total_ns"] as? Int)
+        }
+        let (bad, _, message) = try traceView(["slow", "--over", "fast", demo])
+        #expect(bad == 64 && message.contains("needs a duration"))
+        let (_, chart, _) = try traceView(["sequence", "--request", "4", demo], columns: 100)
+        #expect(chart.contains("Latency of request(refresh) dispatch #4") && chart.contains("until replaced"))
+    }
+}
