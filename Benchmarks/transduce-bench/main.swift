@@ -157,6 +157,28 @@ add(
         }
         return perProducer.withLock { $0.max()! }
     })
+// The slow-request trigger's hot-path check: recording resumes (under the threshold) with and
+// without a trigger armed, alternating within each repetition so both see the same machine.
+func resumeLoop(_ recorder: TraceRecorder, _ n: Int) {
+    for i in 0..<n {
+        recorder.record(
+            RuntimeEvent(
+                time: MonotonicClock.now(), runtime: runtimeID,
+                detail: .requestResume(
+                    dispatch: UInt64(i), outcome: .response, error: nil, byCycle: 1, byTask: 0, latencyNanos: 1_000)))
+    }
+}
+let plainResumes = TraceRecorder(capacity: 1 << 16, lttng: false)
+let armedResumes = TraceRecorder(
+    capacity: 1 << 16, lttng: false, slowRequests: SlowRequestTrigger(threshold: 1_000_000_000, directory: "/tmp"))
+let triggerRatios = Mutex<[Double]>([])
+add(
+    measure("resume_record_ns", unit: "ns", repetitions: reps) {
+        let plain = nanosPerIteration(recordN) { resumeLoop(plainResumes, recordN) }
+        let armed = nanosPerIteration(recordN) { resumeLoop(armedResumes, recordN) }
+        triggerRatios.withLock { $0.append(armed / plain) }
+        return armed
+    })
 bench_floor_init(1 << 16)
 add(
     measure("c_floor_ns", unit: "ns", repetitions: reps) {
@@ -197,12 +219,14 @@ add(
 }
 var lttngNote = ""
 if try lttngNanos() == nil {
-    lttngNote = "LTTng unavailable: " + {
-        switch LTTngProvider.status {
-        case .loaded: return "no session could be created (is lttng-tools installed and lttng-sessiond startable?)"
-        case .disabled(let r), .unavailable(let r): return r
-        }
-    }()
+    lttngNote =
+        "LTTng unavailable: "
+        + {
+            switch LTTngProvider.status {
+            case .loaded: return "no session could be created (is lttng-tools installed and lttng-sessiond startable?)"
+            case .disabled(let r), .unavailable(let r): return r
+            }
+        }()
     print("  lttng_ns: \(lttngNote)")
 }
 
@@ -280,9 +304,12 @@ for _ in 0..<(quick ? 2 : 5) {
 }
 rssSamples.sort()
 figures.append(
-    Figure(key: "view_1m_rss_mb", value: rssSamples[rssSamples.count / 2], min: rssSamples.first!, max: rssSamples.last!, unit: "MB",
-           note: quick ? "quick run: \(viewN) events" : ""))
-print("  view_1m_rss_mb: \(fmt(figures.last!.value, 1)) MB (time: \(viewer.0 == traceView ? "trace-view contention" : "in-process reader"); memory: the same reader and report in a child)")
+    Figure(
+        key: "view_1m_rss_mb", value: rssSamples[rssSamples.count / 2], min: rssSamples.first!, max: rssSamples.last!, unit: "MB",
+        note: quick ? "quick run: \(viewN) events" : ""))
+print(
+    "  view_1m_rss_mb: \(fmt(figures.last!.value, 1)) MB (time: \(viewer.0 == traceView ? "trace-view contention" : "in-process reader"); memory: the same reader and report in a child)"
+)
 
 let dumpRecorder = TraceRecorder(capacity: 1 << (quick ? 14 : 20), lttng: false)
 recordLoop(dumpRecorder, dumpRecorder.ring.capacity, 0)
@@ -301,9 +328,23 @@ try? FileManager.default.removeItem(atPath: dumpFile)
 
 @MainActor func value(_ key: String) -> Double? { figures.first { $0.key == key }?.value }
 var derived: [Figure] = []
-if let s = value("send_ns"), let a = value("actor_hop_ns") { derived.append(Figure(key: "send_vs_actor", value: s / a, min: 0, max: 0, unit: "×")) }
-if let r = value("record_ns"), let f = value("c_floor_ns") { derived.append(Figure(key: "record_vs_floor", value: r / f, min: 0, max: 0, unit: "×")) }
-if let l = value("lttng_ns"), let r = value("record_ns") { derived.append(Figure(key: "lttng_vs_record", value: l / r, min: 0, max: 0, unit: "×")) }
+if let s = value("send_ns"), let a = value("actor_hop_ns") {
+    derived.append(Figure(key: "send_vs_actor", value: s / a, min: 0, max: 0, unit: "×"))
+}
+if let r = value("record_ns"), let f = value("c_floor_ns") {
+    derived.append(Figure(key: "record_vs_floor", value: r / f, min: 0, max: 0, unit: "×"))
+}
+if let l = value("lttng_ns"), let r = value("record_ns") {
+    derived.append(Figure(key: "lttng_vs_record", value: l / r, min: 0, max: 0, unit: "×"))
+}
+do {
+    let ratios = triggerRatios.withLock { $0 }.sorted()
+    if !ratios.isEmpty {
+        derived.append(
+            Figure(
+                key: "slow_trigger_ratio", value: ratios[ratios.count / 2], min: ratios.first!, max: ratios.last!, unit: "×"))
+    }
+}
 figures += derived
 
 let targets: [String: (String, @MainActor (Double) -> Bool)] = [
@@ -317,10 +358,12 @@ let targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "view_1m_s": ("≤ 2", { $0 <= 2 }),
     "view_1m_rss_mb": ("≤ 200", { $0 <= 200 }),
     "dump_mb_s": ("≥ 100", { $0 >= 100 }),
+    "slow_trigger_ratio": ("≤ 1.05", { $0 <= 1.05 }),
 ]
 let order = [
     "send_ns", "actor_hop_ns", "send_vs_actor", "request_task_ns", "disabled_ratio", "ring_ratio", "record_ns", "record_2p_ns",
-    "c_floor_ns", "record_vs_floor", "lttng_ns", "lttng_vs_record", "view_1m_s", "view_1m_rss_mb", "dump_mb_s",
+    "c_floor_ns", "record_vs_floor", "lttng_ns", "lttng_vs_record", "resume_record_ns", "slow_trigger_ratio", "view_1m_s",
+    "view_1m_rss_mb", "dump_mb_s",
 ]
 print("")
 print("| key | value | spread | target | met |")
@@ -337,7 +380,9 @@ for key in order {
     let met = target.map { $0.1(f.value) }
     if met == false { allMet = false }
     let decimals = f.unit == "×" || f.unit == "s" ? 3 : 1
-    print("| \(key) | \(fmt(f.value, decimals)) \(f.unit) | \(f.spread) | \(target?.0 ?? "reported") | \(met.map { $0 ? "yes" : "**no**" } ?? "") |")
+    print(
+        "| \(key) | \(fmt(f.value, decimals)) \(f.unit) | \(f.spread) | \(target?.0 ?? "reported") | \(met.map { $0 ? "yes" : "**no**" } ?? "") |"
+    )
     json[key] = f.value
 }
 json["quick"] = quick

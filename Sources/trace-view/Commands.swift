@@ -47,7 +47,7 @@ enum TraceViewCommand {
             if args.flag("help") { return printHelp(help) }
             try tasks(args)
         case "summary":
-            let args = try Arguments(rest, valued: ["runtime", "pid", "width"], flags: display)
+            let args = try Arguments(rest, valued: ["runtime", "pid", "width", "over"], flags: display)
             if args.flag("help") { return printHelp(help) }
             try summary(args)
         case "export":
@@ -292,6 +292,9 @@ enum TraceViewCommand {
             ])
             for b in shown { table.append(b.summaryLine(options: options)) }
             lines += table.render(options: options)
+            lines.append("")
+            lines.append(options.paint("By event", .bold))
+            lines += LatencyByEvent(awaited).render(options: options)
             for b in shown.prefix(3) {
                 lines.append("")
                 lines += b.render(options: options)
@@ -376,6 +379,12 @@ enum TraceViewCommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var report = SummaryReport()
+        if let text = args.options["over"] {
+            guard let threshold = parseDuration(text) else {
+                throw CLIError.usage("--over needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
+            }
+            report.slowThreshold = threshold
+        }
         var selection = try Selection(args)
         let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
         try selection.check()

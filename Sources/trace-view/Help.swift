@@ -112,10 +112,11 @@ enum Help {
                          trace can prove (a trace whose recorder lost events always is one)
         """,
         "summary": """
-        USAGE: trace-view summary [--runtime ID] [--pid PID] [--ascii] TRACE
+        USAGE: trace-view summary [--runtime ID] [--pid PID] [--over T] [--ascii] TRACE
 
         Counts per kind, runtimes and their processes, time span and events lost by the
-        recorder or by LTTng. One pass, bounded memory.
+        recorder or by LTTng; with --over T, how many requests took T or more. One pass,
+        bounded memory.
         """,
         "export": """
         USAGE: trace-view export --format chrome|mermaid|plantuml|jsonl [--output FILE]

@@ -181,9 +181,113 @@ enum Delays: Transducer {
             let parts = try #require(item["parts"] as? [[String: Any]])
             #expect(parts.compactMap { $0["ns"] as? Int }.reduce(0, +) == item["total_ns"] as? Int)
         }
+        let (_, summary, _) = try traceView(["summary", "--over", "1ms", demo])
+        #expect(summary.contains("slow        4 of 12 resumed requests took 1.00ms or more"))
+        let (_, byEvent, _) = try traceView(["slow", demo], columns: 160)
+        #expect(byEvent.contains("By event") && byEvent.contains("98% waiting behind syncPrices (async action)"))
         let (bad, _, message) = try traceView(["slow", "--over", "fast", demo])
         #expect(bad == 64 && message.contains("needs a duration"))
         let (_, chart, _) = try traceView(["sequence", "--request", "4", demo], columns: 100)
         #expect(chart.contains("Latency of request(refresh) dispatch #4") && chart.contains("until replaced"))
+    }
+}
+
+/// The flight recorder that dumps itself when a request is slow.
+@Suite(.serialized) struct SlowRequestTriggerTests {
+    static let ms: UInt64 = 1_000_000
+
+    func dumps(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("slow-") }.sorted()
+    }
+
+    /// The dispatch a dump is named for (`…-d<dispatch>.tdtrace`).
+    func dispatch(of name: String) -> UInt64? {
+        name.split(separator: "-").last.flatMap { UInt64($0.dropFirst().split(separator: ".").first ?? "") }
+    }
+
+    @Test func oneSlowRequestAmongFastOnesWritesOneDumpWithItsLifecycle() async throws {
+        let dir = TemporaryDirectory()
+        let recorder = TraceRecorder(
+            capacity: 1 << 14, lttng: false,
+            slowRequests: SlowRequestTrigger(threshold: 30 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
+        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        for _ in 0..<20 { _ = try await host.input.request(.quick) }
+        _ = try await host.input.request(.latest(ms: 60))
+        for _ in 0..<20 { _ = try await host.input.request(.quick) }
+        recorder.flushSlowRequestDumps()
+        let files = try dumps(in: dir.path)
+        #expect(files.count == 1, "\(files)")
+        let counts = recorder.slowRequestDumps
+        #expect(counts == SlowRequestDumpCounts(slowRequests: 1, written: 1, suppressed: 0, failed: 0))
+        let name = try #require(files.first)
+        let trace = try TraceFileReader(path: dir.file(name)).readAll()
+        let id = try #require(dispatch(of: name))
+        let index = TraceIndex(trace.events)
+        let runtime = try #require(index.runtimes.first)
+        let kinds = Set(index.requestLifecycle(runtime: runtime, dispatch: id).map { trace.events[$0].kind })
+        #expect(kinds.isSuperset(of: [.dispatch, .cycleEnter, .taskSpawn, .taskSettle, .requestResume]), "\(kinds)")
+        #expect(trace.events.first { $0.kind == .dispatch && $0.dispatch == id }?.label == "latest")
+    }
+
+    @Test func aBurstOfSlowRequestsIsRateLimited() async throws {
+        let dir = TemporaryDirectory()
+        let recorder = TraceRecorder(
+            capacity: 1 << 14, lttng: false,
+            slowRequests: SlowRequestTrigger(threshold: 10 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
+        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<10 { group.addTask { _ = try await host.input.request(.shared(ms: 40)) } }
+            try await group.waitForAll()
+        }
+        // Then later slow ones too, inside the interval.
+        for _ in 0..<3 { _ = try await host.input.request(.latest(ms: 15)) }
+        recorder.flushSlowRequestDumps()
+        #expect(try dumps(in: dir.path).count == 1)
+        let counts = recorder.slowRequestDumps
+        #expect(counts.slowRequests == 13 && counts.written == 1 && counts.suppressed == 12, "\(counts)")
+    }
+
+    /// A writer that stalls never holds up the threads that record.
+    @Test func aStalledWriterNeverBlocksProducers() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let recorder = TraceRecorder(
+            capacity: 1 << 14, mode: .overwriteOldest, lttng: false, payloads: nil, ringEnabled: true,
+            slowRequests: SlowRequestTrigger(threshold: 0, directory: "/nonexistent", minimumInterval: 0),
+            dumpWriter: { _, _ in release.wait() })
+        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        // Every resume is over a zero threshold; the first dump stalls in its writer.
+        try await withTimeout(30) {
+            for _ in 0..<500 { _ = try await host.input.request(.quick) }
+        }
+        let counts = recorder.slowRequestDumps
+        #expect(counts.slowRequests == 500 && counts.written == 0)
+        #expect(recorder.ring.counts.offered >= 500 * 5, "the producers kept recording")
+        release.signal()
+        release.signal()
+        recorder.flushSlowRequestDumps()
+        #expect(recorder.slowRequestDumps.written >= 1)
+    }
+
+    /// With no code change: the environment arms the trigger of a bootstrapped recorder, and the
+    /// dump a slow request asked for is written before the process exits.
+    @Test func theEnvironmentArmsItWithNoCodeChange() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        // The demo's four sends wait about 2 ms behind an async action.
+        let (status, output) = try run(
+            example, [],
+            environment: [
+                "TRANSDUCE_SLOW": "1ms", "TRANSDUCE_SLOW_DIR": dir.path, "TRANSDUCE_SLOW_EVERY": "1h", "TRANSDUCE_LTTNG": "off",
+            ])
+        #expect(status == 0, "\(output)")
+        let files = try dumps(in: dir.path)
+        #expect(files.count == 1, "\(files) \(output)")
+        let name = try #require(files.first)
+        let trace = try TraceFileReader(path: dir.file(name)).readAll()
+        let id = try #require(dispatch(of: name))
+        let resume = try #require(trace.events.first { $0.kind == .requestResume && $0.dispatch == id })
+        #expect(resume.nanos > Self.ms)
+        let (bad, badOutput) = try run(example, [], environment: ["TRANSDUCE_SLOW": "soon", "TRANSDUCE_LTTNG": "off"])
+        #expect(bad == 64 && badOutput.contains("TRANSDUCE_SLOW=soon is not a duration"))
     }
 }

@@ -24,6 +24,10 @@ public struct SummaryReport: TraceConsumer, Sendable {
     /// Reader notes (truncation, damage).
     public var notes: [String] = []
 
+    /// With a threshold: how many resumed requests took at least that long (their latency).
+    public var slowThreshold: UInt64?
+    public private(set) var slowRequests = 0
+
     /// Events of runtimes past ``maxRuntimes``, counted but not itemized.
     public private(set) var unlistedEvents = 0
     public static let maxRuntimes = 10_000
@@ -33,6 +37,7 @@ public struct SummaryReport: TraceConsumer, Sendable {
     public mutating func consume(_ e: TraceEvent) {
         counts[Int(e.kind.rawValue)] += 1
         total += 1
+        if e.kind == .requestResume, let slowThreshold, e.nanos >= slowThreshold { slowRequests += 1 }
         first = min(first, e.time)
         last = max(last, e.time)
         if runtimes[e.runtimeKey] == nil {
@@ -71,6 +76,12 @@ public struct SummaryReport: TraceConsumer, Sendable {
                 "  lost        \(recorder.overwritten) overwritten, \(recorder.discarded) discarded, \(recorder.lost) unreadable")
         } else {
             lines.append("  lost        unknown (no recorder counts in this input)")
+        }
+        if let slowThreshold {
+            let resumed = counts[Int(TraceEvent.Kind.requestResume.rawValue)]
+            lines.append(
+                "  slow        \(slowRequests) of \(resumed) resumed requests took \(formatDuration(slowThreshold, ascii: options.ascii)) or more"
+            )
         }
         for note in notes { lines.append(options.paint("  warning: \(note)", .error)) }
         lines.append("")

@@ -92,16 +92,27 @@ extension TraceRecorder {
 
     /// When `TRANSDUCE_TRACE` names a file: creates a recorder, installs it as the default
     /// instrument of every host created afterwards, and dumps to that file at exit, on
-    /// ``dumpSignal``, on SIGINT/SIGTERM/SIGHUP and on a crash (see the list above). Returns the recorder, or `nil` when the variable is unset or empty.
+    /// ``dumpSignal``, on SIGINT/SIGTERM/SIGHUP and on a crash (see the list above). When
+    /// `TRANSDUCE_SLOW` gives a threshold (`50ms`), the recorder also dumps a slow request's
+    /// window (``SlowRequestTrigger/fromEnvironment()``), with or without `TRANSDUCE_TRACE`.
+    /// Returns the recorder, or `nil` when neither variable is set.
     @discardableResult
     public static func bootstrapFromEnvironment(capacity: Int = 1 << 16) -> TraceRecorder? {
-        guard let value = getenv(environmentVariable), value.pointee != 0 else { return nil }
-        let path = String(cString: value)
-        let recorder = TraceRecorder(capacity: capacity)
+        let path = getenv(environmentVariable).flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
+        let slow = SlowRequestTrigger.fromEnvironment()
+        guard path != nil || slow != nil else { return nil }
+        let recorder = TraceRecorder(capacity: capacity, slowRequests: slow)
         RuntimeInstrumentation.bootstrap(recorder)
-        recorder.dumpAtExit(to: path)
-        recorder.dumpOnSignal(to: path)
-        recorder.dumpOnTermination(to: path)
+        if slow != nil {
+            // A slow request's dump still on its queue is finished before the process ends.
+            DumpRegistry.slowDumpers.withLock { $0.append(recorder) }
+            atexit { for recorder in DumpRegistry.slowDumpers.withLock({ $0 }) { recorder.flushSlowRequestDumps() } }
+        }
+        if let path {
+            recorder.dumpAtExit(to: path)
+            recorder.dumpOnSignal(to: path)
+            recorder.dumpOnTermination(to: path)
+        }
         return recorder
     }
 }
@@ -111,6 +122,8 @@ private func ignoreSignal(_ number: Int32) { _ = signal(number, SIG_IGN) }
 enum DumpRegistry {
     static let exitDumps = Lock<[(TraceRecorder, String)]>([])
     static let signalSources = Lock<[any DispatchSourceSignal]>([])
+    /// Recorders whose slow-request dumps are flushed at exit.
+    static let slowDumpers = Lock<[TraceRecorder]>([])
     /// Serializes dumps from Swift code (the signal-handler dump cannot take a lock).
     /// `true` once the exit dumps have run.
     static let writing = Lock(false)

@@ -31,6 +31,9 @@ public final class TraceRecorder: RuntimeInstrument {
     private let ringEnabled: Atomic<Bool>
     private let payloadCapture: PayloadCapture?
     private let payloads: PayloadStore?
+    /// Resumes slower than this trip ``slowDumper`` (`.max`: no trigger).
+    private let slowThreshold: UInt64
+    private let slowDumper: SlowRequestDumper?
 
     /// - Parameters:
     ///   - capacity: ring-buffer events (rounded up to a power of two); 104 bytes each.
@@ -38,9 +41,21 @@ public final class TraceRecorder: RuntimeInstrument {
     ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
     ///     provider, see ``LTTngProvider``).
     ///   - payloads: opt-in capture of dispatched event values, redacted.
-    public init(
+    ///   - slowRequests: dump the ring to a file when an awaited request takes longer than a
+    ///     threshold (see ``SlowRequestTrigger``; needs the ring).
+    public convenience init(
         capacity: Int = 1 << 16, mode: TraceRingBuffer.Mode = .overwriteOldest, lttng: Bool = true,
-        payloads: PayloadCapture? = nil, ringEnabled: Bool = true
+        payloads: PayloadCapture? = nil, ringEnabled: Bool = true, slowRequests: SlowRequestTrigger? = nil
+    ) {
+        self.init(
+            capacity: capacity, mode: mode, lttng: lttng, payloads: payloads, ringEnabled: ringEnabled,
+            slowRequests: slowRequests, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
+    }
+
+    /// `dumpWriter` writes slow-request dumps (tests give one that stalls).
+    package init(
+        capacity: Int, mode: TraceRingBuffer.Mode, lttng: Bool, payloads: PayloadCapture?, ringEnabled: Bool,
+        slowRequests: SlowRequestTrigger?, dumpWriter: @escaping @Sendable (Trace, String) throws -> Void
     ) {
         ring = TraceRingBuffer(capacity: capacity, mode: mode)
         labels = LabelTable()
@@ -48,7 +63,22 @@ public final class TraceRecorder: RuntimeInstrument {
         self.ringEnabled = Atomic(ringEnabled)
         payloadCapture = payloads
         self.payloads = payloads.map { PayloadStore(capacity: $0.capacity) }
+        slowThreshold = slowRequests?.threshold ?? .max
+        // The dumper reaches the recorder weakly: the recorder owns it.
+        let box = WeakRecorder()
+        slowDumper = slowRequests.map {
+            SlowRequestDumper(trigger: $0, snapshot: { box.recorder?.snapshot() }, write: dumpWriter)
+        }
+        box.recorder = self
     }
+
+    /// What the slow-request trigger has done (all zero without one).
+    public var slowRequestDumps: SlowRequestDumpCounts {
+        slowDumper?.counts ?? SlowRequestDumpCounts(slowRequests: 0, written: 0, suppressed: 0, failed: 0)
+    }
+
+    /// Waits until the slow-request dumps asked for so far are written.
+    public func flushSlowRequestDumps() { slowDumper?.flush() }
 
     /// Turns ring-buffer recording on or off at run time (one relaxed atomic store).
     public var isRingEnabled: Bool {
@@ -64,7 +94,13 @@ public final class TraceRecorder: RuntimeInstrument {
 
     public func record(_ event: RuntimeEvent) {
         if ringEnabled.load(ordering: .relaxed) {
-            ring.record(encode(event))
+            let raw = encode(event)
+            ring.record(raw)
+            // After the ring has the resume, so the dump holds it. `nanos` is the latency of a
+            // resume; the kind test comes second, as most events are not over any threshold.
+            if raw.nanos > slowThreshold, raw.kindCode == TraceEvent.Kind.requestResume.rawValue {
+                slowDumper?.trip(runtime: raw.runtime, dispatch: raw.dispatch)
+            }
         }
         if feedsLTTng && clttng_any_enabled() != 0 {
             LTTngSink.emit(event)
@@ -226,4 +262,9 @@ public final class TraceRecorder: RuntimeInstrument {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+/// The recorder, held weakly by its slow-request dumper.
+private final class WeakRecorder: @unchecked Sendable {  // written once, in the recorder's init
+    weak var recorder: TraceRecorder?
 }

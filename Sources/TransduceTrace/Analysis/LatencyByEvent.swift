@@ -1,0 +1,87 @@
+/// Latency per event label over many requests: percentiles, and what made the slowest ones slow
+/// (the cause with the largest share of the requests at or above the p99).
+public struct LatencyByEvent: Sendable {
+    public struct Row: Sendable {
+        public var label: String
+        public var count: Int
+        public var p50: UInt64
+        public var p90: UInt64
+        public var p99: UInt64
+        /// The cause with the largest share of the latency of the requests at or above the p99,
+        /// and that share (0…1).
+        public var dominant: (cause: String, share: Double)?
+    }
+
+    public private(set) var rows: [Row] = []
+
+    /// - Parameter breakdowns: one per request (``TraceIndex/latencyBreakdowns()``).
+    public init(_ breakdowns: [LatencyBreakdown]) {
+        var byLabel: [String: [LatencyBreakdown]] = [:]
+        for b in breakdowns { byLabel[b.label, default: []].append(b) }
+        for (label, list) in byLabel {
+            let totals = list.map(\.total).sorted()
+            func percentile(_ p: Double) -> UInt64 {
+                totals[min(totals.count - 1, max(0, Int((p * Double(totals.count)).rounded(.up)) - 1))]
+            }
+            let p99 = percentile(0.99)
+            let tail = list.filter { $0.total >= p99 }
+            var causes: [String: UInt64] = [:]
+            for b in tail { for (cause, nanos) in Self.causes(of: b) { causes[cause, default: 0] += nanos } }
+            let tailTotal = tail.reduce(UInt64(0)) { $0.plus($1.total) }
+            let dominant = causes.max { ($0.value, $1.key) < ($1.value, $0.key) }.map {
+                (cause: $0.key, share: tailTotal == 0 ? 0 : Double($0.value) / Double(tailTotal))
+            }
+            rows.append(
+                Row(label: label, count: list.count, p50: percentile(0.5), p90: percentile(0.9), p99: p99, dominant: dominant))
+        }
+        rows.sort { ($0.p99, $1.label) > ($1.p99, $0.label) }
+    }
+
+    /// A request's latency by cause, comparable across requests: waits by what held the gate,
+    /// tasks by name (not instance), its own cycles by kind of work.
+    static func causes(of b: LatencyBreakdown) -> [(String, UInt64)] {
+        var out: [(String, UInt64)] = []
+        for p in b.parts {
+            switch p.kind {
+            case .admissionWait, .reentryWait:
+                var held: UInt64 = 0
+                for h in p.heldBy {
+                    let how = h.asyncActionNanos > 0 ? " (async action)" : h.actionNanos > 0 ? " (action)" : ""
+                    out.append(("waiting behind \(h.label)\(how)", h.nanos))
+                    held = held.plus(h.nanos)
+                }
+                if p.nanos > held { out.append(("waiting for the gate (not held)", p.nanos - held)) }
+            case .transduce: out.append(("its own cycles", p.nanos))
+            case .action: out.append(("its own actions", p.nanos))
+            case .asyncAction: out.append(("its own async actions", p.nanos))
+            case .task, .sharedTask, .replacedTask, .cancelledTask:
+                // `load#3` → `load`: every instance of a task is one cause.
+                let name = p.label.split(separator: "#").first.map(String.init) ?? p.label
+                let what =
+                    switch p.kind {
+                    case .sharedTask: "shared task \(name)"
+                    case .replacedTask: "task \(name) until replaced"
+                    case .cancelledTask: "task \(name) until cancelled"
+                    default: "task \(name)"
+                    }
+                out.append((what, p.nanos))
+            case .resume: out.append(("resuming the caller", p.nanos))
+            }
+        }
+        return out
+    }
+
+    /// One line per label: percentiles and what dominates at p99.
+    public func render(options: RenderOptions) -> [String] {
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        var table = TextTable([
+            .init("event", minimum: 6), .init("requests", minimum: 4, alignRight: true), .init("p50", alignRight: true),
+            .init("p90", alignRight: true), .init("p99", alignRight: true), .init("at p99", minimum: 10),
+        ])
+        for r in rows {
+            let dominant = r.dominant.map { format($0.share * 100, decimals: 0) + "% " + $0.cause } ?? ""
+            table.append([r.label, String(r.count), d(r.p50), d(r.p90), d(r.p99), dominant])
+        }
+        return rows.isEmpty ? [] : table.render(options: options)
+    }
+}

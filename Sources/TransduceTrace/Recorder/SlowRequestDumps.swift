@@ -1,0 +1,136 @@
+import Dispatch
+import Synchronization
+import Transduce
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A flight recorder that dumps itself when a request is slow (Go's flight-recorder workflow):
+/// when an awaited request takes longer than ``threshold``, the ring's window is written to
+/// ``directory`` as a trace file named for the moment and the request
+/// (`slow-<pid>-<unix ms>-r<runtime>-d<dispatch>.tdtrace`), which holds the slow request's whole
+/// lifecycle as far as the ring still does.
+///
+/// Cost on the recording thread: one comparison per recorded resume; a slow one also does an
+/// atomic exchange and, when no dump is pending, hands the dump to a background queue. The
+/// snapshot and the write never run on the thread that recorded the event.
+public struct SlowRequestTrigger: Sendable {
+    /// Latency (ns) above which a request is slow.
+    public var threshold: UInt64
+    public var directory: String
+    /// At most one dump per this many nanoseconds; slow requests in between are counted as
+    /// suppressed.
+    public var minimumInterval: UInt64
+
+    public init(threshold: UInt64, directory: String, minimumInterval: UInt64 = 10_000_000_000) {
+        self.threshold = threshold
+        self.directory = directory
+        self.minimumInterval = minimumInterval
+    }
+
+    /// `TRANSDUCE_SLOW`: the threshold (`50ms`, `250us`; a bare number is ns).
+    public static let thresholdVariable = "TRANSDUCE_SLOW"
+    /// `TRANSDUCE_SLOW_DIR`: where the dumps go (default: the current directory).
+    public static let directoryVariable = "TRANSDUCE_SLOW_DIR"
+    /// `TRANSDUCE_SLOW_EVERY`: the least time between two dumps (default `10s`).
+    public static let intervalVariable = "TRANSDUCE_SLOW_EVERY"
+
+    /// The trigger the environment asks for, or `nil` (`TRANSDUCE_SLOW` unset or not a
+    /// duration, which is said on standard error).
+    public static func fromEnvironment() -> SlowRequestTrigger? {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        guard let text = variable(thresholdVariable) else { return nil }
+        guard let threshold = parseDuration(text) else {
+            let message = "transduce: \(thresholdVariable)=\(text) is not a duration (50ms, 250us); no slow-request dumps\n"
+            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            return nil
+        }
+        let interval = variable(intervalVariable).flatMap(parseDuration) ?? 10_000_000_000
+        return SlowRequestTrigger(threshold: threshold, directory: variable(directoryVariable) ?? ".", minimumInterval: interval)
+    }
+}
+
+/// What a recorder's slow-request trigger has done.
+public struct SlowRequestDumpCounts: Sendable, Equatable {
+    /// Requests that crossed the threshold.
+    public var slowRequests: Int
+    /// Dumps written.
+    public var written: Int
+    /// Slow requests that made no dump of their own: one was pending, or the last was too recent.
+    public var suppressed: Int
+    /// Dumps that could not be written (the directory is missing or full).
+    public var failed: Int
+}
+
+/// Runs a recorder's slow-request dumps on a background queue.
+final class SlowRequestDumper: Sendable {
+    let trigger: SlowRequestTrigger
+    private let queue = DispatchQueue(label: "transduce.slow-request-dumps", qos: .utility)
+    private let pending = Atomic<Bool>(false)
+    private let slow = Atomic<Int>(0)
+    private let written = Atomic<Int>(0)
+    private let suppressed = Atomic<Int>(0)
+    private let failed = Atomic<Int>(0)
+    /// Only the dump queue touches it.
+    private let lastDump = Lock<UInt64?>(nil)
+    private let snapshot: @Sendable () -> Trace?
+    private let write: @Sendable (Trace, String) throws -> Void
+
+    init(
+        trigger: SlowRequestTrigger, snapshot: @escaping @Sendable () -> Trace?,
+        write: @escaping @Sendable (Trace, String) throws -> Void
+    ) {
+        self.trigger = trigger
+        self.snapshot = snapshot
+        self.write = write
+    }
+
+    var counts: SlowRequestDumpCounts {
+        SlowRequestDumpCounts(
+            slowRequests: slow.load(ordering: .relaxed), written: written.load(ordering: .relaxed),
+            suppressed: suppressed.load(ordering: .relaxed), failed: failed.load(ordering: .relaxed))
+    }
+
+    /// On the recording thread, for a resume over the threshold: never blocks.
+    func trip(runtime: UInt64, dispatch: UInt64) {
+        slow.wrappingAdd(1, ordering: .relaxed)
+        // One dump pending at a time: a burst of slow requests makes one, named for the first
+        // (whose resume the ring held before the snapshot is taken).
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else {
+            suppressed.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        queue.async { [self] in dump(runtime: runtime, dispatch: dispatch) }
+    }
+
+    private func dump(runtime: UInt64, dispatch: UInt64) {
+        pending.store(false, ordering: .releasing)
+        let now = MonotonicClock.now()
+        let tooSoon = lastDump.withLock { last -> Bool in
+            if let last, now - last < trigger.minimumInterval { return true }
+            last = now
+            return false
+        }
+        if tooSoon {
+            suppressed.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        guard let trace = snapshot() else { return }
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let millis = UInt64(wall.tv_sec) * 1000 + UInt64(wall.tv_nsec) / 1_000_000
+        let path = trigger.directory + "/slow-\(getpid())-\(millis)-r\(runtime)-d\(dispatch).tdtrace"
+        do {
+            try write(trace, path)
+            written.wrappingAdd(1, ordering: .relaxed)
+        } catch {
+            failed.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// Waits until the dumps asked for so far are done (for tests and orderly shutdown).
+    func flush() { queue.sync {} }
+}
