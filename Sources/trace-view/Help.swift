@@ -97,6 +97,9 @@ enum Help {
           --json         One object per request: dispatch, label, style, outcome, total_ns, and
                          parts ({name, title, ns, cycle, task, dispatch, held_by}) whose ns add
                          up to total_ns
+
+        An app can keep such traces itself: with TRANSDUCE_SLOW=50ms (and TRANSDUCE_SLOW_DIR,
+        TRANSDUCE_SLOW_EVERY) its bootstrapped recorder dumps the ring when a request is slow.
         """,
         "check": """
         USAGE: trace-view check [--runtime ID] [--pid PID] [--incomplete] [--width N] TRACE
