@@ -185,6 +185,9 @@ enum Delays: Transducer {
         #expect(summary.contains("slow        4 of 12 resumed requests took 1.00ms or more"))
         let (_, byEvent, _) = try traceView(["slow", demo], columns: 160)
         #expect(byEvent.contains("By event") && byEvent.contains("98% waiting behind syncPrices (async action)"))
+        // contention, streaming, attributes the p99 of each event's requests too.
+        let (_, contention, _) = try traceView(["contention", demo], columns: 120)
+        #expect(contention.contains("ping: 5 requests, p99 2.14ms: 98% waiting behind syncPrices (async action)"))
         let (bad, _, message) = try traceView(["slow", "--over", "fast", demo])
         #expect(bad == 64 && message.contains("needs a duration"))
         let (_, chart, _) = try traceView(["sequence", "--request", "4", demo], columns: 100)
