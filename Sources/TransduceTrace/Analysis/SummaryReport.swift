@@ -77,6 +77,11 @@ public struct SummaryReport: TraceConsumer, Sendable {
         } else {
             lines.append("  lost        unknown (no recorder counts in this input)")
         }
+        if let recorder, recorder.slowRequests > 0 || recorder.slowDumps > 0 {
+            lines.append(
+                "  recorder    saw \(recorder.slowRequests) slow request(s), had written \(recorder.slowDumps) slow-request dump(s)"
+            )
+        }
         if let slowThreshold {
             let resumed = counts[Int(TraceEvent.Kind.requestResume.rawValue)]
             lines.append(

@@ -10,7 +10,8 @@
 /// {"kind":"dispatch","time":1200,"thread":7,"runtime":1,"dispatch":3,"style":"request","event":"load","origin_task":0,"queue_depth":1}
 /// {"kind":"counts","events":1,"overwritten":0,"discarded":0,"lost":0,"monotonic_origin":0,"realtime_origin":0}
 /// ```
-/// Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
+/// The counts line has `slow_requests` and `slow_dumps` too when a slow-request trigger counted
+/// any. Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
 /// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process. The
 /// last line carries the recorder's counts.
 public enum JSONLines {
@@ -40,8 +41,13 @@ public enum JSONLines {
     public static func countsLine(_ c: TraceCounts, events: Int, into out: inout [UInt8]) {
         out.append(
             contentsOf: Array(
-                #"{"kind":"counts","events":\#(events),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)}"#
+                #"{"kind":"counts","events":\#(events),"overwritten":\#(c.overwritten),"discarded":\#(c.discarded),"lost":\#(c.lost),"monotonic_origin":\#(c.monotonicOrigin),"realtime_origin":\#(c.realtimeOrigin)"#
                     .utf8))
+        // Only from a recorder with a slow-request trigger.
+        if c.slowRequests != 0 || c.slowDumps != 0 {
+            out.append(contentsOf: Array(#","slow_requests":\#(c.slowRequests),"slow_dumps":\#(c.slowDumps)"#.utf8))
+        }
+        out.append(contentsOf: Array("}".utf8))
         out.append(0x0A)
     }
 
@@ -189,9 +195,12 @@ public final class JSONLinesReader {
 
     private func counts(from object: [String: FlatJSON.Value]) -> TraceCounts {
         func n(_ key: String) -> UInt64 { if case .number(let v) = object[key] { v } else { 0 } }
-        return TraceCounts(
+        var counts = TraceCounts(
             events: n("events"), overwritten: n("overwritten"), discarded: n("discarded"), lost: n("lost"),
             monotonicOrigin: n("monotonic_origin"), realtimeOrigin: n("realtime_origin"))
+        counts.slowRequests = n("slow_requests")
+        counts.slowDumps = n("slow_dumps")
+        return counts
     }
 
     static func event(from object: [String: FlatJSON.Value]) throws -> TraceEvent {

@@ -32,11 +32,11 @@ public struct TraceFileEncoder {
     public mutating func finish(counts: TraceCounts, into sink: ([UInt8]) -> Void) {
         flush(into: sink)
         var footer: [UInt8] = []
-        for value in [
+        var values = [
             counts.events, counts.overwritten, counts.discarded, counts.lost, counts.monotonicOrigin, counts.realtimeOrigin,
-        ] {
-            footer.appendLE(value)
-        }
+        ]
+        if counts.slowRequests != 0 || counts.slowDumps != 0 { values += [counts.slowRequests, counts.slowDumps] }
+        for value in values { footer.appendLE(value) }
         TraceFileWriter.appendChunk(.footer, footer, to: &out)
         sink(out)
         out.removeAll(keepingCapacity: true)

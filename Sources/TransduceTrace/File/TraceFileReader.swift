@@ -139,7 +139,7 @@ public final class TraceFileReader {
         switch tag {
         case .string: limit = 4 + TraceFileFormat.maxStringBytes
         case .events: limit = 4 + TraceFileFormat.maxEventsPerChunk * TraceFileFormat.recordSize
-        case .footer: limit = TraceFileFormat.footerSize
+        case .footer: limit = TraceFileFormat.slowFooterSize
         case .process: limit = 4 + TraceFileFormat.maxHostBytes
         }
         guard length <= limit, length >= 4 else {
@@ -189,14 +189,19 @@ public final class TraceFileReader {
             let host = String(decoding: chunk[4..<length], as: UTF8.self)
             if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
         case .footer:
-            guard length == TraceFileFormat.footerSize else {
+            guard length == TraceFileFormat.footerSize || length == TraceFileFormat.slowFooterSize else {
                 note("footer of \(length) bytes", at: offset)
                 return false
             }
             footer = chunk.withUnsafeBytes { b in
-                TraceCounts(
+                var counts = TraceCounts(
                     events: b.le(0), overwritten: b.le(8), discarded: b.le(16), lost: b.le(24), monotonicOrigin: b.le(32),
                     realtimeOrigin: b.le(40))
+                if length == TraceFileFormat.slowFooterSize {
+                    counts.slowRequests = b.le(48)
+                    counts.slowDumps = b.le(56)
+                }
+                return counts
             }
         }
         return true

@@ -28,6 +28,10 @@ public struct TraceCounts: Sendable, Equatable {
     /// monotonic event times on the wall clock.
     public var monotonicOrigin: UInt64 = 0
     public var realtimeOrigin: UInt64 = 0
+    /// A recorder with a slow-request trigger: the slow requests it had seen and the dumps it had
+    /// written when this trace was taken (both 0 without a trigger).
+    public var slowRequests: UInt64 = 0
+    public var slowDumps: UInt64 = 0
 
     public init(
         events: UInt64 = 0, overwritten: UInt64 = 0, discarded: UInt64 = 0, lost: UInt64 = 0, monotonicOrigin: UInt64 = 0,

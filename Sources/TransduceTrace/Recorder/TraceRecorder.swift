@@ -247,6 +247,10 @@ public final class TraceRecorder: RuntimeInstrument {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        if let slow = slowDumper?.counts {
+            counts.slowRequests = UInt64(slow.slowRequests)
+            counts.slowDumps = UInt64(slow.written)
+        }
         let process = Self.processID
         var trace = Trace(events: batch.records.map { decode($0, process: process) }, counts: counts)
         trace.hosts = [process: Self.hostName]
