@@ -101,5 +101,61 @@ import TraceFuzzHarness
         let tool = try #require(builtProduct("trace-view"))
         let (status, output) = try run(tool, ["sequence", "--request", "1", "--width", "80", path])
         #expect(status == 0, "\(output.suffix(300))")
+        // Each instance carries the request's waiter, and none copies an ever longer list.
+        #expect(index.tasks.values.allSatisfy { $0.carried.count <= TraceIndex.maxCarried })
+    }
+
+    /// Requests that each waited across every cycle of the trace: their breakdowns list a few
+    /// holders and sum the rest, rather than costing requests × cycles.
+    @Test func waitsAcrossManyCyclesStayCheap() throws {
+        var events: [TraceEvent] = []
+        let requests: UInt64 = 2_000
+        let cycles: UInt64 = 20_000
+        func event(_ kind: TraceEvent.Kind, _ time: UInt64, _ body: (inout TraceEvent) -> Void) {
+            var e = TraceEvent(kind: kind, time: time, thread: 1, runtime: 1)
+            body(&e)
+            events.append(e)
+        }
+        let request = TraceNames.code(kind: .dispatch, name: "request")!
+        for d in 1...requests {
+            event(.dispatch, d) {
+                $0.dispatch = d; $0.code = request; $0.label = "late"
+            }
+        }
+        for c in 1...cycles {
+            let t = 10_000 + c * 100
+            event(.dispatch, t) {
+                $0.dispatch = requests + c; $0.label = "busy"
+            }
+            event(.cycleEnter, t) {
+                $0.cycle = c; $0.dispatch = requests + c
+            }
+            event(.cycleLeave, t + 90) {
+                $0.cycle = c; $0.code = 0; $0.nanos = 90
+            }
+        }
+        let end = 10_000 + (cycles + 1) * 100
+        for d in 1...requests {
+            let c = cycles + d
+            let t = end + d * 100
+            event(.cycleEnter, t) {
+                $0.cycle = c; $0.dispatch = d; $0.nanos = t - d
+            }
+            event(.cycleLeave, t + 50) {
+                $0.cycle = c; $0.nanos = 50
+            }
+            event(.requestResume, t + 60) {
+                $0.dispatch = d; $0.cycle = c; $0.nanos = t + 60 - d
+            }
+        }
+        let breakdowns = TraceIndex(events).latencyBreakdowns()
+        #expect(breakdowns.count == Int(requests))
+        for b in breakdowns {
+            let wait = try #require(b.parts.first { $0.kind == .admissionWait })
+            #expect(wait.heldBy.count <= 17)
+            #expect(b.parts.reduce(0) { $0 + $1.nanos } == b.total)
+        }
+        let last = try #require(breakdowns.first?.parts.first?.heldBy.last)
+        #expect(last.cycle == 0 && last.nanos > 0, "the holders past the listed ones are summed")
     }
 }

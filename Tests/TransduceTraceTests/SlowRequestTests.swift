@@ -120,6 +120,11 @@ enum Delays: Transducer {
         let recording = TraceRecording()
         let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
         async let first = host.input.request(.shared(ms: 200))
+        try await withTimeout {
+            while !recording.trace().events.contains(where: { $0.kind == .taskSpawn }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
         try await Task.sleep(for: .milliseconds(5))
         _ = try await host.input.request(.shared(ms: 200))
         _ = try await first
@@ -137,6 +142,12 @@ enum Delays: Transducer {
         let recording = TraceRecording()
         let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
         async let first = host.input.request(.latest(ms: 1_000))
+        // 5 ms after its task has started (and its cycle left), the second request replaces it.
+        try await withTimeout {
+            while !recording.trace().events.contains(where: { $0.kind == .cycleLeave }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
         try await Task.sleep(for: .milliseconds(5))
         _ = try await host.input.request(.latest(ms: 5))
         _ = try await first
@@ -230,6 +241,21 @@ enum Delays: Transducer {
         let kinds = Set(index.requestLifecycle(runtime: runtime, dispatch: id).map { trace.events[$0].kind })
         #expect(kinds.isSuperset(of: [.dispatch, .cycleEnter, .taskSpawn, .taskSettle, .requestResume]), "\(kinds)")
         #expect(trace.events.first { $0.kind == .dispatch && $0.dispatch == id }?.label == "latest")
+        // The dump's footer counts what the trigger had seen (this dump not yet written).
+        #expect(trace.counts.slowRequests == 1 && trace.counts.slowDumps == 0)
+        let (_, summary, _) = try traceView(["summary", dir.file(name)])
+        #expect(summary.contains("saw 1 slow request(s), had written 0 slow-request dump(s)"))
+        // A later snapshot counts the dump, in both formats.
+        for format in [TraceFileWriter.Format.binary, .jsonLines] {
+            let path = dir.file("after." + (format == .binary ? "tdtrace" : "jsonl"))
+            try recorder.write(to: path, format: format)
+            let again = format == .binary ? try TraceFileReader(path: path).readAll() : try JSONLinesReader(path: path).readAll()
+            #expect(again.counts.slowRequests == 1 && again.counts.slowDumps == 1, "\(format)")
+        }
+        // Without a trigger the footer is the 48-byte one every version-2 reader knows.
+        var plain: [UInt8] = []
+        TraceFileWriter.encodeBinary(Trace(events: [])) { plain += $0 }
+        #expect(plain.suffix(TraceFileFormat.footerSize + TraceFileFormat.chunkHeaderSize).first == 3)
     }
 
     @Test func aBurstOfSlowRequestsIsRateLimited() async throws {
@@ -276,11 +302,11 @@ enum Delays: Transducer {
     @Test func theEnvironmentArmsItWithNoCodeChange() throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
-        // The demo's four sends wait about 2 ms behind an async action.
+        // Every request of the demo takes longer than 20 µs (a task's takes hundreds).
         let (status, output) = try run(
             example, [],
             environment: [
-                "TRANSDUCE_SLOW": "1ms", "TRANSDUCE_SLOW_DIR": dir.path, "TRANSDUCE_SLOW_EVERY": "1h", "TRANSDUCE_LTTNG": "off",
+                "TRANSDUCE_SLOW": "20us", "TRANSDUCE_SLOW_DIR": dir.path, "TRANSDUCE_SLOW_EVERY": "1h", "TRANSDUCE_LTTNG": "off",
             ])
         #expect(status == 0, "\(output)")
         let files = try dumps(in: dir.path)
@@ -289,7 +315,7 @@ enum Delays: Transducer {
         let trace = try TraceFileReader(path: dir.file(name)).readAll()
         let id = try #require(dispatch(of: name))
         let resume = try #require(trace.events.first { $0.kind == .requestResume && $0.dispatch == id })
-        #expect(resume.nanos > Self.ms)
+        #expect(resume.nanos > 20_000)
         let (bad, badOutput) = try run(example, [], environment: ["TRANSDUCE_SLOW": "soon", "TRANSDUCE_LTTNG": "off"])
         #expect(bad == 64 && badOutput.contains("TRANSDUCE_SLOW=soon is not a duration"))
     }

@@ -41,7 +41,8 @@ public struct LatencyBreakdown: Sendable {
         public var dispatch: UInt64 = 0
         /// The event of the cycle, or the task's name.
         public var label: String = ""
-        /// For a wait: the cycles that held the gate meanwhile, with how much of the wait each.
+        /// For a wait: the cycles that held the gate meanwhile, with how much of the wait each (the
+        /// first 16; a last entry with cycle 0 sums the others).
         public var heldBy: [Holder] = []
     }
 
@@ -72,37 +73,66 @@ public struct LatencyBreakdown: Sendable {
 }
 
 extension TraceIndex {
-    /// The cycles of each runtime by enter time, with their leave, for the holders of a wait.
+    /// The cycles of each runtime by enter time, with their leave, for the holders of a wait:
+    /// found by binary search, with prefix sums of the holds, so a wait over a million cycles
+    /// costs what one over a few does.
     struct Holds {
-        var byRuntime: [UInt64: [(enter: UInt64, leave: UInt64, cycle: UInt64)]] = [:]
+        struct Runtime {
+            var holds: [(enter: UInt64, leave: UInt64, cycle: UInt64)] = []
+            /// `prefix[i]`: the total hold of `holds[..<i]`.
+            var prefix: [UInt64] = [0]
+        }
+        var byRuntime: [UInt64: Runtime] = [:]
+        /// Holders listed one by one per wait; the rest are summed.
+        static let listed = 16
 
         init(_ index: TraceIndex) {
+            var all: [UInt64: [(enter: UInt64, leave: UInt64, cycle: UInt64)]] = [:]
             for (key, record) in index.cycles {
                 guard let leave = record.leave else { continue }
-                byRuntime[key.runtime, default: []].append((index.events[record.enter].time, index.events[leave].time, key.id))
+                all[key.runtime, default: []].append((index.events[record.enter].time, index.events[leave].time, key.id))
             }
-            for key in byRuntime.keys { byRuntime[key]!.sort { $0.enter < $1.enter } }
+            for (runtime, list) in all {
+                var r = Runtime()
+                r.holds = list.sorted { $0.enter < $1.enter }
+                for h in r.holds { r.prefix.append(r.prefix.last!.plus(h.leave.minus(h.enter))) }
+                byRuntime[runtime] = r
+            }
         }
 
-        /// Cycles whose hold overlaps `from..<to`, but `except`.
-        func overlapping(runtime: UInt64, from: UInt64, to: UInt64, except: UInt64) -> [(cycle: UInt64, nanos: UInt64)] {
-            guard from < to, let all = byRuntime[runtime] else { return [] }
-            // Holds do not overlap one another, so sorted by enter they are sorted by leave too.
-            var low = 0
-            var high = all.count
-            while low < high {
-                let mid = (low + high) / 2
-                if all[mid].leave <= from { low = mid + 1 } else { high = mid }
-            }
-            var out: [(UInt64, UInt64)] = []
-            var i = low
-            while i < all.count, all[i].enter < to {
-                if all[i].cycle != except {
-                    out.append((all[i].cycle, min(all[i].leave, to).minus(max(all[i].enter, from))))
+        /// Cycles whose hold overlaps `from..<to`, but `except`: the first ``listed`` with how much
+        /// of the interval each held, and the total of the others.
+        func overlapping(runtime: UInt64, from: UInt64, to: UInt64, except: UInt64) -> (
+            listed: [(cycle: UInt64, nanos: UInt64)], rest: UInt64, restCount: Int
+        ) {
+            guard from < to, let r = byRuntime[runtime], !r.holds.isEmpty else { return ([], 0, 0) }
+            let all = r.holds
+            // Holds do not overlap one another (in a sane trace), so sorted by enter they are
+            // sorted by leave too.
+            func firstIndex(_ isAfter: (Int) -> Bool) -> Int {
+                var low = 0
+                var high = all.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if isAfter(mid) { high = mid } else { low = mid + 1 }
                 }
+                return low
+            }
+            let lo = firstIndex { all[$0].leave > from }
+            let hi = firstIndex { all[$0].enter >= to }
+            guard lo < hi else { return ([], 0, 0) }
+            func overlap(_ i: Int) -> UInt64 { min(all[i].leave, to).minus(max(all[i].enter, from)) }
+            var listed: [(UInt64, UInt64)] = []
+            var i = lo
+            while i < hi, listed.count < Self.listed {
+                if all[i].cycle != except { listed.append((all[i].cycle, overlap(i))) }
                 i += 1
             }
-            return out
+            guard i < hi else { return (listed, 0, 0) }
+            // The rest: whole holds but the last, which may run past `to`.
+            // (`except`, the waiting admission's own cycle, enters at `to`: never among these.)
+            let rest = r.prefix[hi - 1].minus(r.prefix[i]).plus(overlap(hi - 1))
+            return (listed, rest, hi - i)
         }
     }
 
@@ -153,12 +183,19 @@ extension TraceIndex {
             var p = part(kind)
             p.dispatch = admission
             p.cycle = enter.cycle
-            p.heldBy = holds.overlapping(runtime: runtime, from: now, to: min(enter.time, end), except: enter.cycle).map {
+            let found = holds.overlapping(runtime: runtime, from: now, to: min(enter.time, end), except: enter.cycle)
+            p.heldBy = found.listed.map {
                 var held = LatencyBreakdown.Holder(
                     cycle: $0.cycle, label: cycleLabel(runtime: runtime, cycle: $0.cycle), nanos: $0.nanos, actionNanos: 0,
                     asyncActionNanos: 0)
                 (held.actionNanos, held.asyncActionNanos) = actionTime(runtime: runtime, cycle: $0.cycle)
                 return held
+            }
+            if found.restCount > 0 {
+                p.heldBy.append(
+                    LatencyBreakdown.Holder(
+                        cycle: 0, label: "\(found.restCount) more cycles", nanos: found.rest, actionNanos: 0,
+                        asyncActionNanos: 0))
             }
             advance(to: enter.time, p)
         }

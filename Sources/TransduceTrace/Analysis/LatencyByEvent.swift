@@ -47,7 +47,7 @@ public struct LatencyByEvent: Sendable {
                 var held: UInt64 = 0
                 for h in p.heldBy {
                     let how = h.asyncActionNanos > 0 ? " (async action)" : h.actionNanos > 0 ? " (action)" : ""
-                    out.append(("waiting behind \(h.label)\(how)", h.nanos))
+                    out.append((h.cycle == 0 ? "waiting behind other cycles" : "waiting behind \(h.label)\(how)", h.nanos))
                     held = held.plus(h.nanos)
                 }
                 if p.nanos > held { out.append(("waiting for the gate (not held)", p.nanos - held)) }

@@ -56,6 +56,10 @@ public struct TraceIndex: Sendable {
     }
 
     public let events: [TraceEvent]
+    /// The most waiters an admission or task is tracked as carrying: real ones carry a few, and
+    /// a hostile trace's chain of replacements must not copy ever longer lists (a task carrying
+    /// more is followed through its first ones).
+    public static let maxCarried = 32
     public private(set) var dispatches: [Key: DispatchRecord] = [:]
     public private(set) var cycles: [Key: CycleRecord] = [:]
     public private(set) var tasks: [Key: TaskRecord] = [:]
@@ -100,14 +104,19 @@ public struct TraceIndex: Sendable {
                 {
                     record.carried = admission.carries
                 }
-                if e.otherTask != 0 { record.carried += tasks[Key(runtime: r, id: e.otherTask)]?.carried ?? [] }
+                if e.otherTask != 0 {
+                    let moved = tasks[Key(runtime: r, id: e.otherTask)]?.carried ?? []
+                    record.carried += moved.prefix(Self.maxCarried - record.carried.count)
+                }
                 tasks[Key(runtime: r, id: e.task)] = record
                 cycles[Key(runtime: r, id: e.cycle)]?.events.append(i)
                 cycles[Key(runtime: r, id: e.cycle)]?.spawned.append(e.task)
                 if e.otherTask != 0 { tasks[Key(runtime: r, id: e.otherTask)]?.replacedBy = e.task }
             case .taskJoin:
                 tasks[Key(runtime: r, id: e.task)]?.joins.append(i)
-                tasks[Key(runtime: r, id: e.task)]?.carried.append(e.dispatch)
+                if let n = tasks[Key(runtime: r, id: e.task)]?.carried.count, n < Self.maxCarried {
+                    tasks[Key(runtime: r, id: e.task)]?.carried.append(e.dispatch)
+                }
                 dispatches[Key(runtime: r, id: e.dispatch)]?.joins.append(e.task)
                 if let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskCancel:
@@ -156,6 +165,14 @@ public struct TraceIndex: Sendable {
         var seenDispatches = Set<UInt64>()
         var seenTasks = Set<UInt64>()
         var pendingTasks: [UInt64] = []
+        // A replacement belongs to the lifecycle when the instance it replaced carried the
+        // waiter of one of its dispatches (the waiter moved to it). Checked when the instance is
+        // added; one whose dispatch joins the lifecycle only later is checked again then.
+        var deferred: [UInt64] = []
+        func follows(_ t: UInt64) -> Bool {
+            guard let task = tasks[Key(runtime: runtime, id: t)] else { return false }
+            return task.carried.contains(where: seenDispatches.contains)
+        }
         // Loops, not recursion: a trace decides how long a chain of replacements is.
         while true {
             while !pendingDispatches.isEmpty || !pendingTasks.isEmpty {
@@ -165,6 +182,9 @@ public struct TraceIndex: Sendable {
                     included.formUnion(task.cancels)
                     included.formUnion(task.settles)
                     pendingDispatches += task.reentries
+                    if task.replacedBy != 0 {
+                        if follows(t) { pendingTasks.append(task.replacedBy) } else { deferred.append(t) }
+                    }
                 } else if let d = pendingDispatches.popLast() {
                     guard seenDispatches.insert(d).inserted, let record = dispatches[Key(runtime: runtime, id: d)] else {
                         continue
@@ -180,16 +200,10 @@ public struct TraceIndex: Sendable {
                     pendingTasks += record.joins
                 }
             }
-            // A replacement belongs to the lifecycle when the instance it replaced carried the
-            // waiter of one of its dispatches (the waiter moved to it); those dispatches are known
-            // only now, so this repeats until nothing is added.
-            pendingTasks = seenTasks.compactMap { t -> UInt64? in
-                guard let task = tasks[Key(runtime: runtime, id: t)], task.replacedBy != 0,
-                    !seenTasks.contains(task.replacedBy), task.carried.contains(where: seenDispatches.contains)
-                else { return nil }
-                return task.replacedBy
-            }
-            if pendingTasks.isEmpty { break }
+            let ready = deferred.filter(follows)
+            guard !ready.isEmpty else { break }
+            deferred.removeAll(where: follows)
+            pendingTasks = ready.compactMap { tasks[Key(runtime: runtime, id: $0)]?.replacedBy }
         }
         return included.sorted()
     }
