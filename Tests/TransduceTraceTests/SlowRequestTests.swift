@@ -5,12 +5,37 @@ import Transduce
 
 @testable import TransduceTrace
 
+/// Where a `.hold` waits until the test releases it.
+final class HoldGate: Sendable {
+    private let state = Mutex<(open: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiter = continuation
+                return false
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.open = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+}
+
 /// A workload with known, injected delays: each scene makes one request slow in one way.
 enum Delays: Transducer {
     struct State: Sendable {}
     enum Event: Sendable {
-        /// An async action that holds the gate for `ms`.
-        case hold(ms: Int)
+        /// An async action that holds the gate until the environment's gate opens.
+        case hold
         case quick
         /// A shareable task that runs `ms`.
         case shared(ms: Int)
@@ -25,14 +50,15 @@ enum Delays: Transducer {
         case done
     }
     typealias Response = Int
+    typealias Env = HoldGate
 
     static var initialState: State { State() }
 
     static func transduce(_ state: inout State, event: Event) -> Effect {
         switch event {
-        case .hold(let ms):
-            return .action(nonsendingOperation: { _ in
-                try? await Task.sleep(for: .milliseconds(ms))
+        case .hold:
+            return .action(nonsendingOperation: { gate in
+                await gate.wait()
                 return nil
             })
         case .quick, .done, .inner: return .none
@@ -89,19 +115,20 @@ enum Delays: Transducer {
     }
 
     @Test func anAsyncActionHoldingTheGateIsWhatThreeRequestsWaitedFor() async throws {
-        let recording = TraceRecording()
-        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
-        // Long enough that the requests below are queued while it holds the gate, however
-        // loaded the machine.
-        try host.input.post(.hold(ms: 100))
-        // Queue three requests behind it once it holds the gate.
-        try await withTimeout {
-            while !recording.trace().events.contains(where: { $0.kind == .cycleEnter }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-        }
+        let recording = TraceRecording(capacity: 1 << 12)
+        let gate = HoldGate()
+        let host = BaseRuntime(of: Delays.self, env: gate, instrument: recording.instrument)
+        try host.input.post(.hold)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<3 { group.addTask { _ = try await host.input.request(.quick) } }
+            // Once the three are queued behind it, the action holds the gate 20 ms more.
+            try await withTimeout {
+                while recording.trace().events.filter({ $0.kind == .dispatch }).count < 4 {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            gate.open()
             try await group.waitForAll()
         }
         let quick = try #require(breakdowns(recording.trace())["quick"])
@@ -111,14 +138,14 @@ enum Delays: Transducer {
             // The wait is most of the latency, and the async action's cycle held most of it.
             #expect(Double(wait.nanos) >= 0.9 * Double(b.total), "\(b.render(options: RenderOptions(width: 160)))")
             let hold = try #require(wait.heldBy.first { $0.label == "hold" })
-            #expect(hold.asyncActionNanos >= 100 * Self.ms)
+            #expect(hold.asyncActionNanos >= 20 * Self.ms)
             #expect(Double(hold.nanos) >= 0.8 * Double(wait.nanos))
         }
     }
 
     @Test func aRequestThatJoinedASharedTaskWaitedForItsRest() async throws {
-        let recording = TraceRecording()
-        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        let recording = TraceRecording(capacity: 1 << 12)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
         async let first = host.input.request(.shared(ms: 200))
         try await withTimeout {
             while !recording.trace().events.contains(where: { $0.kind == .taskSpawn }) {
@@ -139,8 +166,8 @@ enum Delays: Transducer {
     }
 
     @Test func aReplacedTaskLosesTimeAndTheWaiterMovesOn() async throws {
-        let recording = TraceRecording()
-        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        let recording = TraceRecording(capacity: 1 << 12)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
         async let first = host.input.request(.latest(ms: 1_000))
         // 5 ms after its task has started (and its cycle left), the second request replaces it.
         try await withTimeout {
@@ -162,8 +189,8 @@ enum Delays: Transducer {
     }
 
     @Test func aChainThroughTwoTasksAndARequestMadeInsideATask() async throws {
-        let recording = TraceRecording()
-        let host = BaseRuntime(of: Delays.self, instrument: recording.instrument)
+        let recording = TraceRecording(capacity: 1 << 12)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
         _ = try await host.input.request(.chain)
         _ = try await host.input.request(.outer)
         let all = breakdowns(recording.trace())
@@ -224,7 +251,7 @@ enum Delays: Transducer {
         let recorder = TraceRecorder(
             capacity: 1 << 14, lttng: false,
             slowRequests: SlowRequestTrigger(threshold: 30 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
-        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
         _ = try await host.input.request(.latest(ms: 60))
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
@@ -263,7 +290,7 @@ enum Delays: Transducer {
         let recorder = TraceRecorder(
             capacity: 1 << 14, lttng: false,
             slowRequests: SlowRequestTrigger(threshold: 10 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
-        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<10 { group.addTask { _ = try await host.input.request(.shared(ms: 40)) } }
             try await group.waitForAll()
@@ -283,7 +310,7 @@ enum Delays: Transducer {
             capacity: 1 << 14, mode: .overwriteOldest, lttng: false, payloads: nil, ringEnabled: true,
             slowRequests: SlowRequestTrigger(threshold: 0, directory: "/nonexistent", minimumInterval: 0),
             dumpWriter: { _, _ in release.wait() })
-        let host = BaseRuntime(of: Delays.self, instrument: recorder)
+        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
         // Every resume is over a zero threshold; the first dump stalls in its writer.
         try await withTimeout(30) {
             for _ in 0..<500 { _ = try await host.input.request(.quick) }
