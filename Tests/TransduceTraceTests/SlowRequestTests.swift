@@ -37,7 +37,7 @@ enum Delays: Transducer {
         /// An async action that holds the gate until the environment's gate opens.
         case hold
         case quick
-        /// A shareable task that runs `ms`.
+        /// A shareable task that runs `ms`; with `ms == 0`, until the environment's gate opens.
         case shared(ms: Int)
         /// A switchToLatest task `x` that runs `ms` (or until replaced).
         case latest(ms: Int)
@@ -63,8 +63,8 @@ enum Delays: Transducer {
             })
         case .quick, .done, .inner: return .none
         case .shared(let ms):
-            return .task(id: "shared", option: .shareable) { _, _ -> TaskReturn<Event> in
-                try await Task.sleep(for: .milliseconds(ms))
+            return .task(id: "shared", option: .shareable) { _, gate -> TaskReturn<Event> in
+                if ms == 0 { await gate.wait() } else { try await Task.sleep(for: .milliseconds(ms)) }
                 return .response(.done)
             }
         case .latest(let ms):
@@ -145,22 +145,31 @@ enum Delays: Transducer {
 
     @Test func aRequestThatJoinedASharedTaskWaitedForItsRest() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
-        async let first = host.input.request(.shared(ms: 200))
+        let gate = HoldGate()
+        let host = BaseRuntime(of: Delays.self, env: gate, instrument: recording.instrument)
+        async let first = host.input.request(.shared(ms: 0))
         try await withTimeout {
             while !recording.trace().events.contains(where: { $0.kind == .taskSpawn }) {
                 try await Task.sleep(for: .milliseconds(1))
             }
         }
+        // 5 ms into the task a second request joins it; 5 ms later the task ends.
         try await Task.sleep(for: .milliseconds(5))
-        _ = try await host.input.request(.shared(ms: 200))
-        _ = try await first
+        async let second = host.input.request(.shared(ms: 0))
+        try await withTimeout {
+            while !recording.trace().events.contains(where: { $0.kind == .taskJoin }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(5))
+        gate.open()
+        _ = try await (first, second)
         let shared = try #require(breakdowns(recording.trace())["shared"])
         #expect(shared.count == 2)
         let (starter, joiner) = (shared[0], shared[1])
         #expect(nanos(starter, .task) > 0 && nanos(starter, .sharedTask) == 0)
         #expect(nanos(joiner, .sharedTask) > 0 && nanos(joiner, .task) == 0)
-        // The joiner came in about 5 ms into the task's 200, so its wait is the task's rest.
+        // The joiner came in after the task had run 5 ms, so its wait is the task's rest.
         #expect(Double(nanos(joiner, .sharedTask)) >= 0.7 * Double(joiner.total))
         #expect(nanos(starter, .task) > nanos(joiner, .sharedTask))
     }
@@ -168,7 +177,8 @@ enum Delays: Transducer {
     @Test func aReplacedTaskLosesTimeAndTheWaiterMovesOn() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
         let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
-        async let first = host.input.request(.latest(ms: 1_000))
+        // Its task would run 30 s: the replacement always comes first, however loaded the machine.
+        async let first = host.input.request(.latest(ms: 30_000))
         // 5 ms after its task has started (and its cycle left), the second request replaces it.
         try await withTimeout {
             while !recording.trace().events.contains(where: { $0.kind == .cycleLeave }) {
@@ -185,7 +195,7 @@ enum Delays: Transducer {
         let kinds = replaced.parts.map(\.kind)
         let after = try #require(kinds.firstIndex(of: .replacedTask))
         #expect(kinds[(after + 1)...].contains(.task) && kinds.contains(.reentryWait))
-        #expect(nanos(replaced, .replacedTask) >= 4 * Self.ms && nanos(replaced, .replacedTask) < 900 * Self.ms)
+        #expect(nanos(replaced, .replacedTask) >= 4 * Self.ms && nanos(replaced, .replacedTask) < 25_000 * Self.ms)
     }
 
     @Test func aChainThroughTwoTasksAndARequestMadeInsideATask() async throws {
@@ -250,10 +260,11 @@ enum Delays: Transducer {
         let dir = TemporaryDirectory()
         let recorder = TraceRecorder(
             capacity: 1 << 14, lttng: false,
-            slowRequests: SlowRequestTrigger(threshold: 30 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
+            // Far above what a quick request takes even on a loaded machine.
+            slowRequests: SlowRequestTrigger(threshold: 1_000 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
         let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
-        _ = try await host.input.request(.latest(ms: 60))
+        _ = try await host.input.request(.latest(ms: 1_500))
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
         recorder.flushSlowRequestDumps()
         let files = try dumps(in: dir.path)
