@@ -7,7 +7,9 @@ import Testing
 /// in headless Chromium (scripts/bootstrap.sh), queried through Perfetto's own trace processor
 /// (scripts/perfetto-check.py). Skipped where either is missing: the UI comes from a package
 /// index, which a machine may not reach.
-@Suite(.serialized) struct PerfettoTests {
+/// Skipped under ThreadSanitizer: it checks a file format, and its browser run blocks a thread of
+/// the test pool for as long as Chromium takes.
+@Suite(.serialized, .disabled(if: underThreadSanitizer)) struct PerfettoTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static let ui = root + "/.build/perfetto-ui"
