@@ -123,8 +123,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
         case .runtimeStart:
             if runtime == e.runtimeKey { capacities[e.runtimeKey] = e.count }
         case .dispatch:
-            let awaited = e.codeName == "send" || e.codeName == "request" || e.codeName == "uniqueRequest"
-            if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time, awaited) }
+            if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time, e.isAwaitedDispatch) }
             depth.record(time: e.time, depth: e.count)
             maxDepth[runtime] = max(maxDepth[runtime] ?? 0, e.count)
         case .cycleEnter:
@@ -139,7 +138,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
                     .max { $0.1 < $1.1 }
                 let holder = top.flatMap { h, nanos -> String? in
                     guard nanos > 0 else { return nil }
-                    let how = h.asyncActionNanos > 0 ? " (async action)" : h.actionNanos > 0 ? " (action)" : ""
+                    let work = LatencyBreakdown.holdingWork(action: h.actionNanos, asyncAction: h.asyncActionNanos)
+                    let how = work.isEmpty ? "" : " (\(work))"
                     return "waiting behind \(h.label)\(how)"
                 }
                 s.entered[e.dispatch] = (label, holder, holder == nil ? 0 : top!.1)

@@ -46,6 +46,12 @@ public struct LatencyBreakdown: Sendable {
         public var heldBy: [Holder] = []
     }
 
+    /// What kept a cycle holding the gate, for a note: `async action`, `action`, or "" (its own
+    /// transduce work).
+    public static func holdingWork(action: UInt64, asyncAction: UInt64) -> String {
+        asyncAction > 0 ? "async action" : action > 0 ? "action" : ""
+    }
+
     /// A cycle that held the gate during a wait.
     public struct Holder: Sendable {
         public var cycle: UInt64
@@ -141,7 +147,7 @@ extension TraceIndex {
         let holds = Holds(self)
         var out: [LatencyBreakdown] = []
         for (i, e) in events.enumerated() where e.kind == .dispatch {
-            guard ["send", "request", "uniqueRequest"].contains(e.codeName),
+            guard e.isAwaitedDispatch,
                 dispatches[Key(runtime: e.runtimeKey, id: e.dispatch)]?.event == i,
                 let b = latencyBreakdown(runtime: e.runtimeKey, dispatch: e.dispatch, holds: holds)
             else { continue }
@@ -160,7 +166,7 @@ extension TraceIndex {
             return nil
         }
         let d = events[record.event]
-        guard ["send", "request", "uniqueRequest"].contains(d.codeName) else { return nil }
+        guard d.isAwaitedDispatch else { return nil }
         let resume = events[resumeIndex]
         let end = max(resume.time, d.time)
         var parts: [LatencyBreakdown.Part] = []
@@ -260,8 +266,7 @@ extension TraceIndex {
                 // A re-entry carries the waiter into the next cycle.
                 if settle.codeName == "request" || settle.codeName == "response",
                     let reentry = t.reentries.first(where: {
-                        let code = dispatches[Key(runtime: runtime, id: $0)].map { events[$0.event].codeName }
-                        return code == "taskRequest" || code == "taskResponse"
+                        dispatches[Key(runtime: runtime, id: $0)].map { events[$0.event].isTaskReentry } ?? false
                     })
                 {
                     admission = reentry

@@ -46,7 +46,8 @@ public struct LatencyByEvent: Sendable {
             case .admissionWait, .reentryWait:
                 var held: UInt64 = 0
                 for h in p.heldBy {
-                    let how = h.asyncActionNanos > 0 ? " (async action)" : h.actionNanos > 0 ? " (action)" : ""
+                    let work = LatencyBreakdown.holdingWork(action: h.actionNanos, asyncAction: h.asyncActionNanos)
+                    let how = work.isEmpty ? "" : " (\(work))"
                     out.append((h.cycle == 0 ? "waiting behind other cycles" : "waiting behind \(h.label)\(how)", h.nanos))
                     held = held.plus(h.nanos)
                 }

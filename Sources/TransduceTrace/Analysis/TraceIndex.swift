@@ -77,10 +77,9 @@ public struct TraceIndex: Sendable {
             switch e.kind {
             case .dispatch:
                 var record = DispatchRecord(event: i)
-                let style = e.codeName
-                if style == "send" || style == "request" || style == "uniqueRequest" {
+                if e.isAwaitedDispatch {
                     record.carries = [e.dispatch]
-                } else if style == "taskRequest" || style == "taskResponse" {
+                } else if e.isTaskReentry {
                     record.carries = tasks[Key(runtime: r, id: e.otherTask)]?.carried ?? []
                 }
                 dispatches[Key(runtime: r, id: e.dispatch)] = record
@@ -100,7 +99,7 @@ public struct TraceIndex: Sendable {
                 // Request-like admissions hand their waiters to the task they start; a replaced
                 // instance hands over its own.
                 if let admission = cycles[Key(runtime: r, id: e.cycle)].flatMap({ dispatches[Key(runtime: r, id: $0.dispatch)] }),
-                    ["request", "uniqueRequest", "taskRequest"].contains(events[admission.event].codeName)
+                    events[admission.event].handsWaitersToTask
                 {
                     record.carried = admission.carries
                 }

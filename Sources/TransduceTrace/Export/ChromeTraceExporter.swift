@@ -163,7 +163,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             let from = originTrack ?? Self.callers
             instant(pid, from, name, category: "dispatch", e)
             var carried: [UInt64] = []
-            if ["send", "request", "uniqueRequest"].contains(e.codeName) {
+            if e.isAwaitedDispatch {
                 let id = nextFlow
                 nextFlow += 1
                 let slot = requestSlots[pid, default: SlotPool()].take(at: e.time)
@@ -174,7 +174,7 @@ public struct ChromeTraceExporter: TraceConsumer {
                 )
                 flow("s", id, pid, from, e)
                 carried = [id]
-            } else if e.otherTask != 0, e.codeName == "taskRequest" || e.codeName == "taskResponse" {
+            } else if e.otherTask != 0, e.isTaskReentry {
                 // A task's re-entry carries its waiters into the new cycle.
                 carried = taskFlows.removeValue(forKey: key(e.otherTask)) ?? []
                 for id in carried { flow("t", id, pid, from, e) }

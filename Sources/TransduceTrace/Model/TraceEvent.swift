@@ -95,6 +95,18 @@ public struct TraceEvent: Sendable, Hashable {
     /// The name of `code` for this kind (`request`, `handedOff`, `replaced`, …), or "" when the
     /// kind has none.
     public var codeName: String { TraceNames.codeName(kind: kind, code: code) }
+    /// A dispatch whose caller awaits it (`send`, `request`, `uniqueRequest`).
+    public var isAwaitedDispatch: Bool {
+        kind == .dispatch && ["send", "request", "uniqueRequest"].contains(codeName)
+    }
+    /// A task's re-entry (`taskRequest`, `taskResponse`), which carries the task's waiters.
+    public var isTaskReentry: Bool { kind == .dispatch && (codeName == "taskRequest" || codeName == "taskResponse") }
+    /// An admission whose cycle hands its waiters to the task it starts (`request`,
+    /// `uniqueRequest`, `taskRequest`); the others resolve them when the cycle hands off.
+    public var handsWaitersToTask: Bool {
+        kind == .dispatch && ["request", "uniqueRequest", "taskRequest"].contains(codeName)
+    }
+
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
     public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
 }

@@ -51,7 +51,8 @@ extension LatencyBreakdown {
             var detail = ""
             if !p.heldBy.isEmpty {
                 let held = p.heldBy.sorted { $0.nanos > $1.nanos }.prefix(3).map { h -> String in
-                    let how = h.asyncActionNanos > 0 ? " async action" : h.actionNanos > 0 ? " action" : ""
+                    let work = LatencyBreakdown.holdingWork(action: h.actionNanos, asyncAction: h.asyncActionNanos)
+                    let how = work.isEmpty ? "" : " " + work
                     return h.cycle == 0 ? "\(h.label) \(d(h.nanos))" : "\(h.label) cycle #\(h.cycle)\(how) \(d(h.nanos))"
                 }
                 detail = "gate held by " + held.joined(separator: ", ") + (p.heldBy.count > 3 ? ", …" : "")

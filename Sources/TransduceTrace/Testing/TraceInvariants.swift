@@ -84,7 +84,7 @@ public enum TraceInvariants {
             case .dispatch:
                 s.accepted.append(e.dispatch)
                 s.acceptedAt[e.dispatch] = e
-                if ["send", "request", "uniqueRequest"].contains(e.codeName) { awaited[key(e.dispatch)] = (e, []) }
+                if e.isAwaitedDispatch { awaited[key(e.dispatch)] = (e, []) }
             case .cycleEnter:
                 if let open = s.open {
                     add(
