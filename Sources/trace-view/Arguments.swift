@@ -1,3 +1,5 @@
+import TransduceTrace
+
 /// A failure the user can fix: printed as one line, exits with `status`.
 struct CLIError: Error {
     var message: String
@@ -61,6 +63,15 @@ struct Arguments {
     func integer(_ name: String) throws -> UInt64? {
         guard let text = options[name] else { return nil }
         guard let value = UInt64(text) else { throw CLIError.usage("--\(name) needs a non-negative integer, got '\(text)'") }
+        return value
+    }
+
+    /// A duration option (`250us`, `5ms`, `1.5s`; a bare number is nanoseconds).
+    func duration(_ name: String) throws -> UInt64? {
+        guard let text = options[name] else { return nil }
+        guard let value = parseDuration(text) else {
+            throw CLIError.usage("--\(name) needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
+        }
         return value
     }
 

@@ -118,18 +118,23 @@ enum TraceViewCommand {
 
     /// `--from`/`--to`: a duration from the trace's start (`250us`, `5ms`, `1.5s`; a bare number
     /// is nanoseconds), or a bare absolute CLOCK_MONOTONIC time at or after the start.
-    static func window(_ args: Arguments, start: UInt64) throws -> (from: UInt64?, to: UInt64?) {
+    static func window(_ args: Arguments, start: UInt64) throws -> Window {
         func bound(_ name: String) throws -> UInt64? {
-            guard let text = args.options[name] else { return nil }
-            guard let value = parseDuration(text) else {
-                throw CLIError.usage("--\(name) needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
-            }
-            let absolute = UInt64(text) != nil && value >= start
+            guard let value = try args.duration(name) else { return nil }
+            let absolute = UInt64(args.options[name]!) != nil && value >= start
             return absolute ? value : start.plus(value)
         }
-        let (from, to) = (try bound("from"), try bound("to"))
-        if let from, let to, from > to { throw CLIError.usage("--from is after --to") }
-        return (from, to)
+        let window = Window(from: try bound("from"), to: try bound("to"))
+        if let from = window.from, let to = window.to, from > to { throw CLIError.usage("--from is after --to") }
+        return window
+    }
+
+    /// The `--from`/`--to` window, either bound open.
+    struct Window {
+        var from: UInt64?
+        var to: UInt64?
+        var isOpen: Bool { from == nil && to == nil }
+        func contains(_ time: UInt64) -> Bool { (from.map { time >= $0 } ?? true) && (to.map { time <= $0 } ?? true) }
     }
 
     /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
@@ -169,7 +174,7 @@ enum TraceViewCommand {
         {
             lines.append(options.paint("The request-lifecycle chart: request(load) #\(load.dispatch)", .bold))
             lines.append("(its task holds the waiter while send(ping) gets through the gate)")
-            let start = trace.events.lazy.map(\.time).min()
+            let start = trace.start
             lines += SequenceDiagram(index: index, options: options, origin: start).render(
                 withOtherCycles(index: index, runtime: load.runtimeKey, dispatch: load.dispatch))
             lines.append("")
@@ -217,20 +222,20 @@ enum TraceViewCommand {
         let events = trace.events.filter { selection.keep($0) }
         try selection.check()
         // Times count from the trace's start, whatever is shown, so views of one trace agree.
-        guard let start = trace.events.lazy.map(\.time).min() else {
+        guard let start = trace.start else {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
         }
-        let (from, to) = try window(args, start: start)
+        let window = try window(args, start: start)
         // Index the whole runtime selection, so names and links resolve outside the window too.
         let index = TraceIndex(events)
-        var indices = events.indices.filter { (from == nil || events[$0].time >= from!) && (to == nil || events[$0].time <= to!) }
-        if let request = try args.integer("request") {
-            let runtime = try runtime(of: request, in: index, narrowed: selection.isNarrowed)
-            indices = index.requestLifecycle(runtime: runtime, dispatch: request).filter {
-                (from == nil || events[$0].time >= from!) && (to == nil || events[$0].time <= to!)
-            }
+        var request: (runtime: UInt64, dispatch: UInt64)?
+        if let id = try args.integer("request") {
+            request = (try runtime(of: id, in: index, narrowed: selection.isNarrowed), id)
         }
+        let indices =
+            (request.map { index.requestLifecycle(runtime: $0.runtime, dispatch: $0.dispatch) }
+            ?? Array(events.indices)).filter { window.contains(events[$0].time) }
         var out = OutputStream()
         // Progress while drawing only when the diagram is not going to the same terminal.
         let drawing = isatty(STDOUT_FILENO) == 0 ? progress : nil
@@ -239,9 +244,8 @@ enum TraceViewCommand {
         ) { out.line($0) }
         drawing?.done()
         // A request's chart ends with why it took as long as it did.
-        if let request = try args.integer("request"), from == nil && to == nil,
-            let runtime = try? runtime(of: request, in: index, narrowed: selection.isNarrowed),
-            let breakdown = index.latencyBreakdown(runtime: runtime, dispatch: request)
+        if let request, window.isOpen,
+            let breakdown = index.latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch)
         {
             out.line("")
             for line in breakdown.render(options: options) { out.line(line) }
@@ -261,13 +265,7 @@ enum TraceViewCommand {
         try selection.check()
         let top = try args.integer("top") ?? 10
         guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
-        var over: UInt64?
-        if let text = args.options["over"] {
-            guard let value = parseDuration(text) else {
-                throw CLIError.usage("--over needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
-            }
-            over = value
-        }
+        let over = try args.duration("over")
         let event = args.options["event"]
         let awaited = index.latencyBreakdowns().filter { event == nil || $0.label == event }
         let slow = awaited.filter { over == nil || $0.total >= over! }.sorted { $0.total > $1.total }
@@ -349,12 +347,7 @@ enum TraceViewCommand {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
         var report = ContentionReport()
-        if let text = args.options["long-hold"] {
-            guard let threshold = parseDuration(text) else {
-                throw CLIError.usage("--long-hold needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
-            }
-            report.longHoldThreshold = threshold
-        }
+        if let threshold = try args.duration("long-hold") { report.longHoldThreshold = threshold }
         let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
         try selection.check()
         Terminal.print(report.render(options: options))
@@ -379,12 +372,7 @@ enum TraceViewCommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var report = SummaryReport()
-        if let text = args.options["over"] {
-            guard let threshold = parseDuration(text) else {
-                throw CLIError.usage("--over needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
-            }
-            report.slowThreshold = threshold
-        }
+        report.slowThreshold = try args.duration("over")
         var selection = try Selection(args)
         let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
         try selection.check()
@@ -443,16 +431,13 @@ enum TraceViewCommand {
             notes = trace.notes
             let index = TraceIndex(trace.events.filter { selection.keep($0) })
             try selection.check()
-            let start = trace.events.lazy.map(\.time).min() ?? 0
-            let (from, to) = try window(args, start: start)
+            let window = try window(args, start: trace.start ?? 0)
             var indices = Array(index.events.indices)
             if let request = try args.integer("request") {
                 let runtime = try runtime(of: request, in: index, narrowed: selection.isNarrowed)
                 indices = index.requestLifecycle(runtime: runtime, dispatch: request)
             }
-            indices = indices.filter {
-                (from == nil || index.events[$0].time >= from!) && (to == nil || index.events[$0].time <= to!)
-            }
+            indices = indices.filter { window.contains(index.events[$0].time) }
             let lines =
                 format == "mermaid"
                 ? SequenceExport.mermaid(index: index, indices: indices)

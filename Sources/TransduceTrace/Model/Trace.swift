@@ -15,6 +15,12 @@ public struct Trace: Sendable {
 }
 
 /// What a recorder offered and lost, carried in every dump's footer.
+extension Trace {
+    /// The earliest event time: what every view counts its times from (`nil` for no events).
+    /// The earliest, not the first: the runtime stamps a few events out of order.
+    public var start: UInt64? { events.lazy.map(\.time).min() }
+}
+
 public struct TraceCounts: Sendable, Equatable {
     /// Events in the trace.
     public var events: UInt64 = 0

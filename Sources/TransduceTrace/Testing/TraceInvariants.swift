@@ -61,7 +61,7 @@ public enum TraceInvariants {
     public static func check(_ trace: Trace, complete: Bool = true) -> [InvariantViolation] {
         let whole = complete && trace.counts.overwritten == 0 && trace.counts.discarded == 0 && trace.counts.lost == 0
         var violations: [InvariantViolation] = []
-        let origin = trace.events.lazy.map(\.time).min() ?? 0
+        let origin = trace.start ?? 0
         struct RuntimeState {
             var open: TraceEvent?
             var accepted: [UInt64] = []
