@@ -263,13 +263,19 @@ enum Delays: Transducer {
         name.split(separator: "-").last.flatMap { UInt64($0.dropFirst().split(separator: ".").first ?? "") }
     }
 
-    @Test func oneSlowRequestAmongFastOnesWritesOneDumpWithItsLifecycle() async throws {
-        let dir = TemporaryDirectory()
+    /// A recorder that dumps requests slower than `threshold` into `dir`, at most once an hour,
+    /// and a host recording to it.
+    func armed(_ threshold: UInt64, in dir: TemporaryDirectory) -> (TraceRecorder, BaseRuntime<Delays>) {
         let recorder = TraceRecorder(
             capacity: 1 << 14, lttng: false,
-            // Far above what a quick request takes even on a loaded machine.
-            slowRequests: SlowRequestTrigger(threshold: 1_000 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
+            slowRequests: SlowRequestTrigger(threshold: threshold, directory: dir.path, minimumInterval: 3_600_000_000_000))
+        return (recorder, BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder))
+    }
+
+    @Test func oneSlowRequestAmongFastOnesWritesOneDumpWithItsLifecycle() async throws {
+        let dir = TemporaryDirectory()
+        // Far above what a quick request takes even on a loaded machine.
+        let (recorder, host) = armed(1_000 * Self.ms, in: dir)
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
         _ = try await host.input.request(.latest(ms: 1_500))
         for _ in 0..<20 { _ = try await host.input.request(.quick) }
@@ -305,10 +311,7 @@ enum Delays: Transducer {
 
     @Test func aBurstOfSlowRequestsIsRateLimited() async throws {
         let dir = TemporaryDirectory()
-        let recorder = TraceRecorder(
-            capacity: 1 << 14, lttng: false,
-            slowRequests: SlowRequestTrigger(threshold: 10 * Self.ms, directory: dir.path, minimumInterval: 3_600_000_000_000))
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
+        let (recorder, host) = armed(10 * Self.ms, in: dir)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<10 { group.addTask { _ = try await host.input.request(.shared(ms: 40)) } }
             try await group.waitForAll()
