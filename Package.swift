@@ -55,7 +55,7 @@ let package = Package(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness",
+                "RingStress", "TraceFuzzHarness", "CLTTng",
             ],
             exclude: ["Fixtures"]),
     ],

@@ -47,26 +47,53 @@ uint64_t clttng_monotonic_ns(void) {
 
 int clttng_available(void) { return CLTTNG_HAVE_LTTNG; }
 
+/* The names LTTng traces carry for codes, by kind: the case names of the Swift enums in raw-value
+ * order (TraceNames.swift derives its tables from those enums; the tests compare the two). */
 static const char *const lifecycle_names[] = {"active", "cancelled", "deallocated", "failed"};
-static const char *lifecycle_name(uint8_t code) { return code < 4 ? lifecycle_names[code] : "unknown"; }
 static const char *const style_names[] = {"post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"};
-static const char *style_name(uint8_t code) { return code < 7 ? style_names[code] : "unknown"; }
 static const char *const rejection_names[] = {"cancelled", "deallocated", "systemError", "queueFull", "reentrant"};
-static const char *rejection_name(uint8_t code) { return code < 5 ? rejection_names[code] : "unknown"; }
 static const char *const effect_names[] = {"none", "event", "action", "asyncAction", "task", "cancel", "sequence"};
-static const char *effect_name(uint8_t code) { return code < 7 ? effect_names[code] : "unknown"; }
 static const char *const cycle_outcome_names[] = {"settled", "handedOff", "aborted"};
-static const char *cycle_outcome_name(uint8_t code) { return code < 3 ? cycle_outcome_names[code] : "unknown"; }
 static const char *const policy_names[] = {"switchToLatest", "shareable", "unique"};
-static const char *policy_name(uint8_t code) { return code < 3 ? policy_names[code] : "unknown"; }
 static const char *const cancel_names[] = {"replaced", "cancelEffect", "uniqueRequest", "runtimeStop"};
-static const char *cancel_name(uint8_t code) { return code < 4 ? cancel_names[code] : "unknown"; }
 static const char *const task_outcome_names[] = {"settle", "request", "response", "cancelled", "failed"};
-static const char *task_outcome_name(uint8_t code) { return code < 5 ? task_outcome_names[code] : "unknown"; }
 static const char *const resume_names[] = {"response", "nil", "error"};
-static const char *resume_name(uint8_t code) { return code < 3 ? resume_names[code] : "unknown"; }
 static const char *const drop_names[] = {"sequenceIntermediate", "discardedOnStop"};
-static const char *drop_name(uint8_t code) { return code < 2 ? drop_names[code] : "unknown"; }
+
+#define CLTTNG_TABLE(names) {names, (uint8_t)(sizeof names / sizeof names[0])}
+static const struct {
+    const char *const *names;
+    uint8_t count;
+} code_tables[CLTTNG_KIND_COUNT] = {
+    [CLTTNG_KIND_RUNTIME_STOP] = CLTTNG_TABLE(lifecycle_names),
+    [CLTTNG_KIND_DISPATCH] = CLTTNG_TABLE(style_names),
+    [CLTTNG_KIND_DISPATCH_REJECTED] = CLTTNG_TABLE(style_names),
+    [CLTTNG_KIND_EFFECT] = CLTTNG_TABLE(effect_names),
+    [CLTTNG_KIND_CYCLE_LEAVE] = CLTTNG_TABLE(cycle_outcome_names),
+    [CLTTNG_KIND_TASK_SPAWN] = CLTTNG_TABLE(policy_names),
+    [CLTTNG_KIND_TASK_CANCEL] = CLTTNG_TABLE(cancel_names),
+    [CLTTNG_KIND_TASK_SETTLE] = CLTTNG_TABLE(task_outcome_names),
+    [CLTTNG_KIND_REQUEST_RESUME] = CLTTNG_TABLE(resume_names),
+    [CLTTNG_KIND_EVENT_DROPPED] = CLTTNG_TABLE(drop_names),
+};
+
+uint8_t clttng_code_count(uint8_t kind) { return kind < CLTTNG_KIND_COUNT ? code_tables[kind].count : 0; }
+
+const char *clttng_code_name(uint8_t kind, uint8_t code) {
+    if (kind >= CLTTNG_KIND_COUNT || code_tables[kind].count == 0) return NULL;
+    return code < code_tables[kind].count ? code_tables[kind].names[code] : "unknown";
+}
+
+/* Only dispatchRejected has a second code, its reason. */
+uint8_t clttng_code2_count(uint8_t kind) {
+    return kind == CLTTNG_KIND_DISPATCH_REJECTED ? (uint8_t)(sizeof rejection_names / sizeof rejection_names[0]) : 0;
+}
+
+const char *clttng_code2_name(uint8_t kind, uint8_t code) {
+    if (clttng_code2_count(kind) == 0) return NULL;
+    return code < clttng_code2_count(kind) ? rejection_names[code] : "unknown";
+}
+#define CODE_NAME(kind, code) clttng_code_name(CLTTNG_KIND_##kind, (code))
 
 #if CLTTNG_HAVE_LTTNG
 int clttng_any_enabled(void) {
@@ -104,7 +131,7 @@ void clttng_runtime_start(uint64_t runtime, const char *transducer_ptr, uint32_t
 void clttng_runtime_stop(uint64_t runtime, uint8_t reason, const char *error_ptr, uint32_t error_len) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, runtime_stop)) {
-        lttng_ust_do_tracepoint(transduce, runtime_stop, runtime, lifecycle_name(reason), CLTTNG_TEXT(error_ptr, error_len));
+        lttng_ust_do_tracepoint(transduce, runtime_stop, runtime, CODE_NAME(RUNTIME_STOP, reason), CLTTNG_TEXT(error_ptr, error_len));
     }
 #else
     (void)runtime; (void)reason; (void)error_ptr; (void)error_len;
@@ -114,7 +141,7 @@ void clttng_runtime_stop(uint64_t runtime, uint8_t reason, const char *error_ptr
 void clttng_dispatch(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint64_t origin_task, uint32_t queue_depth) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, dispatch)) {
-        lttng_ust_do_tracepoint(transduce, dispatch, runtime, dispatch, style_name(style), CLTTNG_TEXT(event_ptr, event_len), origin_task, queue_depth);
+        lttng_ust_do_tracepoint(transduce, dispatch, runtime, dispatch, CODE_NAME(DISPATCH, style), CLTTNG_TEXT(event_ptr, event_len), origin_task, queue_depth);
     }
 #else
     (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)origin_task; (void)queue_depth;
@@ -124,7 +151,7 @@ void clttng_dispatch(uint64_t runtime, uint64_t dispatch, uint8_t style, const c
 void clttng_dispatch_rejected(uint64_t runtime, uint64_t dispatch, uint8_t style, const char *event_ptr, uint32_t event_len, uint8_t reason) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, dispatch_rejected)) {
-        lttng_ust_do_tracepoint(transduce, dispatch_rejected, runtime, dispatch, style_name(style), CLTTNG_TEXT(event_ptr, event_len), rejection_name(reason));
+        lttng_ust_do_tracepoint(transduce, dispatch_rejected, runtime, dispatch, CODE_NAME(DISPATCH_REJECTED, style), CLTTNG_TEXT(event_ptr, event_len), clttng_code2_name(CLTTNG_KIND_DISPATCH_REJECTED, reason));
     }
 #else
     (void)runtime; (void)dispatch; (void)style; (void)event_ptr; (void)event_len; (void)reason;
@@ -154,7 +181,7 @@ void clttng_transduce(uint64_t runtime, uint64_t cycle, uint32_t step, const cha
 void clttng_effect(uint64_t runtime, uint64_t cycle, uint32_t step, uint8_t effect_kind, const char *task_ptr, uint32_t task_len, uint64_t duration_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, effect)) {
-        lttng_ust_do_tracepoint(transduce, effect, runtime, cycle, step, effect_name(effect_kind), CLTTNG_TEXT(task_ptr, task_len), duration_ns);
+        lttng_ust_do_tracepoint(transduce, effect, runtime, cycle, step, CODE_NAME(EFFECT, effect_kind), CLTTNG_TEXT(task_ptr, task_len), duration_ns);
     }
 #else
     (void)runtime; (void)cycle; (void)step; (void)effect_kind; (void)task_ptr; (void)task_len; (void)duration_ns;
@@ -164,7 +191,7 @@ void clttng_effect(uint64_t runtime, uint64_t cycle, uint32_t step, uint8_t effe
 void clttng_cycle_leave(uint64_t runtime, uint64_t cycle, uint8_t outcome, uint32_t steps, uint64_t held_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, cycle_leave)) {
-        lttng_ust_do_tracepoint(transduce, cycle_leave, runtime, cycle, cycle_outcome_name(outcome), steps, held_ns);
+        lttng_ust_do_tracepoint(transduce, cycle_leave, runtime, cycle, CODE_NAME(CYCLE_LEAVE, outcome), steps, held_ns);
     }
 #else
     (void)runtime; (void)cycle; (void)outcome; (void)steps; (void)held_ns;
@@ -174,7 +201,7 @@ void clttng_cycle_leave(uint64_t runtime, uint64_t cycle, uint8_t outcome, uint3
 void clttng_task_spawn(uint64_t runtime, uint64_t task, const char *name_ptr, uint32_t name_len, uint8_t policy, uint64_t cycle, uint32_t waiters, uint64_t replaces) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, task_spawn)) {
-        lttng_ust_do_tracepoint(transduce, task_spawn, runtime, task, CLTTNG_TEXT(name_ptr, name_len), policy_name(policy), cycle, waiters, replaces);
+        lttng_ust_do_tracepoint(transduce, task_spawn, runtime, task, CLTTNG_TEXT(name_ptr, name_len), CODE_NAME(TASK_SPAWN, policy), cycle, waiters, replaces);
     }
 #else
     (void)runtime; (void)task; (void)name_ptr; (void)name_len; (void)policy; (void)cycle; (void)waiters; (void)replaces;
@@ -194,7 +221,7 @@ void clttng_task_join(uint64_t runtime, uint64_t task, uint64_t dispatch) {
 void clttng_task_cancel(uint64_t runtime, uint64_t task, uint8_t reason) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, task_cancel)) {
-        lttng_ust_do_tracepoint(transduce, task_cancel, runtime, task, cancel_name(reason));
+        lttng_ust_do_tracepoint(transduce, task_cancel, runtime, task, CODE_NAME(TASK_CANCEL, reason));
     }
 #else
     (void)runtime; (void)task; (void)reason;
@@ -204,7 +231,7 @@ void clttng_task_cancel(uint64_t runtime, uint64_t task, uint8_t reason) {
 void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const char *label_ptr, uint32_t label_len, uint64_t ran_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, task_settle)) {
-        lttng_ust_do_tracepoint(transduce, task_settle, runtime, task, task_outcome_name(outcome), CLTTNG_TEXT(label_ptr, label_len), ran_ns);
+        lttng_ust_do_tracepoint(transduce, task_settle, runtime, task, CODE_NAME(TASK_SETTLE, outcome), CLTTNG_TEXT(label_ptr, label_len), ran_ns);
     }
 #else
     (void)runtime; (void)task; (void)outcome; (void)label_ptr; (void)label_len; (void)ran_ns;
@@ -214,7 +241,7 @@ void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const 
 void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome, const char *error_ptr, uint32_t error_len, uint64_t by_cycle, uint64_t by_task, uint64_t latency_ns) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, request_resume)) {
-        lttng_ust_do_tracepoint(transduce, request_resume, runtime, dispatch, resume_name(outcome), CLTTNG_TEXT(error_ptr, error_len), by_cycle, by_task, latency_ns);
+        lttng_ust_do_tracepoint(transduce, request_resume, runtime, dispatch, CODE_NAME(REQUEST_RESUME, outcome), CLTTNG_TEXT(error_ptr, error_len), by_cycle, by_task, latency_ns);
     }
 #else
     (void)runtime; (void)dispatch; (void)outcome; (void)error_ptr; (void)error_len; (void)by_cycle; (void)by_task; (void)latency_ns;
@@ -224,7 +251,7 @@ void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome,
 void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_ptr, uint32_t event_len, uint8_t reason) {
 #if CLTTNG_HAVE_LTTNG
     if (lttng_ust_tracepoint_enabled(transduce, event_dropped)) {
-        lttng_ust_do_tracepoint(transduce, event_dropped, runtime, cycle, CLTTNG_TEXT(event_ptr, event_len), drop_name(reason));
+        lttng_ust_do_tracepoint(transduce, event_dropped, runtime, cycle, CLTTNG_TEXT(event_ptr, event_len), CODE_NAME(EVENT_DROPPED, reason));
     }
 #else
     (void)runtime; (void)cycle; (void)event_ptr; (void)event_len; (void)reason;

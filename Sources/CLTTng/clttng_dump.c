@@ -48,14 +48,13 @@ void clttng_label_mirror_publish(clttng_label_mirror *m, uint64_t index, const u
     __atomic_store_n(&m->bytes[index], copy, __ATOMIC_RELEASE);
 }
 
-/* Format constants: keep in step with TraceFileFormat.swift (version 2). */
+/* The file layout comes from clttng_format.h, shared with TraceFileFormat.swift. */
 enum {
-    DUMP_RECORD_SIZE = 80,
-    DUMP_CHUNK_EVENTS = 1024,
-    DUMP_CHUNK_HEADER = 12,
+    DUMP_RECORD_SIZE = CLTTNG_RECORD_SIZE,
+    DUMP_CHUNK_EVENTS = CLTTNG_EVENTS_PER_CHUNK,
+    DUMP_CHUNK_HEADER = CLTTNG_CHUNK_HEADER_SIZE,
     DUMP_LABEL_DYNAMIC = 0,
-    DUMP_MAX_STRING = 65536,
-    DUMP_KIND_RUNTIME_START = 0,
+    DUMP_MAX_STRING = CLTTNG_MAX_STRING_BYTES,
 };
 static const uint64_t dynamic_tag = (uint64_t)1 << 63;
 static const uint64_t address_bits = 47;
@@ -119,6 +118,26 @@ static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+
+void clttng_record_encode(const uint64_t *w, uint32_t label, uint32_t label2, uint8_t *r) {
+    uint64_t head = w[CLTTNG_WORD_HEAD];
+    r[CLTTNG_RECORD_KIND] = (uint8_t)head;
+    r[CLTTNG_RECORD_CODE] = (uint8_t)(head >> 8);
+    r[CLTTNG_RECORD_CODE2] = (uint8_t)(head >> 16);
+    r[CLTTNG_RECORD_CODE2 + 1] = 0;
+    put32(r + CLTTNG_RECORD_STEP, (uint32_t)(head >> 32));
+    put64(r + CLTTNG_RECORD_TIME, w[CLTTNG_WORD_TIME]);
+    put64(r + CLTTNG_RECORD_RUNTIME, w[CLTTNG_WORD_RUNTIME]);
+    put64(r + CLTTNG_RECORD_DISPATCH, w[CLTTNG_WORD_DISPATCH]);
+    put64(r + CLTTNG_RECORD_CYCLE, w[CLTTNG_WORD_CYCLE]);
+    put64(r + CLTTNG_RECORD_TASK, w[CLTTNG_WORD_TASK]);
+    put64(r + CLTTNG_RECORD_OTHER_TASK, w[CLTTNG_WORD_OTHER_TASK]);
+    put64(r + CLTTNG_RECORD_NANOS, w[CLTTNG_WORD_NANOS]);
+    put32(r + CLTTNG_RECORD_COUNT, (uint32_t)w[CLTTNG_WORD_COUNT_THREAD]);
+    put32(r + CLTTNG_RECORD_THREAD, (uint32_t)(w[CLTTNG_WORD_COUNT_THREAD] >> 32));
+    put32(r + CLTTNG_RECORD_LABEL, label);
+    put32(r + CLTTNG_RECORD_LABEL2, label2);
+}
 
 static int write_all(int fd, const uint8_t *p, size_t n) {
     while (n > 0) {
@@ -201,9 +220,9 @@ static void sort_tickets(uint64_t *a, size_t n) {
 static int64_t dump(const struct dump_config *c) {
     int fd = open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
-    uint8_t header[16] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
-    put16(header + 8, 2);
-    int ok = write_all(fd, header, sizeof header) && write_chunk(fd, 4, c->process, c->process_length);
+    uint8_t header[CLTTNG_FILE_HEADER_SIZE] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
+    put16(header + 8, CLTTNG_FILE_VERSION);
+    int ok = write_all(fd, header, sizeof header) && write_chunk(fd, CLTTNG_CHUNK_PROCESS, c->process, c->process_length);
     /* A slot committed for ticket t holds sequence 2t + 2; collect those, oldest first. */
     size_t held = 0;
     uint64_t newest = 0;
@@ -225,32 +244,22 @@ static int64_t dump(const struct dump_config *c) {
             const uint64_t *slot = c->slots + (ticket & (c->capacity - 1)) * CLTTNG_SLOT_WORDS;
             uint64_t w[CLTTNG_PAYLOAD_WORDS];
             if (clttng_slot_read(slot, ticket, w) != 1) continue; /* overwritten meanwhile */
-            uint8_t kind = (uint8_t)w[0];
+            uint8_t kind = (uint8_t)w[CLTTNG_WORD_HEAD];
             uint32_t label = 0, label2 = 0;
-            ok = string_id(c, fd, w[9], &next_id, &label);
+            ok = string_id(c, fd, w[CLTTNG_WORD_LABEL], &next_id, &label);
             /* label2 is a label only for runtimeStart; otherwise a payload reference, which lives
              * in Swift memory a handler cannot read. */
-            if (ok && kind == DUMP_KIND_RUNTIME_START) ok = string_id(c, fd, w[10], &next_id, &label2);
-            uint8_t *r = c->events + 4 + (size_t)count * DUMP_RECORD_SIZE;
-            r[0] = kind;
-            r[1] = (uint8_t)(w[0] >> 8);
-            r[2] = (uint8_t)(w[0] >> 16);
-            r[3] = 0;
-            put32(r + 4, (uint32_t)(w[0] >> 32));
-            for (int k = 1; k <= 7; k++) put64(r + 8 * k, w[k]); /* time, runtime … nanos */
-            put32(r + 64, (uint32_t)w[8]);                      /* count */
-            put32(r + 68, (uint32_t)(w[8] >> 32));              /* thread */
-            put32(r + 72, label);
-            put32(r + 76, label2);
+            if (ok && kind == CLTTNG_KIND_RUNTIME_START) ok = string_id(c, fd, w[CLTTNG_WORD_LABEL2], &next_id, &label2);
+            clttng_record_encode(w, label, label2, c->events + 4 + (size_t)count * DUMP_RECORD_SIZE);
             count++;
         }
         if (count > 0) {
             put32(c->events, count);
-            ok = ok && write_chunk(fd, 2, c->events, 4 + count * DUMP_RECORD_SIZE);
+            ok = ok && write_chunk(fd, CLTTNG_CHUNK_EVENTS, c->events, 4 + count * DUMP_RECORD_SIZE);
             written += count;
         }
     }
-    uint8_t footer[48];
+    uint8_t footer[CLTTNG_FOOTER_SIZE];
     struct timespec mono, real;
     clock_gettime(CLOCK_MONOTONIC, &mono);
     clock_gettime(CLOCK_REALTIME, &real);
@@ -260,7 +269,7 @@ static int64_t dump(const struct dump_config *c) {
     put64(footer + 24, 0);
     put64(footer + 32, (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec);
     put64(footer + 40, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
-    ok = ok && write_chunk(fd, 3, footer, sizeof footer);
+    ok = ok && write_chunk(fd, CLTTNG_CHUNK_FOOTER, footer, sizeof footer);
     ok = close(fd) == 0 && ok;
     if (!ok || rename(c->temporary, c->path) != 0) {
         unlink(c->temporary);

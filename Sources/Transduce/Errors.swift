@@ -32,7 +32,7 @@ public enum RuntimeError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The lifecycle of a runtime: `active`, then exactly one terminal value.
-public enum RuntimeLifecycle: UInt8, Sendable, Hashable {
+public enum RuntimeLifecycle: UInt8, Sendable, Hashable, CaseIterable {
     case active, cancelled, deallocated, failed
 }
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clttng_format.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,14 +51,11 @@ void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome,
 void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_ptr, uint32_t event_len, uint8_t reason);
 
 /* Ring-buffer slot protocol (a per-slot sequence lock), inline so Swift can inline it.
- * A slot is CLTTNG_SLOT_WORDS words: word 0 is the sequence, the rest the payload. The sequence
+ * A slot is CLTTNG_SLOT_WORDS words: word 0 is the sequence, then the payload, then the drop word. The sequence
  * of ticket t is 2t+1 while t is being written and 2t+2 once committed. Payload words are
  * accessed with relaxed atomics, so a reader racing a writer never tears silently: it sees a
  * changed sequence and discards what it copied. */
-#define CLTTNG_SLOT_WORDS 13
-#define CLTTNG_PAYLOAD_WORDS 11
-/* Word 12 marks the last ticket dropped at this slot (ticket + 1; 0 for none). */
-#define CLTTNG_DROP_WORD 12
+/* (CLTTNG_SLOT_WORDS and CLTTNG_DROP_WORD are in clttng_format.h.) */
 
 /* Claims `slot` for `ticket` and writes `words`. Returns 0 when the slot is still being written
  * by an older ticket or already holds a newer one: the event is dropped, and the slot's drop

@@ -154,10 +154,10 @@ public struct ContentionReport: TraceConsumer, Sendable {
                 if longestWaits.count > Self.keep { longestWaits.removeLast() }
             }
         case .effect:
-            if e.codeName == "action" || e.codeName == "asyncAction" {
+            if e.isActionEffect {
                 holdByEffect[e.codeName, default: Aggregate()].add(e.nanos)
                 if s.open?.cycle == e.cycle {
-                    if e.codeName == "action" {
+                    if e.effectKind == .action {
                         s.open!.actionNanos = s.open!.actionNanos.plus(e.nanos)
                     } else {
                         s.open!.asyncActionNanos = s.open!.asyncActionNanos.plus(e.nanos)

@@ -250,7 +250,7 @@ extension TraceIndex {
                 p.task = task
                 p.label = taskTitle(runtime: runtime, task: task)
                 if let cancel = t.cancels.first.map({ events[$0] }) {
-                    if cancel.codeName == "replaced", t.replacedBy != 0 {
+                    if cancel.cancelReason == .replaced, t.replacedBy != 0 {
                         p.kind = .replacedTask
                         advance(to: cancel.time, p)
                         task = t.replacedBy
@@ -264,7 +264,7 @@ extension TraceIndex {
                 guard let settle = t.settles.first.map({ events[$0] }) else { break path }
                 advance(to: settle.time, p)
                 // A re-entry carries the waiter into the next cycle.
-                if settle.codeName == "request" || settle.codeName == "response",
+                if settle.isReentrySettle,
                     let reentry = t.reentries.first(where: {
                         dispatches[Key(runtime: runtime, id: $0)].map { events[$0.event].isTaskReentry } ?? false
                     })
@@ -290,9 +290,9 @@ extension TraceIndex {
         var action: UInt64 = 0
         var asyncAction: UInt64 = 0
         for i in record.events where events[i].kind == .effect {
-            switch events[i].codeName {
-            case "action": action = action.plus(events[i].nanos)
-            case "asyncAction": asyncAction = asyncAction.plus(events[i].nanos)
+            switch events[i].effectKind {
+            case .action: action = action.plus(events[i].nanos)
+            case .asyncAction: asyncAction = asyncAction.plus(events[i].nanos)
             default: break
             }
         }

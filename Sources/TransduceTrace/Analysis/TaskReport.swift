@@ -60,7 +60,7 @@ public struct TaskReport: Sendable {
                 churn[k, default: (0, 0, 0)].spawned += 1
                 if record.replacedBy != 0 { churn[k, default: (0, 0, 0)].replaced += 1 }
                 if record.cancels.isEmpty, let settle = record.settles.first,
-                    ["settle", "request", "response"].contains(index.events[settle].codeName)
+                    [.settle, .request, .response].contains(index.events[settle].taskOutcome)
                 {
                     churn[k, default: (0, 0, 0)].completed += 1
                 }

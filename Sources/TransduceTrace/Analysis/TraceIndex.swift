@@ -120,7 +120,7 @@ public struct TraceIndex: Sendable {
                 if let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskCancel:
                 tasks[Key(runtime: r, id: e.task)]?.cancels.append(i)
-                if e.codeName != "runtimeStop", let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
+                if e.cancelReason != .runtimeStop, let cycle = open[r] { cycles[Key(runtime: r, id: cycle)]?.events.append(i) }
             case .taskSettle:
                 tasks[Key(runtime: r, id: e.task)]?.settles.append(i)
             case .requestResume:

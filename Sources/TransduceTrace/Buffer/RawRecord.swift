@@ -1,11 +1,17 @@
-/// The fixed-size binary form of one event in a ring-buffer slot: 11 words, no references.
+import CLTTng
+
+/// The fixed-size binary form of one event in a ring-buffer slot: `CLTTNG_PAYLOAD_WORDS` words,
+/// no references.
 ///
-/// Layout (word: content): 0: kind | code << 8 | code2 << 16 | step << 32; 1: time; 2: runtime;
-/// 3: dispatch; 4: cycle; 5: task; 6: otherTask; 7: nanos; 8: count | thread << 32; 9: label;
-/// 10: label2 (labels as ``LabelTable`` references).
+/// Layout (word: content), as `clttng_format.h` defines it for the C crash dump too: 0: kind |
+/// code << 8 | code2 << 16 | step << 32; 1: time; 2: runtime; 3: dispatch; 4: cycle; 5: task;
+/// 6: otherTask; 7: nanos; 8: count | thread << 32; 9: label; 10: label2 (labels as
+/// ``LabelTable`` references). The accessors below use tuple elements for speed; a test checks
+/// that each writes the word `clttng_format.h` names and that `Words` is `wordCount` words.
 public struct RawRecord: Sendable {
     public typealias Words = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-    public static let wordCount = 11
+    /// Payload words of a slot (the C slot protocol's `CLTTNG_PAYLOAD_WORDS`).
+    public static let wordCount = Int(CLTTNG_PAYLOAD_WORDS)
 
     public var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 

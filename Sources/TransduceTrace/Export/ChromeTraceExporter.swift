@@ -193,9 +193,9 @@ public struct ChromeTraceExporter: TraceConsumer {
                 for id in carried { flow("t", id, pid, Self.gate, e) }
             }
         case .effect:
-            if e.codeName == "action" || e.codeName == "asyncAction" {
+            if e.isActionEffect {
                 slice(
-                    pid, Self.gate, e.codeName == "action" ? "action" : "async action", start: e.time.minus(e.nanos),
+                    pid, Self.gate, e.effectKind == .action ? "action" : "async action", start: e.time.minus(e.nanos),
                     duration: e.nanos, category: "action", e)
             }
         case .cycleLeave:
@@ -232,15 +232,15 @@ public struct ChromeTraceExporter: TraceConsumer {
                     duration: e.time.minus(start.time), category: "task", e)
                 // A task that re-enters keeps its lane for that dispatch (it follows at once,
                 // under the same lock); any other gives it up now.
-                let reenters = e.kind == .taskSettle && (e.codeName == "request" || e.codeName == "response")
+                let reenters = e.kind == .taskSettle && e.isReentrySettle
                 if !reenters {
                     laneOfTask[key(e.task)] = nil
                     taskLanes[pid, default: SlotPool()].give(start.lane, at: e.time)
                 }
             }
             // A cancelled task's waiters are resumed with an error; a replaced one's moved on.
-            if e.kind == .taskCancel && e.codeName != "replaced" { taskFlows[key(e.task)] = nil }
-            if e.kind == .taskSettle && e.codeName != "request" && e.codeName != "response" {
+            if e.kind == .taskCancel && e.cancelReason != .replaced { taskFlows[key(e.task)] = nil }
+            if e.kind == .taskSettle && !e.isReentrySettle {
                 taskFlows[key(e.task)] = nil
             }
         case .requestResume:

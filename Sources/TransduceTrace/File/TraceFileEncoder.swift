@@ -85,22 +85,11 @@ public struct TraceFileEncoder {
                 TraceFileWriter.appendChunk(.process, chunk, to: &out)
             }
             written += 1
-            payload.append(event.kind.rawValue)
-            payload.append(event.code)
-            payload.append(event.code2)
-            payload.append(0)
-            payload.appendLE(event.step)
-            payload.appendLE(event.time)
-            payload.appendLE(event.runtime)
-            payload.appendLE(event.dispatch)
-            payload.appendLE(event.cycle)
-            payload.appendLE(event.task)
-            payload.appendLE(event.otherTask)
-            payload.appendLE(event.nanos)
-            payload.appendLE(event.count)
-            payload.appendLE(event.thread)
-            payload.appendLE(labels.0)
-            payload.appendLE(labels.1)
+            let at = payload.count
+            payload.append(contentsOf: repeatElement(0, count: TraceRecordLayout.size))
+            payload.withUnsafeMutableBytes {
+                TraceRecordLayout.encode(event, label: labels.0, label2: labels.1, into: $0, at: at)
+            }
         }
         emit()
         pending.removeAll(keepingCapacity: true)

@@ -1,3 +1,5 @@
+import CLTTng
+
 /// The binary trace file format, version 2 (little-endian throughout; version 1 is version 2
 /// without process chunks, and is still read).
 ///
@@ -18,24 +20,37 @@
 /// A string chunk precedes the first record that uses its id; id 0 is the empty string. The footer
 /// is the last chunk. Readers reject an unknown version, and treat anything after a damaged chunk
 /// as lost.
+///
+/// The sizes and the record layout are defined once, in C (`clttng_format.h`), because the
+/// crash dump writes this format from a signal handler; this type and ``TraceRecordLayout`` read
+/// them from there.
 public enum TraceFileFormat {
+    /// The file's first 8 bytes.
     public static let magic: [UInt8] = [0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A]
-    public static let version: UInt16 = 2
+    /// The version writers write.
+    public static let version = UInt16(CLTTNG_FILE_VERSION)
     /// The versions a reader of this format reads.
-    public static let readableVersions: ClosedRange<UInt16> = 1...2
-    public static let maxHostBytes = 256
-    public static let headerSize = 16
-    public static let chunkHeaderSize = 12
-    public static let recordSize = 80
-    public static let maxStringBytes = 65_536
+    public static let readableVersions: ClosedRange<UInt16> = 1...version
+    /// The most bytes of a process chunk's host name.
+    public static let maxHostBytes = Int(CLTTNG_MAX_HOST_BYTES)
+    /// The file header's size in bytes.
+    public static let headerSize = Int(CLTTNG_FILE_HEADER_SIZE)
+    /// A chunk header's size in bytes.
+    public static let chunkHeaderSize = Int(CLTTNG_CHUNK_HEADER_SIZE)
+    /// One event record's size in bytes (``TraceRecordLayout``).
+    public static let recordSize = TraceRecordLayout.size
+    /// The most bytes of one string chunk's text.
+    public static let maxStringBytes = Int(CLTTNG_MAX_STRING_BYTES)
+    /// The most events one events chunk may hold.
     public static let maxEventsPerChunk = 65_536
     /// Events per chunk as writers write them: a file cut short loses at most its last chunk.
     /// (The async-signal-safe dump in clttng_dump.c writes the same.)
-    public static let eventsPerChunk = 1_024
-    public static let footerSize = 48
+    public static let eventsPerChunk = Int(CLTTNG_EVENTS_PER_CHUNK)
+    /// The footer's size in bytes without the slow-request counts.
+    public static let footerSize = Int(CLTTNG_FOOTER_SIZE)
     /// A footer with the slow-request counts too (written only when they are not both 0, so a
     /// trace without them reads in every version-2 reader).
-    public static let slowFooterSize = 64
+    public static let slowFooterSize = footerSize + 16
     /// Total string bytes a reader accepts before it stops (bounds its memory).
     public static let maxTotalStringBytes = 256 << 20
 

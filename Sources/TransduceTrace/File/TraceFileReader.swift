@@ -1,3 +1,4 @@
+import CLTTng
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -210,27 +211,19 @@ public final class TraceFileReader {
     private func decodeRecord(at base: Int) -> TraceEvent? {
         chunk.withUnsafeBytes { b -> TraceEvent? in
             let position = chunkOffset + base
-            guard let kind = TraceEvent.Kind(rawValue: b[base]) else {
+            guard let kind = TraceEvent.Kind(rawValue: b[base + Int(CLTTNG_RECORD_KIND)]) else {
                 note("unknown event kind \(b[base])", at: position)
                 return nil
             }
-            let label = Int(b.le(base + 72, as: UInt32.self))
-            let label2 = Int(b.le(base + 76, as: UInt32.self))
+            let (label32, label2_32) = TraceRecordLayout.labels(in: b, at: base)
+            let label = Int(label32)
+            let label2 = Int(label2_32)
             guard label < strings.count, label2 < strings.count else {
                 note("event refers to an undefined string", at: position)
                 return nil
             }
-            var event = TraceEvent(kind: kind, time: b.le(base + 8), thread: b.le(base + 68), runtime: b.le(base + 16))
+            var event = TraceRecordLayout.decode(kind, from: b, at: base)
             event.process = process
-            event.code = b[base + 1]
-            event.code2 = b[base + 2]
-            event.step = b.le(base + 4)
-            event.dispatch = b.le(base + 24)
-            event.cycle = b.le(base + 32)
-            event.task = b.le(base + 40)
-            event.otherTask = b.le(base + 48)
-            event.nanos = b.le(base + 56)
-            event.count = b.le(base + 64)
             event.label = strings[label]
             if kind == .runtimeStart { event.label2 = strings[label2] } else { event.payload = strings[label2] }
             return event

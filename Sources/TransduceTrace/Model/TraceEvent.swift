@@ -7,7 +7,7 @@ import Transduce
 /// strings without payloads (`loaded`, not `loaded(["a"])`).
 public struct TraceEvent: Sendable, Hashable {
     /// The kinds of the trace schema (TRACING.md, section 2), in schema order.
-    public enum Kind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    public enum Kind: UInt8, Sendable, CaseIterable {
         /// `label` transducer, `label2` host kind, `count` queue capacity.
         case runtimeStart
         /// `code` reason (``RuntimeLifecycle``), `label` error.
@@ -41,16 +41,19 @@ public struct TraceEvent: Sendable, Hashable {
         /// `cycle`, `label` event, `code` reason (``DropReason``).
         case eventDropped
 
-        /// The schema's name of the kind (`cycleEnter`).
+        /// The schema's name of the kind (`cycleEnter`): the case's own name, which is also what
+        /// `String(describing:)` and interpolation give.
         public var description: String { TraceNames.kinds[Int(rawValue)] }
-        /// The LTTng event name without provider (`cycle_enter`).
+        /// The LTTng event name without provider (`cycle_enter`): the name in snake case.
         public var lttngName: String { TraceNames.lttngKinds[Int(rawValue)] }
 
+        /// The kind named `name` (``description``), if any.
         public init?(name: String) {
             guard let index = TraceNames.kinds.firstIndex(of: name) else { return nil }
             self.init(rawValue: UInt8(index))
         }
 
+        /// The kind whose LTTng event name is `lttngName` (``lttngName``), if any.
         public init?(lttngName: String) {
             guard let index = TraceNames.lttngKinds.firstIndex(of: lttngName) else { return nil }
             self.init(rawValue: UInt8(index))
@@ -97,77 +100,20 @@ public struct TraceEvent: Sendable, Hashable {
     public var codeName: String { TraceNames.codeName(kind: kind, code: code) }
     /// A dispatch whose caller awaits it (`send`, `request`, `uniqueRequest`).
     public var isAwaitedDispatch: Bool {
-        kind == .dispatch && ["send", "request", "uniqueRequest"].contains(codeName)
+        guard kind == .dispatch, let style else { return false }
+        return style == .send || style == .request || style == .uniqueRequest
     }
     /// A task's re-entry (`taskRequest`, `taskResponse`), which carries the task's waiters.
-    public var isTaskReentry: Bool { kind == .dispatch && (codeName == "taskRequest" || codeName == "taskResponse") }
+    public var isTaskReentry: Bool { kind == .dispatch && (style == .taskRequest || style == .taskResponse) }
     /// An admission whose cycle hands its waiters to the task it starts (`request`,
     /// `uniqueRequest`, `taskRequest`); the others resolve them when the cycle hands off.
     public var handsWaitersToTask: Bool {
-        kind == .dispatch && ["request", "uniqueRequest", "taskRequest"].contains(codeName)
+        guard kind == .dispatch, let style else { return false }
+        return style == .request || style == .uniqueRequest || style == .taskRequest
     }
 
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
     public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
-}
-
-/// The string names of kinds and codes, shared by the file formats, LTTng and renderers.
-public enum TraceNames {
-    public static let kinds = [
-        "runtimeStart", "runtimeStop", "dispatch", "dispatchRejected", "cycleEnter", "transduce", "effect",
-        "cycleLeave", "taskSpawn", "taskJoin", "taskCancel", "taskSettle", "requestResume", "eventDropped",
-    ]
-    public static let lttngKinds = [
-        "runtime_start", "runtime_stop", "dispatch", "dispatch_rejected", "cycle_enter", "transduce", "effect",
-        "cycle_leave", "task_spawn", "task_join", "task_cancel", "task_settle", "request_resume", "event_dropped",
-    ]
-    public static let lifecycles = ["active", "cancelled", "deallocated", "failed"]
-    public static let styles = ["post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"]
-    public static let rejections = ["cancelled", "deallocated", "systemError", "queueFull", "reentrant"]
-    public static let effects = ["none", "event", "action", "asyncAction", "task", "cancel", "sequence"]
-    public static let cycleOutcomes = ["settled", "handedOff", "aborted"]
-    public static let policies = ["switchToLatest", "shareable", "unique"]
-    public static let cancelReasons = ["replaced", "cancelEffect", "uniqueRequest", "runtimeStop"]
-    public static let taskOutcomes = ["settle", "request", "response", "cancelled", "failed"]
-    public static let resumeOutcomes = ["response", "nil", "error"]
-    public static let dropReasons = ["sequenceIntermediate", "discardedOnStop"]
-
-    /// The code table of `kind` (empty when the kind has no code).
-    public static func codes(of kind: TraceEvent.Kind) -> [String] {
-        switch kind {
-        case .runtimeStop: lifecycles
-        case .dispatch, .dispatchRejected: styles
-        case .effect: effects
-        case .cycleLeave: cycleOutcomes
-        case .taskSpawn: policies
-        case .taskCancel: cancelReasons
-        case .taskSettle: taskOutcomes
-        case .requestResume: resumeOutcomes
-        case .eventDropped: dropReasons
-        case .runtimeStart, .cycleEnter, .transduce, .taskJoin: []
-        }
-    }
-
-    static func name(_ table: [String], _ code: UInt8) -> String {
-        Int(code) < table.count ? table[Int(code)] : "unknown(\(code))"
-    }
-
-    /// The code written as `unknown(N)` (a code this version has no name for), so that such an
-    /// event exported as JSON Lines reads back.
-    static func unknownCode(_ name: String) -> UInt8? {
-        guard name.hasPrefix("unknown("), name.hasSuffix(")") else { return nil }
-        return UInt8(name.dropFirst(8).dropLast())
-    }
-
-    public static func codeName(kind: TraceEvent.Kind, code: UInt8) -> String {
-        let table = codes(of: kind)
-        return table.isEmpty ? "" : name(table, code)
-    }
-
-    /// The code of `name` in `kind`'s table.
-    public static func code(kind: TraceEvent.Kind, name: String) -> UInt8? {
-        codes(of: kind).firstIndex(of: name).map(UInt8.init)
-    }
 }
 
 /// One runtime across the processes of a trace, as one `UInt64`: the process id in the top 24

@@ -55,14 +55,14 @@ extension TraceIndex {
         case .transduce:
             return make(.transduce, .transduce, "transduce(\(e.label))" + (e.step > 0 ? " step \(e.step)" : ""), .gate)
         case .effect:
-            switch e.codeName {
-            case "task": return make(.transduce, .tasks, "task(\(e.label.isEmpty ? "anonymous" : e.label))", .task)
-            case "cancel": return make(.transduce, .tasks, "cancel(\(e.label))", .task)
-            case "action": return make(.transduce, .transduce, "action", "ran \(d(e.nanos))", .gate)
-            case "asyncAction":
+            switch e.effectKind {
+            case .task: return make(.transduce, .tasks, "task(\(e.label.isEmpty ? "anonymous" : e.label))", .task)
+            case .cancel: return make(.transduce, .tasks, "cancel(\(e.label))", .task)
+            case .action: return make(.transduce, .transduce, "action", "ran \(d(e.nanos))", .gate)
+            case .asyncAction:
                 return make(.transduce, .transduce, "async action (gate held)", "ran \(d(e.nanos))", .gate)
-            case "event": return make(.transduce, .transduce, ".event", .gate)
-            default: return nil
+            case .event: return make(.transduce, .transduce, ".event", .gate)
+            case .some(.none), .sequence, nil: return nil
             }
         case .cycleLeave:
             return make(.transduce, .gate, "leave cycle #\(e.cycle) (\(e.codeName))", "held \(d(e.nanos))", .gate)
@@ -76,15 +76,15 @@ extension TraceIndex {
         case .taskSettle:
             let what = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
             return make(
-                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.codeName == "failed" ? .error : .task)
+                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.taskOutcome == .failed ? .error : .task)
         case .requestResume:
-            let what = e.codeName == "error" ? "error(\(e.label))" : e.codeName
+            let what = e.resumeOutcome == .error ? "error(\(e.label))" : e.codeName
             // A request made from inside a task resumes that task, not an outside caller.
             let origin = dispatches[Key(runtime: e.runtimeKey, id: e.dispatch)].map { events[$0.event].otherTask } ?? 0
             let caller: Participant = origin != 0 ? .task(Key(runtime: e.runtimeKey, id: origin)) : .caller
             return make(
                 .gate, caller, "resume dispatch #\(e.dispatch): \(what)", "after \(d(e.nanos))",
-                e.codeName == "error" ? .error : .resume)
+                e.resumeOutcome == .error ? .error : .resume)
         case .eventDropped:
             return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)
         }

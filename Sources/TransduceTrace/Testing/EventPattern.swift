@@ -96,7 +96,7 @@ public enum ShapeText {
     static func taskName(of e: TraceEvent, in index: TraceIndex) -> String? {
         switch e.kind {
         case .taskSpawn, .taskJoin, .taskCancel, .taskSettle: index.taskName(runtime: e.runtimeKey, task: e.task)
-        case .effect where e.codeName == "task" || e.codeName == "cancel": e.label
+        case .effect where e.effectKind == .task || e.effectKind == .cancel: e.label
         default: nil
         }
     }

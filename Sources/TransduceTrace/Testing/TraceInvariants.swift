@@ -154,7 +154,7 @@ public enum TraceInvariants {
             if entry.cancels.count > 1 || entry.settles.count > 1 {
                 add(.taskSpawnedAndEndedOnce, key.runtime, "task #\(key.id) ended more than once", all)
             }
-            if let cancel = entry.cancels.first, let late = entry.settles.first(where: { $0.codeName != "cancelled" }) {
+            if let cancel = entry.cancels.first, let late = entry.settles.first(where: { $0.taskOutcome != .cancelled }) {
                 add(
                     .taskSpawnedAndEndedOnce, key.runtime,
                     "task #\(key.id) was cancelled (\(cancel.codeName)) but its outcome \(late.codeName) was not discarded",
