@@ -92,8 +92,9 @@ enum LoaderExample {
         async let s2 = input.request(.fetchShared)
         async let s3 = input.request(.fetchShared)
         let shared = try await [s1, s2, s3]
-        print("shareable: \(shared.count) callers, \(backend.callCount - before) backend call(s), same result:",
-              Set(shared.map { $0 ?? [] }).count == 1)
+        print(
+            "shareable: \(shared.count) callers, \(backend.callCount - before) backend call(s), same result:",
+            Set(shared.map { $0 ?? [] }).count == 1)
 
         // uniqueRequest: cancels every live task first, then runs on its own.
         async let slow = input.request(.refresh(page: 9))

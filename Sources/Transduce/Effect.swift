@@ -48,7 +48,10 @@ public struct TransducerEffect<Event, Env, Response> {
 
     /// Run `body` synchronously inside the cycle (gate held); the computation then settles.
     public static func action(_ body: @escaping (Env) -> Void) -> Self {
-        Self(.action({ env in body(env); return nil }))
+        Self(
+            .action({ env in
+                body(env); return nil
+            }))
     }
 
     /// Run `body` on the host's isolation while the gate stays held, even across suspensions.

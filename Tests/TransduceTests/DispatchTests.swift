@@ -107,21 +107,21 @@ import Testing
         // A hang detector, not a speed bound: 5 s timed out under ThreadSanitizer with the trace
         // tests starting children on both cores at once.
         try await withTimeout(30) {
-          try await withThrowingTaskGroup(of: Void.self) { group in
-            for t in 0..<8 {
-                group.addTask {
-                    for i in 0..<25 {
-                        switch (t + i) % 4 {
-                        case 0: try host.input.post(.tick)
-                        case 1: try await host.input.send(.tick)
-                        case 2: try await host.input.request(.tick)
-                        default: try await host.input.request(.asyncTick)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for t in 0..<8 {
+                    group.addTask {
+                        for i in 0..<25 {
+                            switch (t + i) % 4 {
+                            case 0: try host.input.post(.tick)
+                            case 1: try await host.input.send(.tick)
+                            case 2: try await host.input.request(.tick)
+                            default: try await host.input.request(.asyncTick)
+                            }
                         }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
-          }
         }
         try await host.input.send(.tick)
         #expect(await host.state.peak == 1)

@@ -41,7 +41,9 @@ nonisolated enum LoaderFeature: Transducer {
         var error: String?
         var ticks = 0
     }
-    enum Event: Sendable, Equatable { case load, loaded([String]), failed(String), startTicker, ticked, stopTicker, refresh, noop }
+    enum Event: Sendable, Equatable {
+        case load, loaded([String]), failed(String), startTicker, ticked, stopTicker, refresh, noop
+    }
     struct Env: Sendable {
         var fetch: @Sendable () async throws -> [String]
     }

@@ -58,7 +58,9 @@ import Testing
         try host.input.post(.a)
         try host.input.post(.b)
         let awaited = Task { try await host.input.send(.c) }
-        try await eventually("send enqueued") { await Task.yield(); return true }
+        try await eventually("send enqueued") {
+            await Task.yield(); return true
+        }
         host.cancel()
         await expectThrows(RuntimeError.cancelled) { try await withTimeout { try await awaited.value } }
         env.gate.open()

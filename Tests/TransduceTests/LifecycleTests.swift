@@ -128,7 +128,11 @@ import Testing
     @Test @MainActor func sendCommitsAndFiresOneChange() async throws {
         let host = EffectObservable(of: CounterFeature.self)
         let changes = Counter()
-        withObservationTracking { _ = host.state } onChange: { changes.increment() }
+        withObservationTracking {
+            _ = host.state
+        } onChange: {
+            changes.increment()
+        }
         try await host.send(.increment)
         #expect(host.state.count == 1)
         #expect(changes.count == 1)

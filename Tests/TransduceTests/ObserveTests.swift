@@ -104,10 +104,13 @@ nonisolated enum Profile: Transducer {
         let spawned = instrument.all.compactMap { event -> UInt64? in
             if case .taskSpawn(let task, _, _, _, _, _) = event.detail { return task } else { return nil }
         }
-        #expect(instrument.all.contains { event in
-            if case .dispatch(_, .post, let label, let origin, _) = event.detail { return origin == spawned.first && label.description == "seen" }
-            return false
-        })
+        #expect(
+            instrument.all.contains { event in
+                if case .dispatch(_, .post, let label, let origin, _) = event.detail {
+                    return origin == spawned.first && label.description == "seen"
+                }
+                return false
+            })
         #expect(briefs.contains("cancel(cancelEffect)"))
     }
 

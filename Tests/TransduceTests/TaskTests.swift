@@ -254,7 +254,9 @@ import Testing
         try await env.gate.entered.wait()
         try host.input.post(.restart)
         let unique = Task { try await host.input.uniqueRequest(.ping) }
-        try await eventually("unique enqueued") { await Task.yield(); return true }
+        try await eventually("unique enqueued") {
+            await Task.yield(); return true
+        }
         env.gate.open()
         #expect(try await withTimeout { try await unique.value } == "ping")
         let events = await host.state.events

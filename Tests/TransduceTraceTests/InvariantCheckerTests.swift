@@ -3,7 +3,8 @@ import Testing
 @testable import TransduceTrace
 
 /// Builds events by hand: `e(.dispatch, at: 1) { $0.dispatch = 1 }`.
-func e(_ kind: TraceEvent.Kind, at time: UInt64, runtime: UInt64 = 1, _ set: (inout TraceEvent) -> Void = { _ in }) -> TraceEvent {
+func e(_ kind: TraceEvent.Kind, at time: UInt64, runtime: UInt64 = 1, _ set: (inout TraceEvent) -> Void = { _ in }) -> TraceEvent
+{
     var event = TraceEvent(kind: kind, time: time * 1_000_000, thread: 1, runtime: runtime)
     set(&event)
     return event
@@ -49,7 +50,9 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
     @Test func overlappingCyclesAreReported() {
         let first = enter(1, 1, at: 2)
         let second = enter(2, 2, at: 3)
-        let found = violations([dispatch(1, "post", "a", at: 1), dispatch(2, "post", "b", at: 1), first, second, leave(2, at: 4), leave(1, at: 5)])
+        let found = violations([
+            dispatch(1, "post", "a", at: 1), dispatch(2, "post", "b", at: 1), first, second, leave(2, at: 4), leave(1, at: 5),
+        ])
         #expect(found.count == 1)
         #expect(found.first?.rule == .oneCycleAtATime)
         #expect(found.first?.events == [first, second])
@@ -89,11 +92,19 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
     }
 
     @Test func tasksSpawnedTwiceNeverEndedOrNotDiscardedAreReported() {
-        let spawnA = e(.taskSpawn, at: 1) { $0.task = 1; $0.label = "a" }
-        let spawnA2 = e(.taskSpawn, at: 2) { $0.task = 1; $0.label = "a" }
+        let spawnA = e(.taskSpawn, at: 1) {
+            $0.task = 1; $0.label = "a"
+        }
+        let spawnA2 = e(.taskSpawn, at: 2) {
+            $0.task = 1; $0.label = "a"
+        }
         let settleA = e(.taskSettle, at: 3) { $0.task = 1 }
-        let spawnB = e(.taskSpawn, at: 4) { $0.task = 2; $0.label = "b" }
-        let spawnC = e(.taskSpawn, at: 5) { $0.task = 3; $0.label = "c" }
+        let spawnB = e(.taskSpawn, at: 4) {
+            $0.task = 2; $0.label = "b"
+        }
+        let spawnC = e(.taskSpawn, at: 5) {
+            $0.task = 3; $0.label = "c"
+        }
         let cancelC = e(.taskCancel, at: 6) { $0.task = 3 }
         let lateC = e(.taskSettle, at: 7) {
             $0.task = 3
@@ -117,7 +128,10 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
 
     @Test func errorsListEveryViolation() {
         let error = InvariantError(violations: violations([transduce(3, "x", at: 1)]))
-        #expect(error.description.hasPrefix("1 runtime invariant violation(s), times from the trace's start:\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"))
+        #expect(
+            error.description.hasPrefix(
+                "1 runtime invariant violation(s), times from the trace's start:\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"
+            ))
         #expect(error.description.contains("at 0.000ms transduce cycle #3 'x'"))
     }
 }
@@ -126,13 +140,31 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
     /// The chart, built by hand so that times and ids are fixed.
     let chart: Trace = {
         var events = [dispatch(1, "request", "load", at: 0), enter(1, 1, at: 1), transduce(1, "load", at: 1)]
-        events.append(e(.taskSpawn, at: 2) { $0.task = 1; $0.label = "load"; $0.cycle = 1; $0.count = 1 })
-        events.append(e(.effect, at: 2) { $0.cycle = 1; $0.code = 4; $0.label = "load" })
-        events.append(e(.cycleLeave, at: 3) { $0.cycle = 1; $0.code = 1; $0.nanos = 2_000_000 })
-        events.append(e(.taskSettle, at: 9) { $0.task = 1; $0.code = 1; $0.label = "loaded"; $0.nanos = 7_000_000 })
-        events.append(e(.dispatch, at: 9) { $0.dispatch = 2; $0.code = 5; $0.label = "loaded"; $0.otherTask = 1 })
+        events.append(
+            e(.taskSpawn, at: 2) {
+                $0.task = 1; $0.label = "load"; $0.cycle = 1; $0.count = 1
+            })
+        events.append(
+            e(.effect, at: 2) {
+                $0.cycle = 1; $0.code = 4; $0.label = "load"
+            })
+        events.append(
+            e(.cycleLeave, at: 3) {
+                $0.cycle = 1; $0.code = 1; $0.nanos = 2_000_000
+            })
+        events.append(
+            e(.taskSettle, at: 9) {
+                $0.task = 1; $0.code = 1; $0.label = "loaded"; $0.nanos = 7_000_000
+            })
+        events.append(
+            e(.dispatch, at: 9) {
+                $0.dispatch = 2; $0.code = 5; $0.label = "loaded"; $0.otherTask = 1
+            })
         events += [enter(2, 2, at: 10), transduce(2, "loaded", at: 10), leave(2, at: 11)]
-        events.append(e(.requestResume, at: 11) { $0.dispatch = 1; $0.cycle = 2; $0.nanos = 11_000_000 })
+        events.append(
+            e(.requestResume, at: 11) {
+                $0.dispatch = 1; $0.cycle = 2; $0.nanos = 11_000_000
+            })
         return Trace(events: events)
     }()
 
@@ -143,43 +175,44 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
                 in: .request("load"), width: 100, fileID: "App/LoaderTests.swift", line: 42)
             Issue.record("expected a mismatch")
         } catch let error as TraceShapeError {
-            #expect(error.description == """
-                App/LoaderTests.swift:42: trace shape mismatch (exhaustive): the events differ
-                  expected #4: spawn(load, shareable)
-                  actual   #4: spawn(load, switchToLatest)
+            #expect(
+                error.description == """
+                    App/LoaderTests.swift:42: trace shape mismatch (exhaustive): the events differ
+                      expected #4: spawn(load, shareable)
+                      actual   #4: spawn(load, switchToLatest)
 
-                  expected                         actual
-                     1 dispatch(request, load)        1 dispatch(request, load)
-                     2 enter                          2 enter
-                     3 transduce(load)                3 transduce(load)
-                >    4 spawn(load, shareable)    >    4 spawn(load, switchToLatest)
-                                                      5 effect(task, load)
-                                                      6 leave(handedOff)
-                                                      7 settle(load, request, loaded)
-                                                      8 dispatch(taskRequest, loaded)
-                                                      9 enter
-                                                     10 transduce(loaded)
-                                                     11 leave(settled)
-                                                     12 resume(response)
+                      expected                         actual
+                         1 dispatch(request, load)        1 dispatch(request, load)
+                         2 enter                          2 enter
+                         3 transduce(load)                3 transduce(load)
+                    >    4 spawn(load, shareable)    >    4 spawn(load, switchToLatest)
+                                                          5 effect(task, load)
+                                                          6 leave(handedOff)
+                                                          7 settle(load, request, loaded)
+                                                          8 dispatch(taskRequest, loaded)
+                                                          9 enter
+                                                         10 transduce(loaded)
+                                                         11 leave(settled)
+                                                         12 resume(response)
 
-                What happened:
-                  time ms  note           caller       gate      transduce     tasks
-                    0.000                     │──────────▶│ dispatch #1 request(load)
-                    1.000  wait 0ns           │           │──────────▶│ enter cycle #1
-                    1.000                     │           │           │ transduce(load)
-                                              │           │           │           │       load#1
-                    2.000  waiters 1          │           │           │           │──────────▶│ spawn switchToLatest
-                    2.000                     │           │           │──────────▶│ task(load)│
-                    3.000  held 2.00ms        │           │◀──────────│ leave cycle #1 (handedOff)
-                    9.000  ran 7.00ms         │           settle: request(loaded) │◀──────────│
-                    9.000                     │           │◀─dispatch #2 taskRequest(loaded)──│
-                   10.000  wait 0ns           │           │──────────▶│ enter cycle #2
-                   10.000                     │           │           │ transduce(loaded)
-                   11.000  held 0ns           │           │◀──────────│ leave cycle #2 (settled)
-                   11.000  after 11.0ms       │◀──────────│ resume dispatch #1: response
+                    What happened:
+                      time ms  note           caller       gate      transduce     tasks
+                        0.000                     │──────────▶│ dispatch #1 request(load)
+                        1.000  wait 0ns           │           │──────────▶│ enter cycle #1
+                        1.000                     │           │           │ transduce(load)
+                                                  │           │           │           │       load#1
+                        2.000  waiters 1          │           │           │           │──────────▶│ spawn switchToLatest
+                        2.000                     │           │           │──────────▶│ task(load)│
+                        3.000  held 2.00ms        │           │◀──────────│ leave cycle #1 (handedOff)
+                        9.000  ran 7.00ms         │           settle: request(loaded) │◀──────────│
+                        9.000                     │           │◀─dispatch #2 taskRequest(loaded)──│
+                       10.000  wait 0ns           │           │──────────▶│ enter cycle #2
+                       10.000                     │           │           │ transduce(loaded)
+                       11.000  held 0ns           │           │◀──────────│ leave cycle #2 (settled)
+                       11.000  after 11.0ms       │◀──────────│ resume dispatch #1: response
 
-                Fix: update the expected shape, or pass `exhaustive: false` to allow extra events in between.
-                """)
+                    Fix: update the expected shape, or pass `exhaustive: false` to allow extra events in between.
+                    """)
         } catch {
             Issue.record("unexpected \(error)")
         }
@@ -190,7 +223,8 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
             try chart.expectShape([.dispatch(.request, "load"), .join("load")], in: .request("load"), exhaustive: false)
         }
         #expect(throws: Never.self) {
-            try chart.expectShape([.dispatch(.request, "load"), .settle("load"), .resume(.response)], in: .request("load"), exhaustive: false)
+            try chart.expectShape(
+                [.dispatch(.request, "load"), .settle("load"), .resume(.response)], in: .request("load"), exhaustive: false)
         }
         #expect(throws: TraceShapeError.self) { try chart.expectShape([], in: .request("nothing")) }
     }

@@ -92,7 +92,10 @@ import Transduce
     /// The code tables come from the runtime's enums; these are the names traces already hold, so a
     /// renamed case (which would silently change every reader's input) fails here.
     @Test func theNamesTracesHoldDoNotChange() {
-        #expect(TraceNames.kinds.joined(separator: " ") == "runtimeStart runtimeStop dispatch dispatchRejected cycleEnter transduce effect cycleLeave taskSpawn taskJoin taskCancel taskSettle requestResume eventDropped")
+        #expect(
+            TraceNames.kinds.joined(separator: " ")
+                == "runtimeStart runtimeStop dispatch dispatchRejected cycleEnter transduce effect cycleLeave taskSpawn taskJoin taskCancel taskSettle requestResume eventDropped"
+        )
         #expect(TraceNames.lttngKinds[4] == "cycle_enter" && TraceNames.lttngKinds[3] == "dispatch_rejected")
         #expect(TraceNames.styles == ["post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"])
         #expect(TraceNames.resumeOutcomes == ["response", "nil", "error"])
@@ -173,7 +176,8 @@ import Transduce
             var c = [UInt8](repeating: 0x55, count: TraceRecordLayout.size)
             withUnsafeBytes(of: r.words) { words in
                 c.withUnsafeMutableBufferPointer {
-                    clttng_record_encode(words.baseAddress!.assumingMemoryBound(to: UInt64.self), labels.0, labels.1, $0.baseAddress!)
+                    clttng_record_encode(
+                        words.baseAddress!.assumingMemoryBound(to: UInt64.self), labels.0, labels.1, $0.baseAddress!)
                 }
             }
             #expect(c == swift)

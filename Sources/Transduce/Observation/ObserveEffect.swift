@@ -29,7 +29,8 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
         option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         handler: @escaping @Sendable (TransducerInput<Event, Response>, Value) async throws -> Void
     ) -> Self {
-        observeTask(resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
+        observeTask(
+            resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
     }
 
     /// ``observe(_:keyPath:id:option:priority:handler:)`` for an `Env` that holds the object
@@ -39,7 +40,8 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
         option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         handler: @escaping @Sendable (TransducerInput<Event, Response>, Value) async throws -> Void
     ) -> Self {
-        observeTask(resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
+        observeTask(
+            resolve: { $0[keyPath: object] }, keyPath: keyPath, id: id, option: option, priority: priority, handler: handler)
     }
 
     private static func observeTask<Object: AnyObject & Observable & Sendable, Value: Sendable>(

@@ -16,7 +16,9 @@ import Transduce
 ///   part of ``Counts/overwritten`` and also counted on their own in ``Counts/contended``.
 /// - So at any quiet moment, offered = read + overwritten + still held (overwrite mode), and
 ///   offered + discarded = read + still held (discard mode), exactly.
-public final class TraceRingBuffer: @unchecked Sendable {  // slots: only via clttng_slot_* atomics; counters: Atomic; drain cursor: `drainLock`
+// Sendable by hand: slots are touched only through the clttng_slot_* atomics, counters are
+// Atomic, and the drain cursor is guarded by `drainLock`.
+public final class TraceRingBuffer: @unchecked Sendable {
     public enum Mode: Sendable {
         case overwriteOldest
         case discardNewest

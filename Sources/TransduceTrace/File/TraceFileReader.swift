@@ -1,4 +1,5 @@
 import CLTTng
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

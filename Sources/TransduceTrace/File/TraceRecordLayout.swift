@@ -11,7 +11,9 @@ enum TraceRecordLayout {
 
     /// Writes `event` with string ids `label` and `label2` at `offset` of `out`, which must hold
     /// ``size`` bytes there.
-    static func encode(_ event: TraceEvent, label: UInt32, label2: UInt32, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
+    static func encode(
+        _ event: TraceEvent, label: UInt32, label2: UInt32, into out: UnsafeMutableRawBufferPointer, at offset: Int
+    ) {
         func put<T: FixedWidthInteger>(_ value: T, _ field: Int) {
             out.storeBytes(of: value.littleEndian, toByteOffset: offset + field, as: T.self)
         }

@@ -76,7 +76,8 @@ extension TraceIndex {
         case .taskSettle:
             let what = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
             return make(
-                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.taskOutcome == .failed ? .error : .task)
+                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.taskOutcome == .failed ? .error : .task
+            )
         case .requestResume:
             let what = e.resumeOutcome == .error ? "error(\(e.label))" : e.codeName
             // A request made from inside a task resumes that task, not an outside caller.
