@@ -16,7 +16,7 @@ public struct TaskReport: Sendable {
     }
 
     public private(set) var rows: [Row] = []
-    public private(set) var warnings: [String] = []
+    public private(set) var warnings: [AnalysisWarning] = []
 
     /// - Parameters:
     ///   - lost: events the recorder or tracer lost; `lossesUnknown`, that it lost some in a number
@@ -52,8 +52,10 @@ public struct TaskReport: Sendable {
                     "spawned by \(row.spawnedBy), running \(formatDuration(lastTime.minus(spawn.time))) at the end of the trace"
                 warnings.append(
                     lossy
-                        ? "no end recorded: \(task) \(running); the trace lost \(lostText), which may hold its end"
-                        : "never settled: \(task) \(running)")
+                        ? AnalysisWarning(
+                            .noEndRecorded,
+                            "no end recorded: \(task) \(running); the trace lost \(lostText), which may hold its end")
+                        : AnalysisWarning(.neverSettled, "never settled: \(task) \(running)"))
             }
             if !record.name.isEmpty && row.policy != "shareable" {
                 let k = "\(key.runtime)/\(record.name)"
@@ -72,44 +74,9 @@ public struct TaskReport: Sendable {
         for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 5 && c.completed == 0 {
             let name = k.split(separator: "/", maxSplits: 1).last.map(String.init) ?? k
             warnings.append(
-                "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced and none completed")
+                AnalysisWarning(
+                    .switchToLatestChurn,
+                    "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced and none completed"))
         }
-    }
-
-    public func render(options: RenderOptions = RenderOptions()) -> [String] {
-        // One runtime: named once in the title, leaving its column's room to the others.
-        let runtimes = Set(rows.map(\.runtime))
-        let single = runtimes.count == 1 ? runtimes.first : nil
-        var lines = [options.paint(options.fit("Tasks" + (single.map { " of runtime \(RuntimeKey.name($0))" } ?? "")), .bold)]
-        var table = TextTable([
-            .init("task", minimum: 6), .init("runtime", minimum: 3), .init("policy", minimum: 6),
-            .init("spawned by", minimum: 6), .init("ran", minimum: 5, alignRight: true), .init("outcome", minimum: 8),
-            .init("replaced/joined by", minimum: 8),
-        ])
-        for r in rows {
-            var links: [String] = []
-            if r.replacedBy != 0 { links.append("replaced by task #\(r.replacedBy)") }
-            if !r.joinedBy.isEmpty {
-                links.append("joined by dispatch " + r.joinedBy.map { "#\($0)" }.joined(separator: ", "))
-            }
-            table.append([
-                (r.name.isEmpty ? "task" : r.name) + " #\(r.task)", RuntimeKey.name(r.runtime), r.policy, r.spawnedBy,
-                r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", r.outcome, links.joined(separator: "; "),
-            ])
-        }
-        if single != nil {
-            table.columns.remove(at: 1)
-            table.rows = table.rows.map {
-                var row = $0; row.remove(at: 1); return row
-            }
-        }
-        lines += table.render(options: options)
-        if rows.isEmpty { lines.append("  (no tasks)") }
-        if !warnings.isEmpty {
-            lines.append("")
-            lines.append(options.paint("Warnings", .bold))
-            for w in warnings { lines.append(options.paint(options.fit("  warning: \(w)"), .error)) }
-        }
-        return lines
     }
 }

@@ -194,7 +194,7 @@ struct OracleChecks {
         if report.rows.count != run.model.tasks.count {
             problems.append("\(report.rows.count) tasks in the report, the model spawned \(run.model.tasks.count)")
         }
-        if report.warnings.contains(where: { $0.contains("never settled") }) {
+        if report.warnings.contains(where: { $0.check == .neverSettled }) {
             problems.append("a task reported as never settled: \(report.warnings)")
         }
         return problems

@@ -1,0 +1,37 @@
+/// ``InvariantRule/fifoAdmission``: a dispatch enters the gate only when every dispatch accepted
+/// before it has entered (a stop clears what was waiting).
+struct FIFOAdmission: TraceRule {
+    var invariant: InvariantRule { .fifoAdmission }
+
+    private struct Queue {
+        var accepted: [UInt64] = []
+        var acceptedAt: [UInt64: TraceEvent] = [:]
+    }
+    private var queues: [UInt64: Queue] = [:]
+
+    mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
+        switch e.kind {
+        case .dispatch:
+            queues[e.runtimeKey, default: Queue()].accepted.append(e.dispatch)
+            queues[e.runtimeKey, default: Queue()].acceptedAt[e.dispatch] = e
+        case .cycleEnter:
+            // Taken out while it is updated, so its collections are not copied.
+            guard var q = queues.removeValue(forKey: e.runtimeKey) else { return }
+            defer { queues[e.runtimeKey] = q }
+            guard let position = q.accepted.firstIndex(of: e.dispatch) else { return }
+            if position > 0, let first = q.acceptedAt[q.accepted[0]] {
+                report(
+                    Finding(
+                        e.runtimeKey,
+                        "dispatch #\(e.dispatch) entered before dispatch #\(first.dispatch), which was accepted first",
+                        [first] + (q.acceptedAt[e.dispatch].map { [$0] } ?? []) + [e]))
+            }
+            q.accepted.remove(at: position)
+            q.acceptedAt[e.dispatch] = nil
+        case .runtimeStop:
+            queues[e.runtimeKey] = nil
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// What `trace-view check` reports: every rule's violations in one trace, and how the trace was
+/// checked (as a whole run, or as a partial trace). Rendered by ``render(options:)``.
+public struct InvariantReport: Sendable {
+    public let events: Int
+    public let runtimes: Int
+    /// Checked as a whole run (asked for, and nothing lost).
+    public let whole: Bool
+    /// The recorder lost events, so the trace could only be checked as partial.
+    public let lossy: Bool
+    public let violations: [InvariantViolation]
+
+    /// Checks `trace` (see ``TraceInvariants/check(_:complete:)``).
+    public init(_ trace: Trace, complete: Bool) {
+        events = trace.events.count
+        runtimes = Set(trace.events.map(\.runtimeKey)).count
+        lossy = trace.counts.lostAny
+        whole = complete && !lossy
+        violations = TraceInvariants.check(trace, complete: complete)
+    }
+
+    /// The violations of `rule`.
+    public func count(of rule: InvariantRule) -> Int { violations.filter { $0.rule == rule }.count }
+}

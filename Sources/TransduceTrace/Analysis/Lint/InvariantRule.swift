@@ -1,0 +1,68 @@
+/// The runtime invariants a trace can be checked against (RUNTIME.md B.2, as TRACING.md §5
+/// lists them). Each is checked by its own ``TraceRule`` type (``rule(whole:)`` makes it).
+public enum InvariantRule: String, Sendable, CaseIterable {
+    /// At most one cycle per runtime at a time; `transduce` only inside its cycle.
+    case oneCycleAtATime
+    /// Admissions enter the gate in the order they were accepted.
+    case fifoAdmission
+    /// Every awaited caller (`send`, `request`, `uniqueRequest`) is resumed exactly once.
+    case resumedExactlyOnce
+    /// Every task instance is spawned once and ends once (settled or cancelled); a cancelled
+    /// instance's late outcome is discarded.
+    case taskSpawnedAndEndedOnce
+    /// Nothing is transduced after the runtime stopped.
+    case nothingTransducedAfterStop
+
+    /// What the rule promises, in one line (`trace-view check` lists it).
+    public var summary: String {
+        switch self {
+        case .oneCycleAtATime: "one cycle at a time per runtime; transduce only inside its cycle"
+        case .fifoAdmission: "admissions enter the gate in the order accepted"
+        case .resumedExactlyOnce: "every awaited caller resumed exactly once"
+        case .taskSpawnedAndEndedOnce: "every task spawned once and ended once"
+        case .nothingTransducedAfterStop: "nothing transduced after the runtime stopped"
+        }
+    }
+
+    /// A fresh checker of this rule. `whole`: the trace covers whole runs, so what is missing
+    /// at its end (a resume, a task's end) is a violation too.
+    public func rule(whole: Bool) -> any TraceRule {
+        switch self {
+        case .oneCycleAtATime: OneCycleAtATime()
+        case .fifoAdmission: FIFOAdmission()
+        case .resumedExactlyOnce: ResumedExactlyOnce(whole: whole)
+        case .taskSpawnedAndEndedOnce: TaskSpawnedAndEndedOnce(whole: whole)
+        case .nothingTransducedAfterStop: NothingTransducedAfterStop()
+        }
+    }
+}
+
+/// One invariant checked as a fold over a trace's events, in order: it keeps what it needs per
+/// runtime and reports what breaks the rule, as tokio-console's warnings do (a check, a message).
+///
+/// Not thread-safe; memory grows with what is open (in-flight dispatches, live tasks).
+public protocol TraceRule {
+    /// Which invariant this checks.
+    var invariant: InvariantRule { get }
+    /// Takes the next event; reports what it shows broken.
+    mutating func consume(_ event: TraceEvent, report: (Finding) -> Void)
+    /// Reports what the whole trace shows broken once every event was consumed.
+    mutating func finish(report: (Finding) -> Void)
+}
+
+/// What a rule found: the runtime, a message, and the events that show it.
+public struct Finding: Sendable {
+    public var runtime: UInt64
+    public var message: String
+    public var events: [TraceEvent]
+
+    public init(_ runtime: UInt64, _ message: String, _ events: [TraceEvent]) {
+        self.runtime = runtime
+        self.message = message
+        self.events = events
+    }
+}
+
+extension TraceRule {
+    public mutating func finish(report: (Finding) -> Void) {}
+}

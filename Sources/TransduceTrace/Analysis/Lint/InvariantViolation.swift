@@ -1,0 +1,40 @@
+/// One broken invariant, with the events that show it.
+public struct InvariantViolation: Sendable, CustomStringConvertible {
+    public var rule: InvariantRule
+    /// The runtime (its ``RuntimeKey``).
+    public var runtime: UInt64
+    public var message: String
+    public var events: [TraceEvent]
+    /// The trace's start, which the event times are printed from.
+    public var origin: UInt64 = 0
+
+    /// The rule, runtime and message, then one line per event with its time from ``origin``.
+    public var description: String {
+        "\(rule.rawValue) (runtime \(RuntimeKey.name(runtime))): \(message)"
+            + events.map { e in
+                let ms =
+                    e.time >= origin
+                    ? format(Double(e.time - origin) / 1_000_000, decimals: 3)
+                    : "-" + format(Double(origin - e.time) / 1_000_000, decimals: 3)
+                return "\n    at \(ms)ms \(e.kind) \(Self.ids(e))"
+            }.joined()
+    }
+
+    static func ids(_ e: TraceEvent) -> String {
+        var parts: [String] = []
+        if e.dispatch != 0 { parts.append("dispatch #\(e.dispatch)") }
+        if e.cycle != 0 { parts.append("cycle #\(e.cycle)") }
+        if e.task != 0 { parts.append("task #\(e.task)") }
+        if !e.label.isEmpty { parts.append("'\(e.label)'") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// The error ``Trace/checkInvariants(complete:)`` throws: every violation found.
+public struct InvariantError: Error, CustomStringConvertible, Sendable {
+    public var violations: [InvariantViolation]
+    public var description: String {
+        "\(violations.count) runtime invariant violation(s), times from the trace's start:\n"
+            + violations.map { "  " + $0.description }.joined(separator: "\n")
+    }
+}

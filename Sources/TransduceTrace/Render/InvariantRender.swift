@@ -1,0 +1,26 @@
+extension InvariantReport {
+    /// How many violations are printed in full; the rest are counted.
+    public static let shownViolations = 50
+
+    /// A line on how the trace was checked, one line per rule, then the violations.
+    public func render(options: RenderOptions) -> [String] {
+        var lines = [
+            "\(events) events, \(runtimes) runtime(s); checked "
+                + (whole
+                    ? "as a whole run"
+                    : "as a partial trace (nothing twice, nothing out of order)" + (lossy ? ": the recorder lost events" : ""))
+        ]
+        for rule in InvariantRule.allCases {
+            let broken = count(of: rule)
+            lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : "\(broken) violation(s)"))
+        }
+        if !violations.isEmpty {
+            lines.append("")
+            for v in violations.prefix(Self.shownViolations) { lines += v.description.split(separator: "\n").map(String.init) }
+            if violations.count > Self.shownViolations {
+                lines.append("… and \(violations.count - Self.shownViolations) more")
+            }
+        }
+        return lines.map(options.fit)
+    }
+}

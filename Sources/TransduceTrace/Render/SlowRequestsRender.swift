@@ -1,0 +1,38 @@
+extension SlowRequests {
+    /// How many of the shown requests are broken down in full.
+    public static let brokenDown = 3
+
+    /// A heading, a table of the shown requests with their biggest parts, latency by event, and
+    /// the slowest few broken down in full.
+    public func render(options: RenderOptions) -> [String] {
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        var lines = [
+            options.paint(
+                options.fit(
+                    "Slowest requests: \(shown.count) of \(awaited.count) awaited" + (event.map { " '\($0)'" } ?? "")
+                        + (threshold.map { ", \(slow.count) took \(d($0)) or more" } ?? "")), .bold)
+        ]
+        guard !shown.isEmpty else {
+            return lines + [awaited.isEmpty ? "  (no awaited request was resumed)" : "  (none took that long)"]
+        }
+        var table = TextTable([
+            .init("total", minimum: 6, alignRight: true), .init("request", minimum: 10), .init("outcome", minimum: 5),
+            .init("biggest parts", minimum: 10),
+        ])
+        for b in shown { table.append(b.summaryLine(options: options)) }
+        lines += table.render(options: options)
+        lines.append("")
+        lines.append(options.paint("By event", .bold))
+        lines += LatencyByEvent(awaited).render(options: options)
+        for b in shown.prefix(Self.brokenDown) {
+            lines.append("")
+            lines += b.render(options: options)
+        }
+        return lines
+    }
+
+    /// A JSON array of the shown requests, one object a line (``LatencyBreakdown/json()``).
+    public func json() -> [String] {
+        ["["] + shown.enumerated().map { "  " + $1.json() + ($0 < shown.count - 1 ? "," : "") } + ["]"]
+    }
+}
