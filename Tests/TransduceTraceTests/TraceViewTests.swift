@@ -76,14 +76,33 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         try expectGolden(out, golden)
     }
 
+    /// Usage and help are generated from one registry: every command the tool lists has a help
+    /// whose usage line and OPTIONS section name the same options, and each of them parses.
     @Test func everyCommandHasHelp() throws {
-        for command in ["demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record"] {
-            let (status, out, _) = try traceView([command, "--help"])
-            #expect(status == 0)
-            #expect(out.hasPrefix("USAGE: trace-view \(command)"))
-        }
         let (status, out, _) = try traceView(["--help"])
         #expect(status == 0 && out.contains("COMMANDS:"))
+        let listed = out.split(separator: "\n").drop { !$0.hasPrefix("COMMANDS:") }.dropFirst()
+            .prefix { $0.hasPrefix("  ") }.map { String($0.split(separator: " ")[0]) }
+        #expect(listed == ["demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record"])
+        for command in listed {
+            let (status, help, _) = try traceView([command, "--help"])
+            #expect(status == 0)
+            #expect(help.hasPrefix("USAGE: trace-view \(command)"))
+            let usage = String(help.split(separator: "\n\n")[0])
+            // `[--top N]`, `[--json]`, `--format chrome|…`: each option, and whether it takes a value.
+            let options = usage.matches(of: /--([a-z-]+)( [A-Za-z|]+)?(?=[\]\s]|$)/).map {
+                (String($0.output.1), $0.output.2 != nil)
+            }
+            let described = help.split(separator: "\n").filter { $0.hasPrefix("  --") }
+                .map { String($0.dropFirst(4).prefix { $0 != " " }) }
+            #expect(options.map(\.0) == described, "\(command)")
+            // Every option it lists is one the parser takes, with a value or without as listed
+            // (`--help` after it shows the help before anything runs).
+            for (option, valued) in options {
+                let (status, _, err) = try traceView([command, valued ? "--\(option)=1" : "--\(option)", "--help"])
+                #expect(status == 0, "\(command) --\(option): \(err)")
+            }
+        }
     }
 
     @Test func usageErrorsExit64WithOneLine() throws {

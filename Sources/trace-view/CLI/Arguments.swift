@@ -1,14 +1,5 @@
 import TransduceTrace
 
-/// A failure the user can fix: printed as one line, exits with `status`.
-struct CLIError: Error {
-    var message: String
-    var status: Int32
-
-    static func usage(_ message: String) -> CLIError { CLIError(message: message, status: 64) }
-    static func data(_ message: String) -> CLIError { CLIError(message: message, status: 65) }
-}
-
 /// Hand-written argument parsing in the shape of swift-argument-parser: options with values,
 /// flags, positionals, `--` to end options, and `--help`.
 struct Arguments {

@@ -63,7 +63,7 @@ enum Terminal {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeMutableBytes { writeBytes(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
             if n <= 0 { return }
             offset += n
         }
@@ -72,68 +72,20 @@ enum Terminal {
     /// Writes `text` to standard error as it is (no newline).
     static func errorRaw(_ text: String) {
         var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     static func error(_ text: String) {
         var bytes = Array((text + "\n").utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }
 
-/// Lines written to standard output as they come, in 64 KB writes (so `| head` sees the first
-/// lines of a long diagram at once). Control characters in them are escaped.
-struct OutputStream {
-    private var buffer = ""
-
-    mutating func line(_ text: String) {
-        buffer += Terminal.escapingControls(text)
-        buffer += "\n"
-        if buffer.utf8.count > 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        Terminal.write(buffer)
-        buffer = ""
-    }
-}
-
-/// Progress of long work on standard error: shown only when standard error is a terminal and
-/// the work has taken a second (`TRANSDUCE_PROGRESS_AFTER_MS` sets that delay), at most five
-/// times a second, and erased when the work is done.
-final class Progress {
-    private let enabled: Bool
-    private let start = Progress.now()
-    private let delay: UInt64
-    private var last: UInt64 = 0
-    private var shown = false
-
-    init() {
-        enabled = isatty(STDERR_FILENO) != 0
-        delay =
-            getenv("TRANSDUCE_PROGRESS_AFTER_MS").flatMap { UInt64(String(cString: $0)) }.map { $0 * 1_000_000 } ?? 1_000_000_000
-    }
-
-    static func now() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
-
-    /// Shows `text` if it is time to; cheap enough to call every few thousand items.
-    func update(_ text: @autoclosure () -> String) {
-        guard enabled else { return }
-        let t = Self.now()
-        guard t - start >= delay, t - last >= 200_000_000 || !shown else { return }
-        last = t
-        shown = true
-        Terminal.errorRaw("\r\u{1B}[K" + "trace-view: " + text() + " (\(formatDuration((t - start) / 1_000_000 * 1_000_000)))")
-    }
-
-    /// Erases the progress line.
-    func done() {
-        guard shown else { return }
-        Terminal.errorRaw("\r\u{1B}[K")
-        shown = false
-    }
+/// write(2), by the name of the platform's C library (Glibc or Darwin).
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+    #elseif canImport(Darwin)
+        Darwin.write(descriptor, bytes, count)
+    #endif
 }

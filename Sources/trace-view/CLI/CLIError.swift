@@ -1,0 +1,45 @@
+/// trace-view's exit statuses: the one list the code throws and the help describes.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    /// `check` found broken invariants.
+    case invariantsBroken = 1
+    /// A wrong command, option or value (sysexits' EX_USAGE).
+    case usage = 64
+    /// Input that cannot be read, or was damaged (EX_DATAERR).
+    case data = 65
+    /// The trace has no such runtime, process or dispatch (EX_NOINPUT).
+    case nothingSelected = 66
+    /// `record`: the command ran but recorded no transduce event (EX_UNAVAILABLE).
+    case recordedNothing = 69
+    /// trace-view itself failed (EX_SOFTWARE).
+    case internalError = 70
+
+    /// What the help says of it.
+    var meaning: String {
+        switch self {
+        case .success: "success"
+        case .invariantsBroken: "check found broken invariants"
+        case .usage: "usage error"
+        case .data: "unreadable or damaged input"
+        case .nothingSelected: "the trace has no such runtime, process or dispatch"
+        case .recordedNothing: "record's command recorded no transduce event"
+        case .internalError: "trace-view failed"
+        }
+    }
+}
+
+/// A failure the user can fix: printed as one line, exits with `status`.
+struct CLIError: Error {
+    var message: String
+    var status: Int32
+
+    init(message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+
+    init(_ message: String, _ status: ExitStatus) { self.init(message: message, status: status.rawValue) }
+
+    static func usage(_ message: String) -> CLIError { CLIError(message, .usage) }
+    static func data(_ message: String) -> CLIError { CLIError(message, .data) }
+}

@@ -1,0 +1,68 @@
+import TransduceTrace
+
+/// Every subcommand, in the order the help lists them, and the dispatch from a command line to
+/// one of them. Usage and help are generated from each command's ``CommandSpec``.
+enum Registry {
+    static var commands: [any Subcommand.Type] {
+        [
+            DemoCommand.self, SequenceCommand.self, ContentionCommand.self, TasksCommand.self, SummaryCommand.self,
+            SlowCommand.self, CheckCommand.self, ExportCommand.self, RecordCommand.self,
+        ]
+    }
+
+    static func command(named name: String) -> (any Subcommand.Type)? { commands.first { $0.spec.name == name } }
+
+    /// `trace-view --help`.
+    static var toolHelp: String {
+        let specs = commands.map { $0.spec }
+        let width = specs.map { $0.name.count }.max() ?? 0
+        let list = specs.map { "  " + $0.name + String(repeating: " ", count: width + 3 - $0.name.count) + $0.abstract }
+        let statuses = ExitStatus.allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: ", ")
+        return """
+            trace-view: sequence diagrams, gate contention and task reports from Transduce traces
+
+            USAGE: trace-view <command> [options] [TRACE]
+
+            COMMANDS:
+            \(list.joined(separator: "\n"))
+
+            TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
+            told apart by content; '-' reads standard input.
+            \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
+            Output: colour only on a terminal and never with NO_COLOR; every line fits the width
+            (--width, else COLUMNS, the terminal, or 80; 40 to 1000). Output streams as it is
+            drawn; long work shows progress on standard error when that is a terminal.
+            Times are from the trace's first event. Durations take units: 800ns, 250us, 5ms, 1.5s.
+            Run 'trace-view <command> --help' for a command's options.
+            """
+    }
+
+    static func run(_ all: [String]) async throws {
+        guard let name = all.first else {
+            printHelp(toolHelp)
+            throw CLIError.usage("missing command")
+        }
+        let rest = Array(all.dropFirst())
+        if name == CTFChild.command { CTFChild.run(rest) }
+        if name == "--help" || name == "-h" || name == "help" {
+            if let topic = rest.first, let command = command(named: topic) { return printHelp(command.spec.help) }
+            return printHelp(toolHelp)
+        }
+        if name == "--version" { return Terminal.print(["trace-view 1.0 (trace format \(TraceFileFormat.version))"]) }
+        guard let command = command(named: name) else { throw CLIError.usage("unknown command '\(name)'") }
+        let arguments = try command.spec.parse(rest)
+        if arguments.flag("help") { return printHelp(command.spec.help) }
+        try await command.run(arguments)
+    }
+
+    static func printHelp(_ text: String) {
+        Terminal.print(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+    }
+}
+
+/// Prints reader notes as warnings; damaged input exits 65 after the report.
+func finish(notes: [String]) throws {
+    guard !notes.isEmpty else { return }
+    for note in notes.prefix(20) { Terminal.error("trace-view: warning: \(note)") }
+    throw CLIError.data("the input is damaged; the report above shows what could be read")
+}

@@ -1,0 +1,57 @@
+import TransduceTrace
+
+/// `--runtime ID` (the id within its process) and `--pid PID`, together or alone: which
+/// events a command looks at, and what the trace had when none matched.
+struct Selection {
+    let runtime: UInt64?
+    let pid: UInt64?
+    private(set) var matched = 0
+    private(set) var total = 0
+    /// Runtimes seen, for the error (a few: a hostile trace may name millions).
+    private(set) var seen: [UInt64] = []
+
+    init(_ args: Arguments) throws {
+        runtime = try args.integer("runtime")
+        pid = try args.integer("pid")
+        if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
+    }
+
+    var isNarrowed: Bool { runtime != nil || pid != nil }
+
+    mutating func keep(_ e: TraceEvent) -> Bool {
+        total += 1
+        if seen.count < 10, !seen.contains(e.runtimeKey) { seen.append(e.runtimeKey) }
+        let kept = (runtime == nil || e.runtime == runtime) && (pid == nil || UInt64(e.process) == pid)
+        if kept { matched += 1 }
+        return kept
+    }
+
+    /// Throws (status 66) when a narrowed selection matched none of a non-empty trace.
+    func check() throws {
+        guard isNarrowed, matched == 0, total > 0 else { return }
+        let asked = [runtime.map { "runtime \($0)" }, pid.map { "pid \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        throw CLIError(
+            message:
+                "no events of \(asked) in this trace; it has runtime(s) \(seen.map(RuntimeKey.name).joined(separator: ", "))"
+                + (seen.count == 10 ? ", …" : ""), status: ExitStatus.nothingSelected.rawValue)
+    }
+
+    /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
+    func runtime(holding request: UInt64, in index: TraceIndex) throws -> UInt64 {
+        let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
+        guard let runtime = runtimes.first else {
+            let highest = index.dispatches.keys.lazy.map(\.id).max()
+            throw CLIError(
+                message: "no dispatch #\(request) in this trace" + (isNarrowed ? " for the runtime and process asked for" : "")
+                    + (highest.map { " (its dispatches go up to #\($0))" } ?? " (it has no dispatches)"),
+                status: ExitStatus.nothingSelected.rawValue)
+        }
+        if runtimes.count > 1 {
+            let names = runtimes.map(RuntimeKey.name).joined(separator: ", ")
+            throw CLIError.usage(
+                "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
+                    + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))
+        }
+        return runtime
+    }
+}

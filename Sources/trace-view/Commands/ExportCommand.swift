@@ -1,0 +1,95 @@
+import TransduceTrace
+
+/// `trace-view export`: Chrome Trace JSON, Mermaid, PlantUML or JSON Lines.
+enum ExportCommand: Subcommand {
+    static let formats = ["chrome", "mermaid", "plantuml", "jsonl"]
+
+    static let spec = CommandSpec(
+        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines",
+        options: [
+            OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
+            OptionSpec("output", "FILE", "Write to FILE (atomically) instead of standard output"),
+        ] + OptionSpec.selection + [
+            OptionSpec("request", "ID", "mermaid, plantuml: only dispatch #ID's lifecycle (as sequence --request)"),
+            OptionSpec("from", "T", "mermaid, plantuml: start of the time window (as sequence --from)"),
+            OptionSpec("to", "T", "mermaid, plantuml: end of the time window"),
+        ],
+        discussion: """
+            chrome: Chrome Trace Event JSON for Perfetto UI: cycles on a gate track, tasks on
+            reused lanes, requests as async slices on reused slots, one flow per request through
+            every cycle and task that carried it; absolute times and threads in each event's args.
+            mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
+            diagram over Mermaid's default 50,000 characters is written with a warning).
+            jsonl: one event per line. Writes to standard output unless --output is given.
+            """)
+
+    static func run(_ args: Arguments) throws {
+        guard let format = args.options["format"] else {
+            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl")
+        }
+        guard formats.contains(format) else {
+            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
+        }
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        if format == "chrome" || format == "jsonl",
+            args.options["request"] != nil || args.options["from"] != nil
+                || args.options["to"] != nil
+        {
+            throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid or plantuml")
+        }
+        let output = try OutputFile(path: args.options["output"])
+        var notes: [String] = []
+        switch format {
+        case "chrome":
+            var exporter = ChromeTraceExporter { output.write($0) }
+            (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
+            exporter.finish()
+            try selection.check()
+        case "jsonl":
+            var buffer: [UInt8] = []
+            var written = 0
+            let counts: TraceCounts?
+            (notes, counts) = try input.forEach(progress: Progress()) { event in
+                guard selection.keep(event) else { return }
+                JSONLines.line(for: event, into: &buffer)
+                written += 1
+                if buffer.count > 1 << 20 {
+                    output.write(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            // The losses travel with the events (hosts go first in `JSONLines.encode`; a stream
+            // learns them only at its end, so they are not repeated here).
+            if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
+            output.write(buffer)
+            try selection.check()
+        default:
+            let trace = try input.load(progress: Progress())
+            notes = trace.notes
+            let index = TraceIndex(trace.events.filter { selection.keep($0) })
+            try selection.check()
+            let window = try Window(args, start: trace.start ?? 0)
+            var indices = Array(index.events.indices)
+            if let request = try args.integer("request") {
+                let runtime = try selection.runtime(holding: request, in: index)
+                indices = index.requestLifecycle(runtime: runtime, dispatch: request)
+            }
+            indices = indices.filter { window.contains(index.events[$0].time) }
+            let lines =
+                format == "mermaid"
+                ? SequenceExport.mermaid(index: index, indices: indices)
+                : SequenceExport.plantUML(index: index, indices: indices)
+            let text = lines.joined(separator: "\n") + "\n"
+            output.write(Array(text.utf8))
+            if format == "mermaid", text.count > SequenceExport.mermaidLimit {
+                Terminal.error(
+                    "trace-view: warning: the diagram is \(text.count) characters, over Mermaid's default limit of "
+                        + "\(SequenceExport.mermaidLimit) (maxTextSize): a default Mermaid shows an error instead; narrow it "
+                        + "with --request, --from/--to or --runtime, or raise maxTextSize where it is rendered")
+            }
+        }
+        try output.close()
+        try finish(notes: notes)
+    }
+}

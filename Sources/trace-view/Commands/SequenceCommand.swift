@@ -1,0 +1,69 @@
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `trace-view sequence`: the request-lifecycle sequence diagram.
+enum SequenceCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "sequence", abstract: "Draw the request-lifecycle sequence diagram",
+        options: OptionSpec.selection + [
+            OptionSpec(
+                "request", "ID",
+                "Only dispatch #ID's lifecycle, whatever its style: its cycles, what they cancelled, the tasks they started or joined (to their end), the tasks' re-entries and requests, and its resume"
+            ),
+            OptionSpec(
+                "from", "T",
+                "Start of the time window: a duration from the trace's first event (5ms, 250us; a bare number is ns), or an absolute CLOCK_MONOTONIC time"
+            ),
+            OptionSpec("to", "T", "End of the time window, likewise"),
+        ] + OptionSpec.display,
+        discussion: """
+            Draws lifelines for callers, the compute gate, transduce(), the task manager and
+            task instances, with times (ms from the trace's first event) and durations. Task
+            lanes go to the tasks live in the rows shown; a row names a lane's new task. The chart
+            of an awaited --request ends with its latency breakdown (see 'slow').
+            """)
+
+    static func run(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        let progress = Progress()
+        let trace = try input.load(progress: progress)
+        let events = trace.events.filter { selection.keep($0) }
+        try selection.check()
+        // Times count from the trace's start, whatever is shown, so views of one trace agree.
+        guard let start = trace.start else {
+            Terminal.print(["(no events)"])
+            return try finish(notes: trace.notes)
+        }
+        let window = try Window(args, start: start)
+        // Index the whole runtime selection, so names and links resolve outside the window too.
+        let index = TraceIndex(events)
+        var request: (runtime: UInt64, dispatch: UInt64)?
+        if let id = try args.integer("request") { request = (try selection.runtime(holding: id, in: index), id) }
+        let indices =
+            (request.map { index.requestLifecycle(runtime: $0.runtime, dispatch: $0.dispatch) }
+            ?? Array(events.indices)).filter { window.contains(events[$0].time) }
+        var out = OutputStream()
+        // Progress while drawing only when the diagram is not going to the same terminal.
+        let drawing = isatty(STDOUT_FILENO) == 0 ? progress : nil
+        SequenceDiagram(index: index, options: options, origin: start).render(
+            indices, progress: { drawing?.update("drew \($0) of \(indices.count) rows") }
+        ) { out.line($0) }
+        drawing?.done()
+        // A request's chart ends with why it took as long as it did.
+        if let request, window.isOpen,
+            let breakdown = index.latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch)
+        {
+            out.line("")
+            for line in breakdown.render(options: options) { out.line(line) }
+        }
+        out.flush()
+        try finish(notes: trace.notes)
+    }
+}

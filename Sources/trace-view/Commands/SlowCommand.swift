@@ -1,0 +1,43 @@
+import TransduceTrace
+
+/// `trace-view slow`: the slowest requests, each latency split into its parts.
+enum SlowCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "slow", abstract: "The slowest requests, each latency split into the parts that made it",
+        options: [
+            OptionSpec("top", "N", "How many to list (default 10)"),
+            OptionSpec("over", "T", "Only requests that took T or more (250us, 5ms, 1.5s)"),
+            OptionSpec("event", "LABEL", "Only requests of this event"),
+        ] + OptionSpec.selection + [
+            .flag(
+                "json",
+                "One object per request: dispatch, label, style, outcome, total_ns, and parts ({name, title, ns, cycle, task, dispatch, held_by}) whose ns add up to total_ns"
+            )
+        ] + OptionSpec.display,
+        discussion: """
+            The slowest awaited requests (send, request, uniqueRequest, and requests made inside
+            tasks), each with its latency from dispatch to resume split along its critical path:
+            the admission's wait for the gate (and which cycles held it, in actions or not), its
+            cycles (transduce, actions, async actions), the tasks that carried its waiter (run,
+            joined, replaced, cancelled), re-entry waits and cycles, and the resume. The parts add
+            up to the latency exactly. The three slowest are broken down in full.
+            """,
+        epilogue: """
+            An app can keep such traces itself: with TRANSDUCE_SLOW=50ms (and TRANSDUCE_SLOW_DIR,
+            TRANSDUCE_SLOW_EVERY) its bootstrapped recorder dumps the ring when a request is slow.
+            """)
+
+    static func run(_ args: Arguments) throws {
+        let options = try Terminal.options(args)
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        let trace = try input.load(progress: Progress())
+        let index = TraceIndex(trace.events.filter { selection.keep($0) })
+        try selection.check()
+        let top = try args.integer("top") ?? 10
+        guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
+        let slow = SlowRequests(index: index, top: Int(top), threshold: try args.duration("over"), event: args.options["event"])
+        Terminal.print(args.flag("json") ? slow.json() : slow.render(options: options))
+        try finish(notes: trace.notes)
+    }
+}
