@@ -21,6 +21,8 @@ let package = Package(
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),
+        // The built-in workload of `trace-view demo` and the examples: public runtime API only.
+        .target(name: "TransduceDemo", dependencies: ["Transduce"]),
         // Reading LTTng CTF traces through libbabeltrace2 (kept apart so apps need not link it).
         .target(
             name: "CBabeltrace",
@@ -28,11 +30,10 @@ let package = Package(
         ),
         .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
         .executableTarget(
-            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "Transduce", "CLTTng"]),
+            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CLTTng"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
-        .target(name: "DemoWorkload", dependencies: ["Transduce"], path: "Examples/DemoWorkload"),
         .executableTarget(
-            name: "TracedExample", dependencies: ["DemoWorkload", "TransduceTrace"], path: "Examples/TracedExample"),
+            name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),
         // Benchmarks: `swift run -c release transduce-bench` (Benchmarks/README.md).
         .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
         .executableTarget(
@@ -54,7 +55,7 @@ let package = Package(
         .testTarget(
             name: "TransduceTraceTests",
             dependencies: [
-                "Transduce", "TransduceTrace", "TransduceTraceCTF", "DemoWorkload", "TracedExample", "trace-view",
+                "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
                 "RingStress", "TraceFuzzHarness", "CLTTng",
             ],
             exclude: ["Fixtures"]),

@@ -11,11 +11,13 @@
 //                                                     # out of main); the trace is dumped all the same
 //
 // Under an LTTng session that enables `transduce:*`, the same events also go to LTTng.
-import DemoWorkload
+import TransduceDemo
 import TransduceTrace
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 @main

@@ -1,10 +1,12 @@
 // The built-in instrumented workload of `trace-view demo` and `TracedExample`: every kind of
-// runtime event, on one `BaseRuntime`, in a few tens of milliseconds.
+// runtime event, on one `BaseRuntime`, in a few tens of milliseconds. Written against the
+// runtime's public API only, as an app would be.
+import Synchronization
 import Transduce
 
 /// A gate the workload opens itself, so each scene unfolds in a fixed order without sleeps.
 final class Signal: Sendable {
-    private let state = Lock<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
         await withCheckedContinuation { continuation in

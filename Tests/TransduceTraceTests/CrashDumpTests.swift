@@ -1,9 +1,9 @@
 import CLTTng
-import DemoWorkload
 import Foundation
 import Synchronization
 import Testing
 import Transduce
+import TransduceDemo
 
 @testable import TransduceTrace
 

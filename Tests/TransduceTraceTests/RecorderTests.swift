@@ -1,6 +1,6 @@
-import DemoWorkload
 import Testing
 import Transduce
+import TransduceDemo
 
 @testable import TransduceTrace
 
