@@ -2,6 +2,8 @@ import Transduce
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A figure: the median of several repetitions after a warm-up, with its spread.

@@ -7,6 +7,8 @@ import Dispatch
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -2,6 +2,8 @@ import Transduce
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A user-space LTTng session driven through the `lttng` command line tool: what

@@ -2,6 +2,18 @@ import Transduce
 
 #if canImport(Glibc)
     import Glibc
+    /// posix_spawn's file actions and attributes: structs in Glibc.
+    typealias SpawnFileActions = posix_spawn_file_actions_t
+    typealias SpawnAttributes = posix_spawnattr_t
+    private func makeSpawnFileActions() -> SpawnFileActions { posix_spawn_file_actions_t() }
+    private func makeSpawnAttributes() -> SpawnAttributes { posix_spawnattr_t() }
+#elseif canImport(Darwin)
+    import Darwin
+    /// posix_spawn's file actions and attributes: opaque pointers on Darwin, set by their `init`.
+    typealias SpawnFileActions = posix_spawn_file_actions_t?
+    typealias SpawnAttributes = posix_spawnattr_t?
+    private func makeSpawnFileActions() -> SpawnFileActions { nil }
+    private func makeSpawnAttributes() -> SpawnAttributes { nil }
 #endif
 
 /// Runs a program as a child process for the toolkit's own needs (lttng-tools, a command under
@@ -62,7 +74,7 @@ package enum Subprocess {
         output: Output = .inherit, timeout: Double? = nil
     ) throws -> Result {
         var captureFile: String?
-        var actions = posix_spawn_file_actions_t()
+        var actions = makeSpawnFileActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         switch output {
@@ -137,7 +149,7 @@ package enum Subprocess {
         }
         let output = try makePipe()
         let stdin = input ? try makePipe() : nil
-        var actions = posix_spawn_file_actions_t()
+        var actions = makeSpawnFileActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let stdin {
@@ -165,7 +177,7 @@ package enum Subprocess {
     /// discarded, not waited for (a watcher that outlives this call; it is reaped by init if this
     /// process ends first).
     package static func startWatcher(_ executable: String, _ arguments: [String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
+        var actions = makeSpawnFileActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -181,9 +193,9 @@ package enum Subprocess {
 
     private static func launch(
         _ executable: String, _ arguments: [String], environment: [String: String],
-        actions: inout posix_spawn_file_actions_t
+        actions: inout SpawnFileActions
     ) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
+        var attributes = makeSpawnAttributes()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var empty = sigset_t()

@@ -6,6 +6,8 @@ import TransduceTrace
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 nonisolated enum Counter: Transducer {
