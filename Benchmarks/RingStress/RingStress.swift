@@ -8,17 +8,17 @@ import TransduceTrace
 /// accounting exactly: every event offered is read once or counted lost.
 ///
 /// Used by the test suite (debug and ThreadSanitizer) and by `transduce-stress` (release, in CI).
-public enum RingStress {
-    public struct Report: Sendable, CustomStringConvertible {
-        public var produced: UInt64 = 0
-        public var drained: UInt64 = 0
-        public var snapshots = 0
-        public var snapshotEvents: UInt64 = 0
-        public var counts: TraceRingBuffer.Counts?
+package enum RingStress {
+    package struct Report: Sendable, CustomStringConvertible {
+        package var produced: UInt64 = 0
+        package var drained: UInt64 = 0
+        package var snapshots = 0
+        package var snapshotEvents: UInt64 = 0
+        package var counts: TraceRingBuffer.Counts?
         /// Everything that went wrong; empty for a correct buffer.
-        public var failures: [String] = []
+        package var failures: [String] = []
 
-        public var description: String {
+        package var description: String {
             let c = counts
             let lost = "overwritten \(c?.overwritten ?? 0) (contended \(c?.contended ?? 0)), discarded \(c?.discarded ?? 0)"
             let verdict = failures.isEmpty ? "ok" : "FAILED: " + failures.joined(separator: "; ")
@@ -28,7 +28,7 @@ public enum RingStress {
     }
 
     /// A record whose words check each other.
-    public static func stamped(producer: UInt64, sequence: UInt64) -> RawRecord {
+    package static func stamped(producer: UInt64, sequence: UInt64) -> RawRecord {
         var r = RawRecord()
         r.kindCode = 2
         r.time = sequence
@@ -46,7 +46,7 @@ public enum RingStress {
     }
 
     /// Whether every word of `r` agrees with its (producer, sequence).
-    public static func isWhole(_ r: RawRecord) -> Bool {
+    package static func isWhole(_ r: RawRecord) -> Bool {
         let p = r.runtime
         let s = r.time
         return r.dispatch == p << 32 | s && r.cycle == ~(p << 32 | s) && r.task == s &* 0x9E37_79B9_7F4A_7C15
@@ -57,7 +57,7 @@ public enum RingStress {
     /// Runs the stress for `seconds` (and at least until the drainer and the snapshotter have
     /// each run `minimumPasses` times while producers were writing), then checks it. Blocks until
     /// every thread has finished.
-    public static func run(
+    package static func run(
         producers: Int, capacity: Int, mode: TraceRingBuffer.Mode, seconds: Double, minimumPasses: Int = 1_000
     ) -> Report {
         let ring = TraceRingBuffer(capacity: capacity, mode: mode)

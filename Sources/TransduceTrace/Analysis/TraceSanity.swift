@@ -4,14 +4,14 @@
 ///
 /// What is *not* flagged, because ordinary traces have it: events a few hundred microseconds out
 /// of order, a wrapped ring that starts mid-cycle, settles whose spawn was overwritten.
-public struct TraceSanity: TraceConsumer, Sendable {
-    public private(set) var warnings: [String] = []
-    public private(set) var count = 0
+package struct TraceSanity: TraceConsumer, Sendable {
+    package private(set) var warnings: [String] = []
+    package private(set) var count = 0
     static let keep = 5
 
-    public init() {}
+    package init() {}
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         // Durations are measured on the same monotonic clock as the timestamp, so one cannot
         // exceed the time at which it ended.
         let measured: Bool
@@ -35,7 +35,7 @@ public struct TraceSanity: TraceConsumer, Sendable {
     }
 
     /// The warnings, with a count of those left out.
-    public var notes: [String] {
+    package var notes: [String] {
         warnings + (count > warnings.count ? ["\(count - warnings.count) more impossible value(s)"] : [])
     }
 }

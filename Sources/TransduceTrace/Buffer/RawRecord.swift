@@ -8,72 +8,72 @@ import CLTTng
 /// 6: otherTask; 7: nanos; 8: count | thread << 32; 9: label; 10: label2 (labels as
 /// ``LabelTable`` references). The accessors below use tuple elements for speed; a test checks
 /// that each writes the word `clttng_format.h` names and that `Words` is `wordCount` words.
-public struct RawRecord: Sendable {
-    public typealias Words = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+package struct RawRecord: Sendable {
+    package typealias Words = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
     /// Payload words of a slot (the C slot protocol's `CLTTNG_PAYLOAD_WORDS`).
-    public static let wordCount = Int(CLTTNG_PAYLOAD_WORDS)
+    package static let wordCount = Int(CLTTNG_PAYLOAD_WORDS)
 
-    public var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    package var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-    public init() {}
+    package init() {}
 
-    public var kindCode: UInt8 {
+    package var kindCode: UInt8 {
         get { UInt8(truncatingIfNeeded: words.0) }
         set { words.0 = (words.0 & ~0xFF) | UInt64(newValue) }
     }
-    public var code: UInt8 {
+    package var code: UInt8 {
         get { UInt8(truncatingIfNeeded: words.0 >> 8) }
         set { words.0 = (words.0 & ~0xFF00) | UInt64(newValue) << 8 }
     }
-    public var code2: UInt8 {
+    package var code2: UInt8 {
         get { UInt8(truncatingIfNeeded: words.0 >> 16) }
         set { words.0 = (words.0 & ~0xFF_0000) | UInt64(newValue) << 16 }
     }
-    public var step: UInt32 {
+    package var step: UInt32 {
         get { UInt32(truncatingIfNeeded: words.0 >> 32) }
         set { words.0 = (words.0 & 0xFFFF_FFFF) | UInt64(newValue) << 32 }
     }
-    public var time: UInt64 {
+    package var time: UInt64 {
         get { words.1 }
         set { words.1 = newValue }
     }
-    public var runtime: UInt64 {
+    package var runtime: UInt64 {
         get { words.2 }
         set { words.2 = newValue }
     }
-    public var dispatch: UInt64 {
+    package var dispatch: UInt64 {
         get { words.3 }
         set { words.3 = newValue }
     }
-    public var cycle: UInt64 {
+    package var cycle: UInt64 {
         get { words.4 }
         set { words.4 = newValue }
     }
-    public var task: UInt64 {
+    package var task: UInt64 {
         get { words.5 }
         set { words.5 = newValue }
     }
-    public var otherTask: UInt64 {
+    package var otherTask: UInt64 {
         get { words.6 }
         set { words.6 = newValue }
     }
-    public var nanos: UInt64 {
+    package var nanos: UInt64 {
         get { words.7 }
         set { words.7 = newValue }
     }
-    public var count: UInt32 {
+    package var count: UInt32 {
         get { UInt32(truncatingIfNeeded: words.8) }
         set { words.8 = (words.8 & ~0xFFFF_FFFF) | UInt64(newValue) }
     }
-    public var thread: UInt32 {
+    package var thread: UInt32 {
         get { UInt32(truncatingIfNeeded: words.8 >> 32) }
         set { words.8 = (words.8 & 0xFFFF_FFFF) | UInt64(newValue) << 32 }
     }
-    public var label: UInt64 {
+    package var label: UInt64 {
         get { words.9 }
         set { words.9 = newValue }
     }
-    public var label2: UInt64 {
+    package var label2: UInt64 {
         get { words.10 }
         set { words.10 = newValue }
     }

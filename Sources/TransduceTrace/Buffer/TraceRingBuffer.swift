@@ -18,36 +18,33 @@ import Transduce
 ///   offered + discarded = read + still held (discard mode), exactly.
 // Sendable by hand: slots are touched only through the clttng_slot_* atomics, counters are
 // Atomic, and the drain cursor is guarded by `drainLock`.
-public final class TraceRingBuffer: @unchecked Sendable {
-    public enum Mode: Sendable {
-        case overwriteOldest
-        case discardNewest
-    }
+package final class TraceRingBuffer: @unchecked Sendable {
+    package typealias Mode = TraceBufferMode
 
     /// What a buffer has seen, at one moment.
-    public struct Counts: Sendable, Equatable {
+    package struct Counts: Sendable, Equatable {
         /// Tickets taken by producers (every event offered, minus those discarded).
-        public var offered: UInt64
+        package var offered: UInt64
         /// Events lapped by newer ones before a drain read them (overwrite mode), including
         /// those dropped to contention.
-        public var overwritten: UInt64
+        package var overwritten: UInt64
         /// Events refused because the buffer was full (discard mode).
-        public var discarded: UInt64
+        package var discarded: UInt64
         /// Of the overwritten events, those dropped because their slot was still being written a
         /// lap earlier.
-        public var contended: UInt64
+        package var contended: UInt64
     }
 
     /// Events read by one snapshot or drain, with what was lost around them.
-    public struct Batch: Sendable {
-        public var records: [RawRecord]
-        public var counts: Counts
+    package struct Batch: Sendable {
+        package var records: [RawRecord]
+        package var counts: Counts
         /// Tickets in the read window that were not committed yet (or were dropped to contention).
-        public var unreadable: UInt64
+        package var unreadable: UInt64
     }
 
-    public let capacity: Int
-    public let mode: Mode
+    package let capacity: Int
+    package let mode: Mode
     private let mask: UInt64
     private let slots: UnsafeMutablePointer<UInt64>
     private let head = Atomic<UInt64>(0)
@@ -62,7 +59,7 @@ public final class TraceRingBuffer: @unchecked Sendable {
 
     /// Creates a buffer of at least `capacity` events (rounded up to a power of two, at least 2).
     /// Allocates `capacity × 104` bytes once (13 words a slot).
-    public init(capacity: Int, mode: Mode = .overwriteOldest) {
+    package init(capacity: Int, mode: Mode = .overwriteOldest) {
         precondition(capacity > 0 && capacity <= 1 << 30, "capacity must be in 1...2^30")
         var size = 2
         while size < capacity { size <<= 1 }
@@ -84,7 +81,7 @@ public final class TraceRingBuffer: @unchecked Sendable {
     /// Records one event. Never blocks, never allocates. Returns `false` when the event was
     /// discarded (discard mode, full) or dropped to contention.
     @inline(__always) @discardableResult
-    public func record(_ record: RawRecord) -> Bool {
+    package func record(_ record: RawRecord) -> Bool {
         let ticket: UInt64
         switch mode {
         case .overwriteOldest:
@@ -117,7 +114,7 @@ public final class TraceRingBuffer: @unchecked Sendable {
         return true
     }
 
-    public var counts: Counts {
+    package var counts: Counts {
         let offered = head.load(ordering: .acquiring)
         let lapped: UInt64
         if mode == .overwriteOldest {
@@ -135,7 +132,7 @@ public final class TraceRingBuffer: @unchecked Sendable {
     /// Copies every committed event currently held, oldest first, without consuming them.
     ///
     /// O(capacity); allocates the result array.
-    public func snapshot() -> Batch {
+    package func snapshot() -> Batch {
         // Tail first: a drain may move it at any moment, but never past the head of that moment,
         // so a head read afterwards is at least the tail read before it (reading them the other
         // way round let a concurrent drain put `start` past `end`).
@@ -166,7 +163,7 @@ public final class TraceRingBuffer: @unchecked Sendable {
     ///
     /// Stops at the first ticket not committed yet, so an event still being written is never
     /// skipped; tickets dropped to contention are passed over and counted as overwritten.
-    public func drain(limit: Int = .max) -> Batch {
+    package func drain(limit: Int = .max) -> Batch {
         drainLock.withLock { drains in
             drains &+= 1
             let end = head.load(ordering: .acquiring)

@@ -3,17 +3,17 @@
 /// (``TraceFileWriter/encodeBinary(_:into:)``, trace-view's CTF reading child).
 ///
 /// Memory: one chunk of events and the table of distinct strings seen. Not thread-safe.
-public struct TraceFileEncoder {
+package struct TraceFileEncoder {
     /// The host of each process, written with its process chunk; set before that process's
     /// first event is appended.
-    public var hosts: [UInt32: String]
+    package var hosts: [UInt32: String]
     private var out: [UInt8] = []
     private var ids: [String: UInt32] = ["": 0]
     private var pending: [TraceEvent] = []
     private var process: UInt32 = 0
 
     /// Starts a file (its header is part of the first buffer handed out).
-    public init(hosts: [UInt32: String] = [:]) {
+    package init(hosts: [UInt32: String] = [:]) {
         self.hosts = hosts
         out.reserveCapacity(1 << 17)
         out.append(contentsOf: TraceFileFormat.magic)
@@ -23,13 +23,13 @@ public struct TraceFileEncoder {
         pending.reserveCapacity(TraceFileFormat.eventsPerChunk)
     }
 
-    public mutating func append(_ event: TraceEvent, into sink: ([UInt8]) -> Void) {
+    package mutating func append(_ event: TraceEvent, into sink: ([UInt8]) -> Void) {
         pending.append(event)
         if pending.count == TraceFileFormat.eventsPerChunk { flush(into: sink) }
     }
 
     /// Writes what is pending and the footer with `counts`.
-    public mutating func finish(counts: TraceCounts, into sink: ([UInt8]) -> Void) {
+    package mutating func finish(counts: TraceCounts, into sink: ([UInt8]) -> Void) {
         flush(into: sink)
         var footer: [UInt8] = []
         var values = [

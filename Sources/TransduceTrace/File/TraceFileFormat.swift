@@ -78,7 +78,7 @@ public struct TraceFileError: Error, CustomStringConvertible, Equatable {
 }
 
 /// CRC-32 (IEEE 802.3, reflected, as zlib), table-driven, slicing by 4.
-public enum CRC32 {
+package enum CRC32 {
     static let tables: [[UInt32]] = {
         var t = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 4)
         for i in 0..<256 {
@@ -92,7 +92,7 @@ public enum CRC32 {
         return t
     }()
 
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         let t0 = tables[0]
         let t1 = tables[1]
@@ -122,7 +122,7 @@ public enum CRC32 {
         return ~crc
     }
 
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { checksum($0) } }
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { checksum($0) } }
 }
 
 extension Array where Element == UInt8 {

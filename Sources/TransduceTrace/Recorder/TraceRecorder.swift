@@ -24,8 +24,8 @@ import Transduce
 ///
 /// Thread-safety: every method may be called from any thread.
 public final class TraceRecorder: RuntimeInstrument {
-    public let ring: TraceRingBuffer
-    public let labels: LabelTable
+    package let ring: TraceRingBuffer
+    package let labels: LabelTable
     /// Whether events also go to LTTng-UST when a session enables them.
     public let feedsLTTng: Bool
     private let ringEnabled: Atomic<Bool>
@@ -44,7 +44,7 @@ public final class TraceRecorder: RuntimeInstrument {
     ///   - slowRequests: dump the ring to a file when an awaited request takes longer than a
     ///     threshold (see ``SlowRequestTrigger``; needs the ring).
     public convenience init(
-        capacity: Int = 1 << 16, mode: TraceRingBuffer.Mode = .overwriteOldest, lttng: Bool = true,
+        capacity: Int = 1 << 16, mode: TraceBufferMode = .overwriteOldest, lttng: Bool = true,
         payloads: PayloadCapture? = nil, ringEnabled: Bool = true, slowRequests: SlowRequestTrigger? = nil
     ) {
         self.init(
@@ -206,7 +206,7 @@ public final class TraceRecorder: RuntimeInstrument {
     }
 
     /// Decodes a slot record into an event.
-    public func decode(_ r: RawRecord) -> TraceEvent { decode(r, process: Self.processID) }
+    package func decode(_ r: RawRecord) -> TraceEvent { decode(r, process: Self.processID) }
 
     func decode(_ r: RawRecord, process: UInt32) -> TraceEvent {
         var event = TraceEvent(

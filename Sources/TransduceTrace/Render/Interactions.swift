@@ -1,32 +1,32 @@
 /// A lifeline of the request-lifecycle chart.
-public enum Participant: Hashable, Sendable {
+package enum Participant: Hashable, Sendable {
     case caller, gate, transduce, tasks
     case task(TraceIndex.Key)
 }
 
 /// One message or note of a sequence diagram, independent of how it is drawn (text, Mermaid,
 /// PlantUML): the shared model of every sequence renderer.
-public struct Interaction: Sendable {
-    public enum Style: Sendable {
+package struct Interaction: Sendable {
+    package enum Style: Sendable {
         case dispatch, gate, task, resume, error, quiet, banner
     }
 
-    public var from: Participant
+    package var from: Participant
     /// Equal to `from` for a note on one lifeline.
-    public var to: Participant
-    public var label: String
+    package var to: Participant
+    package var label: String
     /// A duration or remark for the margin (`wait 56µs`, `held 1.2ms`).
-    public var note: String
-    public var time: UInt64
-    public var style: Style
+    package var note: String
+    package var time: UInt64
+    package var style: Style
 
-    public var isLocal: Bool { from == to }
+    package var isLocal: Bool { from == to }
 }
 
 extension TraceIndex {
     /// The interaction an event draws as, or `nil` for events a diagram leaves out (`.none` and
     /// `.sequence` effects).
-    public func interaction(for e: TraceEvent, ascii: Bool = false) -> Interaction? {
+    package func interaction(for e: TraceEvent, ascii: Bool = false) -> Interaction? {
         let task = Participant.task(Key(runtime: e.runtimeKey, id: e.task))
         func make(_ from: Participant, _ to: Participant, _ label: String, _ note: String, _ style: Interaction.Style)
             -> Interaction
@@ -91,7 +91,7 @@ extension TraceIndex {
         }
     }
 
-    public func title(of participant: Participant) -> String {
+    package func title(of participant: Participant) -> String {
         switch participant {
         case .caller: "caller"
         case .gate: "gate"

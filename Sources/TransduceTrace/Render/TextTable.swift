@@ -1,30 +1,30 @@
 /// A table of text columns laid out to a width: each column as wide as its widest cell, then the
 /// widest columns cut down (cells cut with `…`) until the row fits; a column never runs into the
 /// next. Columns are two spaces apart.
-public struct TextTable: Sendable {
-    public struct Column: Sendable {
-        public var title: String
+package struct TextTable: Sendable {
+    package struct Column: Sendable {
+        package var title: String
         /// The narrowest it may be cut to.
-        public var minimum: Int
-        public var alignRight: Bool
+        package var minimum: Int
+        package var alignRight: Bool
 
-        public init(_ title: String, minimum: Int = 4, alignRight: Bool = false) {
+        package init(_ title: String, minimum: Int = 4, alignRight: Bool = false) {
             self.title = title
             self.minimum = minimum
             self.alignRight = alignRight
         }
     }
 
-    public var columns: [Column]
-    public var rows: [[String]] = []
+    package var columns: [Column]
+    package var rows: [[String]] = []
     /// Spaces before every row.
-    public var indent = 2
+    package var indent = 2
 
-    public init(_ columns: [Column]) { self.columns = columns }
+    package init(_ columns: [Column]) { self.columns = columns }
 
     /// Adds a row; control characters in its cells are escaped first, so the layout counts what
     /// will be printed.
-    public mutating func append(_ row: [String]) { rows.append(row.map { escapingControls($0, keepingColour: false) }) }
+    package mutating func append(_ row: [String]) { rows.append(row.map { escapingControls($0, keepingColour: false) }) }
 
     /// The column widths at `width`.
     func widths(_ width: Int) -> [Int] {
@@ -43,7 +43,7 @@ public struct TextTable: Sendable {
     }
 
     /// The header and rows, each at most `options.width` wide.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         let widths = widths(options.width)
         func line(_ cells: [String]) -> String {
             var parts: [String] = []

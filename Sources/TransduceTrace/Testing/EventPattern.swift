@@ -92,7 +92,7 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 }
 
 /// One-line descriptions of recorded events, in the same notation as ``EventPattern``.
-public enum ShapeText {
+package enum ShapeText {
     static func taskName(of e: TraceEvent, in index: TraceIndex) -> String? {
         switch e.kind {
         case .taskSpawn, .taskJoin, .taskCancel, .taskSettle: index.taskName(runtime: e.runtimeKey, task: e.task)
@@ -101,7 +101,7 @@ public enum ShapeText {
         }
     }
 
-    public static func describe(_ e: TraceEvent, in index: TraceIndex) -> String {
+    package static func describe(_ e: TraceEvent, in index: TraceIndex) -> String {
         let task = taskName(of: e, in: index) ?? ""
         switch e.kind {
         case .runtimeStart: return "start(\(e.label))"

@@ -1,5 +1,5 @@
 /// Formats nanoseconds for people: `850ns`, `12.4µs`, `3.20ms`, `1.52s`.
-public func formatDuration(_ nanos: UInt64, ascii: Bool = false) -> String {
+package func formatDuration(_ nanos: UInt64, ascii: Bool = false) -> String {
     let n = Double(nanos)
     switch nanos {
     case 0..<1_000: return "\(nanos)ns"
@@ -15,7 +15,7 @@ private func trimmed(_ value: Double) -> String {
 }
 
 /// `value` with a fixed number of decimals, without Foundation.
-public func format(_ value: Double, decimals: Int) -> String {
+package func format(_ value: Double, decimals: Int) -> String {
     guard value.isFinite else { return "\(value)" }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
@@ -35,7 +35,7 @@ public func format(_ value: Double, decimals: Int) -> String {
 }
 
 /// Pads or cuts `text` to `width` display columns (one column per character).
-public func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+package func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
     let count = text.count
     if count >= width { return String(text.prefix(width)) }
     let fill = String(repeating: " ", count: width - count)
@@ -44,7 +44,7 @@ public func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
 
 /// Parses a duration as people write it: `250us` (or `250µs`), `5ms`, `1.5s`, `800ns`; a bare
 /// number is nanoseconds. `nil` for anything else (a negative, an unknown unit, an overflow).
-public func parseDuration(_ text: String) -> UInt64? {
+package func parseDuration(_ text: String) -> UInt64? {
     let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
     let trimmed = text.trimmingTrailing(where: { $0 == " " })
     if let whole = UInt64(trimmed) { return whole }
