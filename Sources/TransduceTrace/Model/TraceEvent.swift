@@ -10,35 +10,35 @@ public struct TraceEvent: Sendable, Hashable {
     public enum Kind: UInt8, Sendable, CaseIterable {
         /// `label` transducer, `label2` host kind, `count` queue capacity.
         case runtimeStart
-        /// `code` reason (``RuntimeLifecycle``), `label` error.
+        /// `code` reason (`RuntimeLifecycle`), `label` error.
         case runtimeStop
-        /// `dispatch`, `code` style (``DispatchKind``), `label` event, `otherTask` origin task,
+        /// `dispatch`, `code` style (`DispatchKind`), `label` event, `otherTask` origin task,
         /// `count` queue depth after enqueue (admissions waiting for room included). Stamped with
         /// the time its wait and latency are measured from.
         case dispatch
-        /// `dispatch`, `code` style, `label` event, `code2` reason (``RejectionReason``).
+        /// `dispatch`, `code` style, `label` event, `code2` reason (`RejectionReason`).
         case dispatchRejected
         /// `cycle`, `dispatch`, `nanos` waited, `count` queue depth left.
         case cycleEnter
         /// `cycle`, `step`, `label` event.
         case transduce
-        /// `cycle`, `step`, `code` effect kind (``EffectKind``), `label` task name, `nanos` duration.
+        /// `cycle`, `step`, `code` effect kind (`EffectKind`), `label` task name, `nanos` duration.
         case effect
-        /// `cycle`, `code` outcome (``CycleOutcome``), `step` steps, `nanos` held.
+        /// `cycle`, `code` outcome (`CycleOutcome`), `step` steps, `nanos` held.
         case cycleLeave
-        /// `task`, `label` name, `code` policy (``TaskPolicyKind``), `cycle`, `count` waiters,
+        /// `task`, `label` name, `code` policy (`TaskPolicyKind`), `cycle`, `count` waiters,
         /// `otherTask` replaced task.
         case taskSpawn
         /// `task`, `dispatch` of the joining waiter.
         case taskJoin
-        /// `task`, `code` reason (``TaskCancelReason``).
+        /// `task`, `code` reason (`TaskCancelReason`).
         case taskCancel
-        /// `task`, `code` outcome (``TaskOutcome``), `label` event or error, `nanos` ran.
+        /// `task`, `code` outcome (`TaskOutcome`), `label` event or error, `nanos` ran.
         case taskSettle
-        /// `dispatch`, `code` outcome (``ResumeOutcome``), `label` error, `cycle` by cycle,
+        /// `dispatch`, `code` outcome (`ResumeOutcome`), `label` error, `cycle` by cycle,
         /// `task` by task, `nanos` latency.
         case requestResume
-        /// `cycle`, `label` event, `code` reason (``DropReason``).
+        /// `cycle`, `label` event, `code` reason (`DropReason`).
         case eventDropped
 
         /// The schema's name of the kind (`cycleEnter`): the case's own name, which is also what
@@ -60,6 +60,7 @@ public struct TraceEvent: Sendable, Hashable {
         }
     }
 
+    /// Which of the schema's kinds it is, which says which fields it uses.
     public var kind: Kind
     /// Nanoseconds of `CLOCK_MONOTONIC`.
     public var time: UInt64
@@ -69,22 +70,34 @@ public struct TraceEvent: Sendable, Hashable {
     public var runtime: UInt64
     /// The process that recorded the event (its pid; 0 when the input does not say).
     public var process: UInt32 = 0
+    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume).
     public var dispatch: UInt64 = 0
+    /// The cycle id (cycleEnter, transduce, effect, cycleLeave, taskSpawn, eventDropped; the resuming
+    /// cycle of a requestResume).
     public var cycle: UInt64 = 0
+    /// The task id (task events; the resuming task of a requestResume).
     public var task: UInt64 = 0
     /// Origin task (dispatch), replaced task (taskSpawn).
     public var otherTask: UInt64 = 0
+    /// The step within a cycle (transduce, effect), or the steps of a cycleLeave.
     public var step: UInt32 = 0
+    /// The kind's code (style, outcome, reason, policy, effect kind); typed views such as ``style``
+    /// and ``taskOutcome`` read it, and ``codeName`` names it.
     public var code: UInt8 = 0
+    /// The second code: a dispatchRejected's reason (``rejection``).
     public var code2: UInt8 = 0
+    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter) or waiters (taskSpawn).
     public var count: UInt32 = 0
     /// Waited, held, duration, ran or latency, by kind.
     public var nanos: UInt64 = 0
+    /// The event, task name, error or transducer name, by kind.
     public var label: String = ""
+    /// The host kind of a runtimeStart ("" for every other kind).
     public var label2: String = ""
     /// The redacted payload description, when the recorder captured payloads.
     public var payload: String = ""
 
+    /// An event of `kind` with every other field zero or empty.
     public init(kind: Kind, time: UInt64, thread: UInt32 = 0, runtime: UInt64) {
         self.kind = kind
         self.time = time
@@ -114,28 +127,4 @@ public struct TraceEvent: Sendable, Hashable {
 
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
     public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
-}
-
-/// One runtime across the processes of a trace, as one `UInt64`: the process id in the top 24
-/// bits, the runtime id in the low 40 (ids of a real process never come near 2^40; a hostile trace
-/// whose ids do has some runtimes grouped together, nothing worse). A trace without process ids
-/// (process 0) keys runtimes by their plain ids.
-public enum RuntimeKey {
-    static let runtimeBits: UInt64 = 40
-
-    public static func make(process: UInt32, runtime: UInt64) -> UInt64 {
-        process == 0 ? runtime : UInt64(process & 0xFF_FFFF) << runtimeBits | (runtime & ((1 << runtimeBits) - 1))
-    }
-
-    public static func process(_ key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> runtimeBits) }
-
-    public static func runtime(_ key: UInt64) -> UInt64 {
-        process(key) == 0 ? key : key & ((1 << runtimeBits) - 1)
-    }
-
-    /// `3`, or `3 (pid 4242)` when the trace says which process.
-    public static func name(_ key: UInt64) -> String {
-        let pid = process(key)
-        return pid == 0 ? String(key) : "\(runtime(key)) (pid \(pid))"
-    }
 }

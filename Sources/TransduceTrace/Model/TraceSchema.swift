@@ -3,7 +3,28 @@
 public enum TraceSchema {
     /// Where a named field lives in a ``TraceEvent``.
     public enum Slot: Sendable {
-        case dispatch, cycle, task, otherTask, step, code, code2, count, nanos, label, label2
+        /// ``TraceEvent/dispatch``.
+        case dispatch
+        /// ``TraceEvent/cycle``.
+        case cycle
+        /// ``TraceEvent/task``.
+        case task
+        /// ``TraceEvent/otherTask``.
+        case otherTask
+        /// ``TraceEvent/step``.
+        case step
+        /// ``TraceEvent/code``, written by name.
+        case code
+        /// ``TraceEvent/code2``, written by name.
+        case code2
+        /// ``TraceEvent/count``.
+        case count
+        /// ``TraceEvent/nanos``.
+        case nanos
+        /// ``TraceEvent/label``.
+        case label
+        /// ``TraceEvent/label2``.
+        case label2
 
         /// Whether the field is written as a string (labels and code names).
         public var isText: Bool {
@@ -14,57 +35,60 @@ public enum TraceSchema {
         }
     }
 
-    public struct Field: Sendable {
+    /// One named field of a kind and where it lives.
+    public struct Field: Sendable, Equatable {
+        /// The field's name in every format (JSON Lines, LTTng, exports): snake case.
         public let name: String
+        /// Where its value is stored in a ``TraceEvent``.
         public let slot: Slot
+
+        init(_ name: String, _ slot: Slot) {
+            self.name = name
+            self.slot = slot
+        }
     }
 
     /// The fields of `kind`, in schema order, after the common `time`, `thread` and `runtime`.
-    public static func fields(of kind: TraceEvent.Kind) -> [Field] { table[Int(kind.rawValue)] }
-
-    private static let table: [[Field]] = [
-        [
-            .init(name: "transducer", slot: .label), .init(name: "host", slot: .label2),
-            .init(name: "queue_capacity", slot: .count),
-        ],
-        [.init(name: "reason", slot: .code), .init(name: "error", slot: .label)],
-        [
-            .init(name: "dispatch", slot: .dispatch), .init(name: "style", slot: .code), .init(name: "event", slot: .label),
-            .init(name: "origin_task", slot: .otherTask), .init(name: "queue_depth", slot: .count),
-        ],
-        [
-            .init(name: "dispatch", slot: .dispatch), .init(name: "style", slot: .code), .init(name: "event", slot: .label),
-            .init(name: "reason", slot: .code2),
-        ],
-        [
-            .init(name: "cycle", slot: .cycle), .init(name: "dispatch", slot: .dispatch), .init(name: "waited_ns", slot: .nanos),
-            .init(name: "queue_depth", slot: .count),
-        ],
-        [.init(name: "cycle", slot: .cycle), .init(name: "step", slot: .step), .init(name: "event", slot: .label)],
-        [
-            .init(name: "cycle", slot: .cycle), .init(name: "step", slot: .step), .init(name: "effect_kind", slot: .code),
-            .init(name: "task", slot: .label), .init(name: "duration_ns", slot: .nanos),
-        ],
-        [
-            .init(name: "cycle", slot: .cycle), .init(name: "outcome", slot: .code), .init(name: "steps", slot: .step),
-            .init(name: "held_ns", slot: .nanos),
-        ],
-        [
-            .init(name: "task", slot: .task), .init(name: "name", slot: .label), .init(name: "policy", slot: .code),
-            .init(name: "cycle", slot: .cycle), .init(name: "waiters", slot: .count), .init(name: "replaces", slot: .otherTask),
-        ],
-        [.init(name: "task", slot: .task), .init(name: "dispatch", slot: .dispatch)],
-        [.init(name: "task", slot: .task), .init(name: "reason", slot: .code)],
-        [
-            .init(name: "task", slot: .task), .init(name: "outcome", slot: .code), .init(name: "label", slot: .label),
-            .init(name: "ran_ns", slot: .nanos),
-        ],
-        [
-            .init(name: "dispatch", slot: .dispatch), .init(name: "outcome", slot: .code), .init(name: "error", slot: .label),
-            .init(name: "by_cycle", slot: .cycle), .init(name: "by_task", slot: .task), .init(name: "latency_ns", slot: .nanos),
-        ],
-        [.init(name: "cycle", slot: .cycle), .init(name: "event", slot: .label), .init(name: "reason", slot: .code)],
-    ]
+    ///
+    /// The one definition of the schema's fields: an exhaustive switch, so a new kind does not
+    /// compile until its fields are given; the tests compare it with the LTTng provider's fields
+    /// (transduce_tp.h).
+    public static func fields(of kind: TraceEvent.Kind) -> [Field] {
+        switch kind {
+        case .runtimeStart: [.init("transducer", .label), .init("host", .label2), .init("queue_capacity", .count)]
+        case .runtimeStop: [.init("reason", .code), .init("error", .label)]
+        case .dispatch:
+            [
+                .init("dispatch", .dispatch), .init("style", .code), .init("event", .label),
+                .init("origin_task", .otherTask), .init("queue_depth", .count),
+            ]
+        case .dispatchRejected:
+            [.init("dispatch", .dispatch), .init("style", .code), .init("event", .label), .init("reason", .code2)]
+        case .cycleEnter:
+            [.init("cycle", .cycle), .init("dispatch", .dispatch), .init("waited_ns", .nanos), .init("queue_depth", .count)]
+        case .transduce: [.init("cycle", .cycle), .init("step", .step), .init("event", .label)]
+        case .effect:
+            [
+                .init("cycle", .cycle), .init("step", .step), .init("effect_kind", .code), .init("task", .label),
+                .init("duration_ns", .nanos),
+            ]
+        case .cycleLeave: [.init("cycle", .cycle), .init("outcome", .code), .init("steps", .step), .init("held_ns", .nanos)]
+        case .taskSpawn:
+            [
+                .init("task", .task), .init("name", .label), .init("policy", .code), .init("cycle", .cycle),
+                .init("waiters", .count), .init("replaces", .otherTask),
+            ]
+        case .taskJoin: [.init("task", .task), .init("dispatch", .dispatch)]
+        case .taskCancel: [.init("task", .task), .init("reason", .code)]
+        case .taskSettle: [.init("task", .task), .init("outcome", .code), .init("label", .label), .init("ran_ns", .nanos)]
+        case .requestResume:
+            [
+                .init("dispatch", .dispatch), .init("outcome", .code), .init("error", .label), .init("by_cycle", .cycle),
+                .init("by_task", .task), .init("latency_ns", .nanos),
+            ]
+        case .eventDropped: [.init("cycle", .cycle), .init("event", .label), .init("reason", .code)]
+        }
+    }
 }
 
 extension TraceEvent {
