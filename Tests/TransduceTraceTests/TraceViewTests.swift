@@ -10,24 +10,11 @@ func traceView(
     _ arguments: [String], columns: Int = 100, lttng: Bool = false, environment extra: [String: String] = [:]
 ) throws -> (status: Int32, out: String, err: String) {
     let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["COLUMNS"] = String(columns)
-    environment["NO_COLOR"] = "1"
+    var environment = ["COLUMNS": String(columns), "NO_COLOR": "1"]
     if !lttng { environment["TRANSDUCE_LTTNG"] = "off" }
     environment.merge(extra) { $1 }
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    let result = try Subprocess.run(binary, arguments, environment: environment, output: .captureSeparately, timeout: 300)
+    return (result.status, result.output, result.errors)
 }
 
 /// Compares `output` with the golden file `name`; `UPDATE_GOLDENS=1` rewrites it.

@@ -37,12 +37,17 @@ package enum Subprocess {
         case discard
         /// Collected, both streams together, into ``Result/output``.
         case capture
+        /// Collected apart: standard output into ``Result/output``, standard error into
+        /// ``Result/errors``.
+        case captureSeparately
     }
 
     package struct Result: Sendable {
         /// The exit status, or 128 + the signal number when a signal ended the child.
         package var status: Int32
         package var output: String
+        /// Standard error, with ``Output/captureSeparately`` ("" otherwise).
+        package var errors: String = ""
         package var pid: pid_t
     }
 
@@ -74,6 +79,7 @@ package enum Subprocess {
         output: Output = .inherit, timeout: Double? = nil
     ) throws -> Result {
         var captureFile: String?
+        var errorFile: String?
         var actions = makeSpawnFileActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -85,32 +91,52 @@ package enum Subprocess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         case .capture:
-            var template = Array("/tmp/transduce-subprocess-XXXXXX".utf8CString)
-            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { throw Failure("cannot create a temporary file: \(String(cString: strerror(errno)))") }
-            close(fd)
-            let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let path = try temporaryFile()
             captureFile = path
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .captureSeparately:
+            let path = try temporaryFile()
+            captureFile = path
+            let errors = try temporaryFile()
+            errorFile = errors
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
         }
-        defer { if let captureFile { unlink(captureFile) } }
+        defer {
+            if let captureFile { unlink(captureFile) }
+            if let errorFile { unlink(errorFile) }
+        }
         let pid = try launch(executable, arguments, environment: environment, actions: &actions)
         let status = try wait(for: pid, timeout: timeout, name: executable)
-        var text = ""
-        if let captureFile, let file = fopen(captureFile, "rb") {
-            defer { fclose(file) }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = fread(&chunk, 1, chunk.count, file)
-                if n <= 0 { break }
-                bytes += chunk[0..<n]
-            }
-            text = String(decoding: bytes, as: UTF8.self)
+        var result = Result(status: status, output: captureFile.map(contents) ?? "", pid: pid)
+        result.errors = errorFile.map(contents) ?? ""
+        return result
+    }
+
+    /// A new empty file of this process's under /tmp.
+    private static func temporaryFile() throws -> String {
+        var template = Array("/tmp/transduce-subprocess-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw Failure("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+        close(fd)
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// The text of the file at `path` ("" when it cannot be read).
+    private static func contents(_ path: String) -> String {
+        guard let file = fopen(path, "rb") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
         }
-        return Result(status: status, output: text, pid: pid)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A child started by ``start(_:_:environment:errors:input:)``, whose standard output is a
