@@ -51,12 +51,14 @@ let package = Package(
         .executableTarget(
             name: "transduce-callgrind", dependencies: ["Transduce", "TransduceTrace"],
             path: "Benchmarks/transduce-callgrind"),
-        .testTarget(name: "TransduceTests", dependencies: ["Transduce"]),
+        // What the test targets share: one latch, timeouts, a recording instrument.
+        .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),
+        .testTarget(name: "TransduceTests", dependencies: ["Transduce", "TransduceTestSupport"]),
         .testTarget(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness", "CLTTng",
+                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport",
             ],
             exclude: ["Fixtures"]),
     ],

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -59,14 +60,14 @@ import Testing
     }
 
     @Test func actionChainRunsInOneCycle() async throws {
-        let host = BaseRuntime(of: Probe.self, env: .init())
+        let host = BaseRuntime(of: GateProbe.self, env: .init())
         let response = try await withTimeout { try await host.input.request(.begin) }
         #expect(await host.state.events == ["begin", "step", "done"])
         #expect(response == "response-to-done")
     }
 
     @Test func initialEventIsFirst() async throws {
-        let host = BaseRuntime(of: Probe.self, env: .init(), initialEvent: .ping)
+        let host = BaseRuntime(of: GateProbe.self, env: .init(), initialEvent: .ping)
         try await host.input.send(.noop)
         #expect(await host.state.events == ["ping", "noop"])
     }

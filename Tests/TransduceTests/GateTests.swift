@@ -1,18 +1,20 @@
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
 @Suite struct GateTests {
     @Test(arguments: 0..<50) func asyncActionHoldsTheGate(_ iteration: Int) async throws {
         // Scenario 9.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = GateProbe.Env()
+        let instrument = TestInstrument()
+        let host = BaseRuntime(of: GateProbe.self, env: env, instrument: instrument)
         let first = Task { try await host.input.send(.first) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let second = Task { try await host.input.send(.second) }
-        await Task.yield()
-        await Task.yield()
+        // Queued behind the async action, which still holds the gate.
+        try await instrument.waitForDispatch(of: "second")
         #expect(await host.state.events == ["first"])
         env.gate.open()
         try await withTimeout { try await first.value }
@@ -22,10 +24,10 @@ import Testing
 
     @Test func cancelDuringAsyncActionThrowsBeforeTheGateOpens() async throws {
         // Scenario 10: the action ignores cancellation.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = GateProbe.Env()
+        let host = BaseRuntime(of: GateProbe.self, env: env)
         let request = Task { try await host.input.request(.start) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host.cancel()
         await expectThrows(RuntimeError.cancelled) { _ = try await withTimeout { try await request.value } }
         #expect(!env.gate.isOpen)
@@ -37,11 +39,11 @@ import Testing
 
     @Test func cancelInsideActionDiscardsItsEvent() async throws {
         // Scenario 11: cancel() runs inside the action, just before it returns.
-        let box = Lock<BaseRuntime<Probe>?>(nil)
-        var env = Probe.Env()
+        let box = Lock<BaseRuntime<GateProbe>?>(nil)
+        var env = GateProbe.Env()
         env.cancelInside = { box.withLock { $0?.cancel() } }
         env.gate.open()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: GateProbe.self, env: env)
         box.withLock { $0 = host }
         await expectThrows(RuntimeError.cancelled) { _ = try await withTimeout { try await host.input.request(.start) } }
         #expect(await host.state.events == ["start"])
@@ -51,16 +53,15 @@ import Testing
 
     @Test func queuedEventsAreDiscardedOnCancel() async throws {
         // Scenario 33.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = GateProbe.Env()
+        let instrument = TestInstrument()
+        let host = BaseRuntime(of: GateProbe.self, env: env, instrument: instrument)
         try host.input.post(.first)
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try host.input.post(.a)
         try host.input.post(.b)
         let awaited = Task { try await host.input.send(.c) }
-        try await eventually("send enqueued") {
-            await Task.yield(); return true
-        }
+        try await instrument.waitForDispatch(of: "c")
         host.cancel()
         await expectThrows(RuntimeError.cancelled) { try await withTimeout { try await awaited.value } }
         env.gate.open()
@@ -70,8 +71,8 @@ import Testing
 
     @Test func reentrantAwaitedDispatchThrows() async throws {
         // Scenario 39.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = GateProbe.Env()
+        let host = BaseRuntime(of: GateProbe.self, env: env)
         env.box.input = host.input
         try await withTimeout { try await host.input.send(.reenter) }
         #expect(env.log.all == [RuntimeError.reentrantDispatch.description])
@@ -87,11 +88,12 @@ import Testing
 
     @Test func initBuffersBehindAnAsyncAction() async throws {
         // Scenario 40: three clients wait behind the bootstrap action, then run in order.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, initialEvent: .bootstrap)
-        try await env.gate.entered.wait()
+        let env = GateProbe.Env()
+        let instrument = TestInstrument()
+        let host = BaseRuntime(of: GateProbe.self, env: env, initialEvent: .bootstrap, instrument: instrument)
+        try await env.gate.waitForArrivals()
         let clients = (0..<3).map { _ in Task { try await host.input.send(.fetch) } }
-        await Task.yield()
+        try await instrument.waitForDispatch(of: "fetch", count: 3)
         #expect(await host.state.events == ["bootstrap"])
         env.gate.open()
         for client in clients { try await withTimeout { try await client.value } }
@@ -100,9 +102,9 @@ import Testing
 
     @Test func bootstrapTaskDoesNotBuffer() async throws {
         // Control case of scenario 40: a task releases the gate.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, initialEvent: .bootstrapTask)
-        try await env.gate.entered.wait()
+        let env = GateProbe.Env()
+        let host = BaseRuntime(of: GateProbe.self, env: env, initialEvent: .bootstrapTask)
+        try await env.gate.waitForArrivals()
         for _ in 0..<3 { try await withTimeout { try await host.input.send(.fetch) } }
         #expect(await host.state.events == ["bootstrapTask", "fetch", "fetch", "fetch"])
         env.gate.open()
@@ -110,7 +112,7 @@ import Testing
     }
 
     @Test func failingAsyncActionLatches() async throws {
-        let host = BaseRuntime(of: Probe.self, env: .init())
+        let host = BaseRuntime(of: GateProbe.self, env: .init())
         await expectThrows(Boom()) { _ = try await withTimeout { try await host.input.request(.failingAction) } }
         #expect(host.lifecycle == .failed)
         #expect(host.failure is Boom)
@@ -118,7 +120,7 @@ import Testing
     }
 
     @Test func cancellingAsyncActionDoesNotEscalate() async throws {
-        let host = BaseRuntime(of: Probe.self, env: .init())
+        let host = BaseRuntime(of: GateProbe.self, env: .init())
         await expectCancellation { _ = try await withTimeout { try await host.input.request(.cancellingAction) } }
         #expect(host.lifecycle == .active)
         try await host.input.send(.noop)
@@ -126,14 +128,14 @@ import Testing
 
     @Test func sequenceDropsIntermediateEvents() async throws {
         // Scenario 28.
-        let host = BaseRuntime(of: Probe.self, env: .init())
+        let host = BaseRuntime(of: GateProbe.self, env: .init())
         let response = try await host.input.request(.seqDrop)
         #expect(await host.state.events == ["seqDrop", "c"])
         #expect(response == "c")
     }
 
     @Test func runawayChainFailsWithAClearError() async throws {
-        let host = BaseRuntime(of: Probe.self, env: .init(), stepLimit: 100)
+        let host = BaseRuntime(of: GateProbe.self, env: .init(), stepLimit: 100)
         await expectThrows(RuntimeError.runawayEventChain(event: "loop", limit: 100)) {
             _ = try await withTimeout { try await host.input.request(.loop(0)) }
         }

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -28,10 +29,10 @@ extension RuntimeEvent {
 @Suite struct InstrumentTests {
     @Test(arguments: 0..<20) func chartScenarioCallsTheInstrumentInOrder(_ iteration: Int) async throws {
         let instrument = TestInstrument()
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, instrument: instrument)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env, instrument: instrument)
         let request = Task { try await host.input.request(.load) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try await host.input.send(.ping)
         env.gate.open()
         #expect(try await withTimeout { try await request.value } == "x")
@@ -86,7 +87,7 @@ extension RuntimeEvent {
 
     @Test func sequenceDropsAreReported() async throws {
         let instrument = TestInstrument()
-        let host = BaseRuntime(of: Probe.self, env: .init(), instrument: instrument)
+        let host = BaseRuntime(of: GateProbe.self, env: .init(), instrument: instrument)
         try await host.input.send(.seqDrop)
         let briefs = instrument.all.map(\.brief)
         #expect(briefs.contains("dropped(a,sequenceIntermediate)"))
@@ -96,10 +97,10 @@ extension RuntimeEvent {
 
     @Test func switchToLatestAndJoinAreReported() async throws {
         let instrument = TestInstrument()
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, instrument: instrument)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env, instrument: instrument)
         let one = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.input.request(.fetchShared) }
         try await eventually("join recorded") { instrument.all.contains { $0.brief == "join" } }
         env.gate.open()
@@ -114,7 +115,7 @@ extension RuntimeEvent {
 
     @Test func noInstrumentMeansNoCalls() async throws {
         let instrument = DisabledInstrument()
-        let host = BaseRuntime(of: Probe.self, env: .init(), instrument: instrument)
+        let host = BaseRuntime(of: GateProbe.self, env: .init(), instrument: instrument)
         try await host.input.send(.seqDrop)
         #expect(instrument.calls.load(ordering: .relaxed) == 0)
     }

@@ -1,6 +1,7 @@
 import Observation
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -17,10 +18,10 @@ import Testing
 
     @Test func cancelWithTrackedTasks() async throws {
         // Scenario 31.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.load) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host.cancel()
         await expectThrows(RuntimeError.cancelled) { _ = try await withTimeout { try await request.value } }
         await expectThrows(RuntimeError.cancelled) { _ = try await host.input.request(.noop) }
@@ -30,20 +31,20 @@ import Testing
     }
 
     @Test func cancelWithErrorGivesWaitersTheError() async throws {
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host.cancel(with: Boom())
         await expectThrows(Boom()) { _ = try await withTimeout { try await request.value } }
         await expectThrows(RuntimeError.systemError) { _ = try await host.input.request(.noop) }
     }
 
     @Test func taskSeesCancellationOnRuntimeCancel() async throws {
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host.cancel()
         await expectThrows(RuntimeError.cancelled) { _ = try await withTimeout { try await request.value } }
         // The cooperative gate wait in the task ends because the task was cancelled.
@@ -75,12 +76,12 @@ import Testing
 
     @Test(arguments: 0..<20) func hostDeinitCancelsTasks(_ iteration: Int) async throws {
         // Scenario 35.
-        let env = Probe.Env()
-        var host: BaseRuntime<Probe>? = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        var host: BaseRuntime<TaskProbe>? = BaseRuntime(of: TaskProbe.self, env: env)
         weak let weakHost = host
         let input = host!.input
         let request = Task { try await input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host = nil
         #expect(weakHost == nil)
         await expectThrows(RuntimeError.deallocated) { _ = try await withTimeout { try await request.value } }
@@ -88,10 +89,10 @@ import Testing
     }
 
     @Test func postIntoAFullQueueThrowsAndLosesNothing() async throws {
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, queueCapacity: 3)
+        let env = GateProbe.Env()
+        let host = BaseRuntime(of: GateProbe.self, env: env, queueCapacity: 3)
         try host.input.post(.first)
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try host.input.post(.a)
         try host.input.post(.b)
         try host.input.post(.c)
@@ -102,10 +103,10 @@ import Testing
     }
 
     @Test func awaitedDispatchWaitsForRoom() async throws {
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env, queueCapacity: 2)
+        let env = GateProbe.Env()
+        let host = BaseRuntime(of: GateProbe.self, env: env, queueCapacity: 2)
         try host.input.post(.first)
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try host.input.post(.a)
         try host.input.post(.b)
         let waiting = (0..<3).map { _ in Task { try await host.input.send(.c) } }
@@ -160,11 +161,11 @@ import Testing
     }
 
     @Test @MainActor func deinitCancelsTasks() async throws {
-        let env = Probe.Env()
-        var host: EffectObservable<Probe>? = EffectObservable(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        var host: EffectObservable<TaskProbe>? = EffectObservable(of: TaskProbe.self, env: env)
         let input = host!.input
         let request = Task { try await input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         host = nil
         await expectThrows(RuntimeError.deallocated) { _ = try await withTimeout { try await request.value } }
         try await eventually("task saw cancellation") { env.log.all.contains("cancelled-1") }
@@ -179,10 +180,10 @@ import Testing
     }
 
     @Test @MainActor func asyncActionHoldsTheGate() async throws {
-        let env = Probe.Env()
-        let host = EffectObservable(of: Probe.self, env: env)
+        let env = GateProbe.Env()
+        let host = EffectObservable(of: GateProbe.self, env: env)
         let first = Task { try await host.send(.first) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let second = Task { try await host.send(.second) }
         await Task.yield()
         #expect(host.state.events == ["first"])
@@ -193,10 +194,10 @@ import Testing
     }
 
     @Test @MainActor func switchToLatestOnMainActor() async throws {
-        let env = Probe.Env()
-        let host = EffectObservable(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = EffectObservable(of: TaskProbe.self, env: env)
         let one = Task { try await host.request(.fetchSwitch) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.request(.fetchSwitch) }
         #expect(try await withTimeout { try await one.value } == "result-2")
         #expect(try await withTimeout { try await two.value } == "result-2")

@@ -1,5 +1,6 @@
 import Observation
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -25,7 +26,7 @@ nonisolated enum Profile: Transducer {
         /// Weak: the observation must end when the session goes away.
         weak var session: Session?
         var strong: Session?
-        var gate = AsyncGate()
+        var gate = Latch("gate")
         var blockOn: String? = nil
         var calls = Counter()
     }
@@ -155,7 +156,7 @@ nonisolated enum Profile: Transducer {
         let host = BaseRuntime(of: Profile.self, env: env, instrument: instrument)
         try await host.input.send(.startRequesting)
         // The handler's request for "a" is held by the action waiting on the gate.
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         session.user = "b"
         session.user = "c"
         #expect(await host.state.seen == ["a"])

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -24,13 +25,13 @@ import Testing
     }
 
     @Test func syncActionBodiesCanBeCalledDirectly() {
-        var state = Probe.State()
-        let effect = Probe.transduce(&state, event: .begin)
+        var state = GateProbe.State()
+        let effect = GateProbe.transduce(&state, event: .begin)
         guard case .action(let body) = effect.kind else {
             Issue.record("expected a sync action, got \(effect.summary)")
             return
         }
-        #expect(body(Probe.Env()) == .step)
+        #expect(body(GateProbe.Env()) == .step)
         let terminal = TransducerEffect<Int, Void, Void>.action { (_: Void) -> Void in }
         guard case .action(let t) = terminal.kind else { return }
         #expect(t(()) == nil)

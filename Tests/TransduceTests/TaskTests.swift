@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -13,10 +14,10 @@ import Testing
 
     @Test(arguments: 0..<50) func requestLifecycleChart(_ iteration: Int) async throws {
         // Scenario 14: the request is suspended on its task while `.ping` gets through the gate.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.load) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try await withTimeout { try await host.input.send(.ping) }
         #expect(await host.state.events == ["load", "ping"])
         env.gate.open()
@@ -28,10 +29,10 @@ import Testing
 
     @Test func taskRequestFollowsTheChain() async throws {
         // Scenario 15.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.chainA) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         #expect(await host.state.events == ["chainA", "chainB"])
         env.gate.open()
         #expect(try await withTimeout { try await request.value } == "done")
@@ -39,8 +40,8 @@ import Testing
 
     @Test func taskResponseStopsAfterOneCycle() async throws {
         // Scenario 16.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let response = try await withTimeout { try await host.input.request(.respondA) }
         #expect(response == "step")
         env.gate.open()
@@ -65,10 +66,10 @@ import Testing
 
     @Test(arguments: 0..<50) func shareableSharesOneInstance(_ iteration: Int) async throws {
         // Scenario 19.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let one = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.input.request(.fetchShared) }
         try await eventually("second request transduced") { await host.state.events.count == 2 }
         env.gate.open()
@@ -80,11 +81,11 @@ import Testing
 
     @Test func shareableFailureFailsBothAndLatches() async throws {
         // Scenario 20.
-        var env = Probe.Env()
+        var env = TaskProbe.Env()
         env.taskResult = { _ in throw Boom() }
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let one = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.input.request(.fetchShared) }
         try await eventually("second request transduced") { await host.state.events.count == 2 }
         env.gate.open()
@@ -97,9 +98,9 @@ import Testing
 
     @Test func shareableStartsFreshAfterCompletion() async throws {
         // Scenario 21.
-        let env = Probe.Env()
+        let env = TaskProbe.Env()
         env.gate.open()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         #expect(try await withTimeout { try await host.input.request(.fetchShared) } == "result-1")
         #expect(try await withTimeout { try await host.input.request(.fetchShared) } == "result-2")
         #expect(env.counter.count == 2)
@@ -107,10 +108,10 @@ import Testing
 
     @Test(arguments: 0..<50) func shareableAfterCancelStartsFresh(_ iteration: Int) async throws {
         // Scenario 22 (expected outcome changed by B.2-14).
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let one = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try await host.input.send(.stop)
         await expectCancellation { _ = try await withTimeout { try await one.value } }
         let two = try await withTimeout { try await host.input.request(.fetchShared) }
@@ -123,10 +124,10 @@ import Testing
 
     @Test(arguments: 0..<50) func switchToLatestTransfersWaiters(_ iteration: Int) async throws {
         // Scenario 23.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let one = Task { try await host.input.request(.fetchSwitch) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.input.request(.fetchSwitch) }
         let a = try await withTimeout { try await one.value }
         let b = try await withTimeout { try await two.value }
@@ -137,11 +138,11 @@ import Testing
 
     @Test func switchToLatestReplacementFailure() async throws {
         // Scenario 24.
-        var env = Probe.Env()
+        var env = TaskProbe.Env()
         env.taskResult = { n in if n == 2 { throw Boom() } else { "result-\(n)" } }
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let one = Task { try await host.input.request(.fetchSwitch) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let two = Task { try await host.input.request(.fetchSwitch) }
         await expectThrows(Boom()) { _ = try await withTimeout { try await one.value } }
         await expectThrows(Boom()) { _ = try await withTimeout { try await two.value } }
@@ -150,10 +151,10 @@ import Testing
 
     @Test func postedSwitchToLatestKeepsWaiters() async throws {
         // Scenario 25.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.restart) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try host.input.post(.restart)
         #expect(try await withTimeout { try await request.value } == "instance-2")
     }
@@ -177,10 +178,10 @@ import Testing
         let env = CancelledPoster.Env()
         let host = BaseRuntime(of: CancelledPoster.self, env: env)
         try await host.input.send(.start)
-        try await env.started.wait()
+        try await env.started.wait(timeout: 10)
         try await host.input.send(.stop)
         env.release.open()
-        try await env.finished.wait()
+        try await env.finished.wait(timeout: 10)
         #expect(env.outcome.all == ["post: CancellationError()", "send: CancellationError()"])
         try await host.input.send(.noop)
         #expect(await host.state.posted == 0)
@@ -191,18 +192,18 @@ import Testing
         let env = WorkerFeature.Env()
         let host = BaseRuntime(of: WorkerFeature.self, env: env)
         try await host.input.send(.refresh)
-        try await env.started.wait()
+        try await env.started.wait(timeout: 10)
         try await host.input.send(.refresh)
-        try await env.oldCancelled.wait()
+        try await env.oldCancelled.wait(timeout: 10)
         try await eventually("one tick") { await host.state.ticks == 1 }
     }
 
     @Test func taskFailureLatches() async throws {
         // Scenario 29.
-        var env = Probe.Env()
+        var env = TaskProbe.Env()
         env.taskResult = { _ in throw Boom() }
         env.gate.open()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         await expectThrows(Boom()) { _ = try await withTimeout { try await host.input.request(.fetchAnon) } }
         await expectThrows(RuntimeError.systemError) { _ = try await host.input.request(.noop) }
         do {
@@ -215,10 +216,10 @@ import Testing
 
     @Test func uniqueRequestCancelsPriorWork() async throws {
         // Scenario 36.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let a = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let unique = try await withTimeout { try await host.input.uniqueRequest(.fetchShared) }
         await expectCancellation { _ = try await withTimeout { try await a.value } }
         #expect(unique == "result-2")
@@ -226,17 +227,17 @@ import Testing
     }
 
     @Test func laterShareableJoinsTheUniqueInstance() async throws {
-        var env = Probe.Env()
-        let release = AsyncGate()
+        var env = TaskProbe.Env()
+        let release = Latch("gate")
         env.taskResult = { n in
             if n == 2 { await release.wait() }
             return "result-\(n)"
         }
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let a = Task { try await host.input.request(.fetchShared) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         let unique = Task { try await host.input.uniqueRequest(.fetchShared) }
-        try await release.entered.wait()
+        try await release.waitForArrivals()
         let joiner = Task { try await host.input.request(.fetchShared) }
         try await eventually("joiner transduced") { await host.state.events.count == 3 }
         release.open()
@@ -248,10 +249,10 @@ import Testing
 
     @Test func uniqueRequestKeepsFIFO() async throws {
         // Scenario 37.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         try host.input.post(.first)
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         try host.input.post(.restart)
         let unique = Task { try await host.input.uniqueRequest(.ping) }
         try await eventually("unique enqueued") {
@@ -266,10 +267,10 @@ import Testing
 
     @Test(arguments: 0..<50) func callerCancellationDropsOnlyTheWait(_ iteration: Int) async throws {
         // Scenario 38.
-        let env = Probe.Env()
-        let host = BaseRuntime(of: Probe.self, env: env)
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
         let request = Task { try await host.input.request(.load) }
-        try await env.gate.entered.wait()
+        try await env.gate.waitForArrivals()
         request.cancel()
         await expectCancellation { _ = try await withTimeout { try await request.value } }
         #expect(host.liveTaskCount == 1)
@@ -281,7 +282,7 @@ import Testing
 nonisolated enum AnonFeature: Transducer {
     struct State: Sendable { var spawned = 0 }
     enum Event: Sendable { case run }
-    struct Env: Sendable { var gate = AsyncGate() }
+    struct Env: Sendable { var gate = Latch("gate") }
     typealias Response = Int
     static var initialState: State { State() }
     static func transduce(_ state: inout State, event: Event) -> Effect {
@@ -315,8 +316,8 @@ nonisolated enum WorkerFeature: Transducer {
     struct State: Sendable { var ticks = 0 }
     enum Event: Sendable { case refresh, tick }
     struct Env: Sendable {
-        var started = Expectation("worker started")
-        var oldCancelled = Expectation("old worker cancelled")
+        var started = Latch("worker started")
+        var oldCancelled = Latch("old worker cancelled")
         var runs = Counter()
     }
     static var initialState: State { State() }
@@ -327,9 +328,9 @@ nonisolated enum WorkerFeature: Transducer {
                 .cancel("worker"),
                 .task(id: "worker") { input, env in
                     if env.runs.increment() == 1 {
-                        env.started.fulfill()
-                        let gate = AsyncGate()
-                        do { try await gate.waitCooperatively() } catch { env.oldCancelled.fulfill() }
+                        env.started.open()
+                        let gate = Latch("gate")
+                        do { try await gate.waitCooperatively() } catch { env.oldCancelled.open() }
                     } else {
                         try input.post(.tick)
                     }
@@ -347,9 +348,9 @@ nonisolated enum CancelledPoster: Transducer {
     struct State: Sendable { var posted = 0 }
     enum Event: Sendable { case start, stop, posted, noop }
     struct Env: Sendable {
-        var started = Expectation("started")
-        var release = AsyncGate()
-        var finished = Expectation("finished")
+        var started = Latch("started")
+        var release = Latch("gate")
+        var finished = Latch("finished")
         var outcome = TraceLog()
     }
     static var initialState: State { State() }
@@ -357,11 +358,11 @@ nonisolated enum CancelledPoster: Transducer {
         switch event {
         case .start:
             return .task(id: "poster") { input, env in
-                env.started.fulfill()
+                env.started.open()
                 await env.release.wait()
                 do { try input.post(.posted) } catch { env.outcome.append("post: \(error)") }
                 do { try await input.send(.posted) } catch { env.outcome.append("send: \(error)") }
-                env.finished.fulfill()
+                env.finished.open()
             }
         case .stop: return .cancel("poster")
         case .posted:

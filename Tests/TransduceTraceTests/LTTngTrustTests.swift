@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TransduceTestSupport
 import TransduceTraceCTF
 
 @testable import TransduceTrace

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TransduceTestSupport
 
 @testable import TransduceTrace
 

@@ -1,6 +1,7 @@
 import Testing
 import Transduce
 import TransduceDemo
+import TransduceTestSupport
 
 @testable import TransduceTrace
 

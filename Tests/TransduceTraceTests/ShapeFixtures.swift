@@ -1,38 +1,8 @@
 import Synchronization
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
-
-/// A gate a test opens; `wait()` ignores cancellation.
-final class Gate: Sendable {
-    private let state = Lock<(open: Bool, waiters: [CheckedContinuation<Void, Never>], entered: Int)>((false, [], 0))
-    func wait() async {
-        await withCheckedContinuation { c in
-            let open = state.withLock { s -> Bool in
-                s.entered += 1
-                if s.open { return true }
-                s.waiters.append(c)
-                return false
-            }
-            if open { c.resume() }
-        }
-    }
-    func open() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.open = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-    var entered: Int { state.withLock { $0.entered } }
-    /// Waits until `count` tasks or actions are waiting at the gate.
-    func waitForEntries(_ count: Int) async throws {
-        try await withTimeout {
-            while self.entered < count { try await Task.sleep(for: .milliseconds(1)) }
-        }
-    }
-}
 
 struct Boom: Error {}
 
@@ -42,7 +12,7 @@ nonisolated enum Shop: Transducer {
         case load, loaded(String), ping, fetch, hold, held, boom, noop
     }
     struct Env: Sendable {
-        var gate = Gate()
+        var gate = Latch("gate")
         var runs = Counter()
     }
     typealias Response = String

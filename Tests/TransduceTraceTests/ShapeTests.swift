@@ -1,5 +1,6 @@
 import Testing
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
@@ -17,7 +18,7 @@ func awaitEvent(_ recording: TraceRecording, _ condition: @escaping @Sendable (T
         let env = Shop.Env()
         let host = BaseRuntime(of: Shop.self, env: env, instrument: recording.instrument)
         let request = Task { try await host.input.request(.load) }
-        try await env.gate.waitForEntries(1)
+        try await env.gate.waitForArrivals()
         try await host.input.send(.ping)
         env.gate.open()
         #expect(try await withTimeout { try await request.value } == "v1")
@@ -43,7 +44,7 @@ func awaitEvent(_ recording: TraceRecording, _ condition: @escaping @Sendable (T
         let env = Shop.Env()
         let host = BaseRuntime(of: Shop.self, env: env, instrument: recording.instrument)
         let first = Task { try await host.input.request(.load) }
-        try await env.gate.waitForEntries(1)
+        try await env.gate.waitForArrivals()
         let second = try await withTimeout { try await host.input.request(.load) }
         #expect(second == "v2")
         #expect(try await withTimeout { try await first.value } == "v2")
@@ -67,7 +68,7 @@ func awaitEvent(_ recording: TraceRecording, _ condition: @escaping @Sendable (T
         let env = Shop.Env()
         let host = BaseRuntime(of: Shop.self, env: env, instrument: recording.instrument)
         let first = Task { try await host.input.request(.fetch) }
-        try await env.gate.waitForEntries(1)
+        try await env.gate.waitForArrivals()
         let second = Task { try await host.input.request(.fetch) }
         try await awaitEvent(recording) { $0.kind == .taskJoin }
         env.gate.open()
@@ -88,7 +89,7 @@ func awaitEvent(_ recording: TraceRecording, _ condition: @escaping @Sendable (T
         let env = Shop.Env()
         let host = BaseRuntime(of: Shop.self, env: env, instrument: recording.instrument)
         let first = Task { try await host.input.request(.load) }
-        try await env.gate.waitForEntries(1)
+        try await env.gate.waitForArrivals()
         #expect(try await withTimeout { try await host.input.uniqueRequest(.load) } == "v2")
         await #expect(throws: CancellationError.self) { try await withTimeout { try await first.value } }
         env.gate.open()
@@ -107,7 +108,7 @@ func awaitEvent(_ recording: TraceRecording, _ condition: @escaping @Sendable (T
         let env = Shop.Env()
         let host = BaseRuntime(of: Shop.self, env: env, instrument: recording.instrument)
         let send = Task { try await host.input.send(.hold) }
-        try await env.gate.waitForEntries(1)
+        try await env.gate.waitForArrivals()
         host.cancel()
         await #expect(throws: RuntimeError.cancelled) { try await withTimeout { try await send.value } }
         env.gate.open()

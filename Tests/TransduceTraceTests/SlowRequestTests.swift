@@ -2,33 +2,9 @@ import Foundation
 import Synchronization
 import Testing
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
-
-/// Where a `.hold` waits until the test releases it.
-final class HoldGate: Sendable {
-    private let state = Mutex<(open: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { s -> Bool in
-                if s.open { return true }
-                s.waiter = continuation
-                return false
-            }
-            if open { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.open = true
-            defer { s.waiter = nil }
-            return s.waiter
-        }
-        waiter?.resume()
-    }
-}
 
 /// A workload with known, injected delays: each scene makes one request slow in one way.
 enum Delays: Transducer {
@@ -50,7 +26,7 @@ enum Delays: Transducer {
         case done
     }
     typealias Response = Int
-    typealias Env = HoldGate
+    typealias Env = Latch
 
     static var initialState: State { State() }
 
@@ -116,7 +92,7 @@ enum Delays: Transducer {
 
     @Test func anAsyncActionHoldingTheGateIsWhatThreeRequestsWaitedFor() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
-        let gate = HoldGate()
+        let gate = Latch("hold")
         let host = BaseRuntime(of: Delays.self, env: gate, instrument: recording.instrument)
         try host.input.post(.hold)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -148,7 +124,7 @@ enum Delays: Transducer {
 
     @Test func aRequestThatJoinedASharedTaskWaitedForItsRest() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
-        let gate = HoldGate()
+        let gate = Latch("hold")
         let host = BaseRuntime(of: Delays.self, env: gate, instrument: recording.instrument)
         async let first = host.input.request(.shared(ms: 0))
         try await withTimeout {
@@ -183,7 +159,7 @@ enum Delays: Transducer {
 
     @Test func aReplacedTaskLosesTimeAndTheWaiterMovesOn() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
+        let host = BaseRuntime(of: Delays.self, env: Latch("hold"), instrument: recording.instrument)
         // Its task would run 30 s: the replacement always comes first, however loaded the machine.
         async let first = host.input.request(.latest(ms: 30_000))
         // 5 ms after its task has started (and its cycle left), the second request replaces it.
@@ -207,7 +183,7 @@ enum Delays: Transducer {
 
     @Test func aChainThroughTwoTasksAndARequestMadeInsideATask() async throws {
         let recording = TraceRecording(capacity: 1 << 12)
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recording.instrument)
+        let host = BaseRuntime(of: Delays.self, env: Latch("hold"), instrument: recording.instrument)
         _ = try await host.input.request(.chain)
         _ = try await host.input.request(.outer)
         let all = breakdowns(recording.trace())
@@ -269,7 +245,7 @@ enum Delays: Transducer {
         let recorder = TraceRecorder(
             capacity: 1 << 14, lttng: false,
             slowRequests: SlowRequestTrigger(threshold: threshold, directory: dir.path, minimumInterval: 3_600_000_000_000))
-        return (recorder, BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder))
+        return (recorder, BaseRuntime(of: Delays.self, env: Latch("hold"), instrument: recorder))
     }
 
     @Test func oneSlowRequestAmongFastOnesWritesOneDumpWithItsLifecycle() async throws {
@@ -331,7 +307,7 @@ enum Delays: Transducer {
             capacity: 1 << 14, mode: .overwriteOldest, lttng: false, payloads: nil, ringEnabled: true,
             slowRequests: SlowRequestTrigger(threshold: 0, directory: "/nonexistent", minimumInterval: 0),
             dumpWriter: { _, _ in release.wait() })
-        let host = BaseRuntime(of: Delays.self, env: HoldGate(), instrument: recorder)
+        let host = BaseRuntime(of: Delays.self, env: Latch("hold"), instrument: recorder)
         // Every resume is over a zero threshold; the first dump stalls in its writer.
         try await withTimeout(30) {
             for _ in 0..<500 { _ = try await host.input.request(.quick) }

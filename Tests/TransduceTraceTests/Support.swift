@@ -1,22 +1,9 @@
 import Foundation
 import Testing
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
-
-struct TimeoutError: Error {}
-
-func withTimeout<R: Sendable>(_ seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> R) async throws -> R {
-    try await withThrowingTaskGroup(of: R.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw TimeoutError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}
 
 /// A temporary directory removed when the test ends.
 final class TemporaryDirectory {
@@ -95,7 +82,7 @@ func firstLine(of descriptor: Int32, within seconds: Double = 60) throws -> Stri
     let deadline = Date().addingTimeInterval(seconds)
     while !bytes.contains(0x0A) {
         let left = deadline.timeIntervalSinceNow
-        guard left > 0 else { throw TimeoutError() }
+        guard left > 0 else { throw TimeoutError(what: "a line from the child") }
         var descriptorPoll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptorPoll, 1, Int32(left * 1000)) > 0 else { continue }
         var chunk = [UInt8](repeating: 0, count: 256)

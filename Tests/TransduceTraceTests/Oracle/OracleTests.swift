@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
