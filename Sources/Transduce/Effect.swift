@@ -4,6 +4,8 @@
 /// they never leave the host's isolation. Use ``summary`` to assert in a test which effect came
 /// back without running it.
 public struct TransducerEffect<Event, Env, Response> {
+    /// The work of an async action: runs on the host's isolation with the gate held across its
+    /// suspensions, and may return an event to chain in the same cycle.
     public typealias AsyncAction = nonisolated(nonsending) (Env) async throws -> Event?
     @usableFromInline
     typealias TaskOperation = @Sendable (TransducerInput<Event, Response>, Env) async throws -> TaskReturn<Event>
@@ -94,6 +96,8 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     /// - Parameters:
     ///   - id: registers the task; tasks without an id always get their own instance.
     ///   - option: what happens when a live task with the same `id` exists.
+    ///   - priority: the task's priority (default: inherited).
+    ///   - operation: the task's work; gets the host's `Input` and `Env`.
     ///
     /// Disfavored, like the `Event?` form, so that a multi-statement closure without `return`
     /// resolves to the `Void` form.
@@ -136,8 +140,12 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
 
 /// A closure-free description of an effect, for tests and observability.
 public indirect enum EffectSummary: Hashable, Sendable {
+    /// `.none`, `.event`, `.action` and an async action (`.action(nonsendingOperation:)`).
     case none, event, action, asyncAction
+    /// `.task`, with its id (`nil`: anonymous) and overlap policy.
     case task(id: TaskIdentifier?, option: TaskAdditionPolicy)
+    /// `.cancel(id)`.
     case cancel(TaskIdentifier)
+    /// `.sequence`, with its effects' summaries in order.
     case sequence([EffectSummary])
 }

@@ -26,8 +26,10 @@ public struct TaskIdentifier: Hashable, Sendable, CustomStringConvertible, Expre
     ExpressibleByIntegerLiteral, ExpressibleByStringInterpolation
 {
     // `AnyHashable` is not Sendable in Swift 6, hence the hand-written equality and hash.
+    /// The wrapped value.
     public let base: any Hashable & Sendable
 
+    /// Wraps `value` (an identifier given an identifier is that identifier).
     public init(_ value: some Hashable & Sendable) {
         if let id = value as? TaskIdentifier { self = id } else { base = value }
     }

@@ -16,17 +16,27 @@
 /// }
 /// ```
 public protocol Transducer: SendableMetatype {
+    /// The state `transduce` changes; the host owns it and hands out snapshots.
     associatedtype State
+    /// What is dispatched to the runtime and transduced, one at a time.
     associatedtype Event
+    /// Dependencies the host captures once and hands to actions and tasks (`Void` when none).
     associatedtype Env = Void
+    /// What a `request` caller gets back (``response(state:event:)``; `Void` when nothing).
     associatedtype Response = Void
     /// Defaulted associated type rather than a typealias: a typealias breaks conformers that omit
     /// `Env`/`Response`, depending on file order (RUNTIME.md A.2).
     associatedtype Effect = TransducerEffect<Event, Env, Response>
+    /// What a task's operation returns: settle, or an event to re-enter as request or response.
     typealias TaskReturn = Transduce.TaskReturn<Event>
+    /// The dispatch handle of this transducer's hosts (`post`, `send`, `request`, `uniqueRequest`).
     typealias Input = TransducerInput<Event, Response>
 
+    /// The state a host starts in when it is given none.
     static var initialState: State { get }
+    /// The one place state changes: applies `event` to `state` and returns the work that follows.
+    /// Pure: runs on the host's isolation with the gate held, must not block, and its effects run
+    /// only after it returns.
     static func transduce(_ state: inout State, event: Event) -> Effect
     /// The result a `request` caller receives when the computation ends with `event`.
     static func response(state: State, event: Event) -> Response

@@ -7,8 +7,11 @@ import TransduceTrace
 /// LTTng's default clock, the same time base as the ring buffer, so both traces of one process
 /// line up. The thread is the `vtid` context (record with `lttng add-context -u -t vtid`).
 public enum CTFTraceReader {
+    /// A CTF trace that could not be read.
     public struct ReadError: Error, CustomStringConvertible {
+        /// The trace directory.
         public var path: String
+        /// What libbabeltrace2 or the reader said.
         public var message: String
         public var description: String { "\(path): \(message)" }
     }

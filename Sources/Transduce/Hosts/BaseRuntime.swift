@@ -32,6 +32,10 @@ where
     /// semantics).
     ///
     /// - Parameters:
+    ///   - of: the transducer (inferred when the context says).
+    ///   - initialState: the state to start from (default ``Transducer/initialState``).
+    ///   - env: the dependencies actions and tasks get.
+    ///   - initialEvent: an event enqueued at once (style `initial`).
     ///   - instrument: receives the runtime's diagnostics; `nil` uses
     ///     ``RuntimeInstrumentation/current``.
     ///   - queueCapacity: admissions that may wait at once; a `post` beyond it throws
@@ -66,6 +70,7 @@ where
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
+    /// A host for a transducer without `Env`; see ``init(of:initialState:env:initialEvent:instrument:queueCapacity:stepLimit:)``.
     @inlinable
     public init(
         of: T.Type = T.self, initialState: T.State = T.initialState, initialEvent: T.Event? = nil,
@@ -84,6 +89,7 @@ where
 
     /// The process-unique identity of this runtime, as instruments record it.
     public nonisolated var runtimeID: RuntimeID { core.id }
+    /// `active` until the runtime stops; then how it stopped. Readable from any thread.
     public nonisolated var lifecycle: RuntimeLifecycle { core.lifecycle }
     /// The error latched by a failure, if any.
     public nonisolated var failure: (any Error)? { core.failure }

@@ -12,9 +12,23 @@ where
 {
     /// The current state; written only by the compute plane.
     public private(set) var state: T.State
+    /// The dispatch handle (`post`, `send`, `request`, `uniqueRequest`): `Sendable`, usable from any
+    /// isolation, and never retains the host.
     @ObservationIgnored public nonisolated let input: T.Input
     @ObservationIgnored private nonisolated let core: RuntimeCore<T>
 
+    /// A host on the main actor.
+    ///
+    /// - Parameters:
+    ///   - of: the transducer (inferred when the context says).
+    ///   - initialState: the state to start from (default ``Transducer/initialState``).
+    ///   - env: the dependencies actions and tasks get.
+    ///   - initialEvent: an event dispatched at once (style `initial`).
+    ///   - instrument: where diagnostic events go (default ``RuntimeInstrumentation/current``).
+    ///   - queueCapacity: admissions that may wait at once; a `post` beyond it throws
+    ///     ``RuntimeError/queueFull(capacity:)``.
+    ///   - stepLimit: internal events one cycle may chain before the runtime fails with
+    ///     ``RuntimeError/runawayEventChain(event:limit:)``.
     public init(
         of: T.Type = T.self, initialState: T.State = T.initialState, env: T.Env, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = 1_024, stepLimit: Int = 10_000
@@ -31,6 +45,7 @@ where
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
+    /// A host for a transducer without `Env`; see ``init(of:initialState:env:initialEvent:instrument:queueCapacity:stepLimit:)``.
     public convenience init(
         of: T.Type = T.self, initialState: T.State = T.initialState, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = 1_024, stepLimit: Int = 10_000
@@ -42,13 +57,21 @@ where
 
     deinit { core.latch(.deallocated) }
 
+    /// The process-unique identity of this runtime, as instruments record it.
     public nonisolated var runtimeID: RuntimeID { core.id }
+    /// `active` until the runtime stops; then how it stopped. Readable from any thread.
     public nonisolated var lifecycle: RuntimeLifecycle { core.lifecycle }
+    /// The error latched by a failure, if any.
     public nonisolated var failure: (any Error)? { core.failure }
+    /// Stops the runtime at once: cancels every task, fails every waiter with
+    /// ``RuntimeError/cancelled`` and discards queued admissions. Idempotent; never waits.
     public nonisolated func cancel() { core.latch(.cancelled) }
+    /// Latches a failure with `error`: attached waiters get it, later dispatches fail.
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
+    /// `input.send(event)`: returns when the event's cycle has committed state.
     public func send(_ event: T.Event) async throws { try await input.send(event) }
+    /// `input.request(event)`: the response once the whole chain has settled, tasks included.
     @discardableResult
     public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
 

@@ -12,6 +12,7 @@ public struct EventLabel: Sendable, Hashable, CustomStringConvertible, Expressib
     @usableFromInline
     let storage: Storage
 
+    /// A label pointing at `literal`'s static memory (no allocation).
     @inlinable
     public init(_ literal: StaticString) {
         if literal.hasPointerRepresentation {
@@ -24,6 +25,7 @@ public struct EventLabel: Sendable, Hashable, CustomStringConvertible, Expressib
     @inlinable
     public init(stringLiteral value: StaticString) { self.init(value) }
 
+    /// A label holding `string` (allocates when `string` is not small).
     public init(_ string: String) { storage = .string(string) }
 
     /// The enum case name of `value` without its payload (`loaded`, not `loaded(["a"])`), or the

@@ -9,6 +9,7 @@
 /// Nanoseconds of `CLOCK_MONOTONIC`, the clock LTTng stamps its events with, so ring-buffer
 /// traces and LTTng traces of one process line up. About 30 ns a read on Linux (vDSO).
 public enum MonotonicClock {
+    /// The current time in nanoseconds of `CLOCK_MONOTONIC`. Thread-safe; never allocates.
     @inline(__always)
     public static func now() -> UInt64 {
         var ts = timespec()

@@ -1,15 +1,21 @@
 /// One diagnostic event of a runtime, as defined by the trace schema (TRACING.md, section 2).
 ///
 /// Identifiers are `UInt64`, unique within one runtime and never reused; `0` means "none".
+/// The runtime builds one per instrumentation point and hands it to its ``RuntimeInstrument``
+/// synchronously, on the thread that reached the point; building it allocates nothing beyond
+/// the labels' strings.
 public struct RuntimeEvent: Sendable {
     /// Nanoseconds of `CLOCK_MONOTONIC` (see ``MonotonicClock``).
     public var time: UInt64
+    /// The runtime (host) that emitted the event.
     public var runtime: RuntimeID
+    /// What happened, with the fields of its kind.
     public var detail: Detail
     /// The dispatched or transduced event value, only when the instrument opted in with
     /// ``RuntimeInstrument/capturesPayloads``.
     public var payload: (any Sendable)?
 
+    /// An event of `runtime` at `time` (nanoseconds of `CLOCK_MONOTONIC`).
     @inlinable
     public init(time: UInt64, runtime: RuntimeID, detail: Detail, payload: (any Sendable)? = nil) {
         self.time = time
@@ -18,35 +24,83 @@ public struct RuntimeEvent: Sendable {
         self.payload = payload
     }
 
+    /// The kinds of the schema and their fields. Exhaustive on purpose: a new kind does not
+    /// compile until every instrument and encoder handles it.
     public enum Detail: Sendable {
+        /// The host was created: the transducer's and host's type names, and the queue's capacity.
         case runtimeStart(transducer: EventLabel, host: EventLabel, queueCapacity: Int)
+        /// The runtime stopped (cancelled, deallocated or failed), with the error of a failure.
         case runtimeStop(reason: RuntimeLifecycle, error: EventLabel?)
+        /// An admission was accepted into the queue (or is waiting for room in it). Stamped with
+        /// the time its wait and latency are measured from; `originTask` is the managed task that
+        /// dispatched it (0 from outside), `queueDepth` the admissions queued after it, waiting
+        /// ones included.
         case dispatch(dispatch: UInt64, style: DispatchKind, event: EventLabel, originTask: UInt64, queueDepth: Int)
+        /// An admission was refused, and why.
         case dispatchRejected(dispatch: UInt64, style: DispatchKind, event: EventLabel, reason: RejectionReason)
+        /// The admission's cycle took the gate after waiting `waitedNanos`; `queueDepth` left behind.
         case cycleEnter(cycle: UInt64, dispatch: UInt64, waitedNanos: UInt64, queueDepth: Int)
+        /// `transduce` ran on an event at `step` of its cycle (step 0 is the admitted event, the
+        /// rest chained `.event`s).
         case transduce(cycle: UInt64, step: Int, event: EventLabel)
+        /// An effect was interpreted: its kind, the task id it names, and how long it ran on the
+        /// gate (actions).
         case effect(cycle: UInt64, step: Int, kind: EffectKind, task: TaskIdentifier?, durationNanos: UInt64)
+        /// The cycle released the gate after holding it `heldNanos` for `steps` steps.
         case cycleLeave(cycle: UInt64, outcome: CycleOutcome, steps: Int, heldNanos: UInt64)
+        /// A managed task started in `cycle`, carrying `waiters` request waiters and replacing
+        /// task `replaces` (0 for none).
         case taskSpawn(task: UInt64, name: TaskIdentifier?, policy: TaskPolicyKind, cycle: UInt64, waiters: Int, replaces: UInt64)
+        /// The waiter of `dispatch` joined running shareable task `task`.
         case taskJoin(task: UInt64, dispatch: UInt64)
+        /// A task instance was cancelled, and why.
         case taskCancel(task: UInt64, reason: TaskCancelReason)
+        /// A task instance ended after running `ranNanos`: its outcome and the event or error it
+        /// ended with.
         case taskSettle(task: UInt64, outcome: TaskOutcome, label: EventLabel?, ranNanos: UInt64)
+        /// The caller of `dispatch` was resumed `latencyNanos` after its dispatch, by cycle
+        /// `byCycle` or task `byTask`.
         case requestResume(
             dispatch: UInt64, outcome: ResumeOutcome, error: EventLabel?, byCycle: UInt64, byTask: UInt64,
             latencyNanos: UInt64)
+        /// An event was discarded without being transduced, and why.
         case eventDropped(cycle: UInt64, event: EventLabel, reason: DropReason)
     }
 }
 
-/// How an admission entered the queue.
+/// How an admission entered the queue. The raw values are the codes traces store.
 public enum DispatchKind: UInt8, Sendable, CaseIterable {
-    case post, send, request, uniqueRequest, initial, taskRequest, taskResponse
+    /// `post` (or `input(_:)`): returns at once.
+    case post
+    /// `send`: returns when the event's cycle has committed state.
+    case send
+    /// `request`: returns the response once the whole chain has settled, tasks included.
+    case request
+    /// `uniqueRequest`: a `request` that first cancels every live task.
+    case uniqueRequest
+    /// The host's initial event.
+    case initial
+    /// A task's result re-entering as a request (it carries the task's waiters on).
+    case taskRequest
+    /// A task's result re-entering as the response to its waiters.
+    case taskResponse
 }
 
+/// Why an admission was refused. The raw values are the codes traces store.
 public enum RejectionReason: UInt8, Sendable, CaseIterable {
-    case cancelled, deallocated, systemError, queueFull, reentrant
+    /// The runtime was cancelled.
+    case cancelled
+    /// The host was deallocated.
+    case deallocated
+    /// The runtime failed earlier (a task or handler error).
+    case systemError
+    /// `post` into a full queue.
+    case queueFull
+    /// An awaited dispatch from inside the runtime's own action.
+    case reentrant
 }
 
+/// How a cycle ended. The raw values are the codes traces store.
 public enum CycleOutcome: UInt8, Sendable, CaseIterable {
     /// The chain ended without a task; waiters were resolved.
     case settled
@@ -56,28 +110,75 @@ public enum CycleOutcome: UInt8, Sendable, CaseIterable {
     case aborted
 }
 
+/// The kind of an interpreted effect. The raw values are the codes traces store.
 public enum EffectKind: UInt8, Sendable, CaseIterable {
-    case none, event, action, asyncAction, task, cancel, sequence
+    /// `.none`.
+    case none
+    /// `.event`: an event chained in the same cycle.
+    case event
+    /// `.action`: synchronous work on the gate.
+    case action
+    /// An async action: holds the gate across its suspensions.
+    case asyncAction
+    /// `.task`: a managed task.
+    case task
+    /// `.cancel`: cancels the task of an id.
+    case cancel
+    /// `.sequence`: several effects in order.
+    case sequence
 }
 
+/// The overlap policy a task instance ran under. The raw values are the codes traces store.
 public enum TaskPolicyKind: UInt8, Sendable, CaseIterable {
-    case switchToLatest, shareable
+    /// A new instance of the id replaces (cancels) the running one.
+    case switchToLatest
+    /// A new request joins the running instance of the id instead of starting one.
+    case shareable
     /// Started in a `uniqueRequest` cycle, which overrides the declared policy.
     case unique
 }
 
+/// Why a task instance was cancelled. The raw values are the codes traces store.
 public enum TaskCancelReason: UInt8, Sendable, CaseIterable {
-    case replaced, cancelEffect, uniqueRequest, runtimeStop
+    /// A newer `switchToLatest` instance of its id replaced it.
+    case replaced
+    /// A `.cancel(id)` effect.
+    case cancelEffect
+    /// A `uniqueRequest` cancelled every live task.
+    case uniqueRequest
+    /// The runtime stopped.
+    case runtimeStop
 }
 
+/// How a task instance ended. The raw values are the codes traces store.
 public enum TaskOutcome: UInt8, Sendable, CaseIterable {
-    case settle, request, response, cancelled, failed
+    /// It returned no event (or `nil`).
+    case settle
+    /// It returned an event to re-enter as a request.
+    case request
+    /// It returned an event to re-enter as the response to its waiters.
+    case response
+    /// It ended by cancellation; any result was discarded.
+    case cancelled
+    /// It threw, which fails the runtime.
+    case failed
 }
 
+/// What a resumed caller got. The raw values are the codes traces store.
 public enum ResumeOutcome: UInt8, Sendable, CaseIterable {
-    case response, `nil`, error
+    /// A response.
+    case response
+    /// No response (a `send`, or a request whose chain produced none).
+    case `nil`
+    /// An error.
+    case error
 }
 
+/// Why an event was dropped. The raw values are the codes traces store.
 public enum DropReason: UInt8, Sendable, CaseIterable {
-    case sequenceIntermediate, discardedOnStop
+    /// An event produced by an effect of a `.sequence` before its last: only the last effect's
+    /// event chains on.
+    case sequenceIntermediate
+    /// A queued admission discarded because the runtime stopped.
+    case discardedOnStop
 }

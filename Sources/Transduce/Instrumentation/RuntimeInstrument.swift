@@ -15,6 +15,8 @@ public protocol RuntimeInstrument: AnyObject, Sendable {
     /// Whether events should carry the dispatched event value in ``RuntimeEvent/payload``.
     /// Boxing a payload may allocate, so this is off unless a recorder opts in.
     var capturesPayloads: Bool { get }
+    /// Takes one event, on the thread that produced it; called only while ``isRecording`` was
+    /// `true` at that point.
     func record(_ event: RuntimeEvent)
 }
 
@@ -24,8 +26,10 @@ extension RuntimeInstrument {
 
 /// An instrument that records nothing; hosts behave as if none were attached.
 public final class NoOpInstrument: RuntimeInstrument {
+    /// An instrument that records nothing.
     public init() {}
     public var isRecording: Bool { false }
+    /// Does nothing.
     public func record(_ event: RuntimeEvent) {}
 }
 
@@ -41,5 +45,6 @@ public enum RuntimeInstrumentation {
         storage.withLock { $0 = instrument }
     }
 
+    /// The instrument hosts created now get when given none (`nil`: none).
     public static var current: (any RuntimeInstrument)? { storage.withLock { $0 } }
 }

@@ -6,23 +6,37 @@
 public struct ContentionReport: TraceConsumer, Sendable {
     /// A cycle's hold at or above this is reported as a long hold.
     public var longHoldThreshold: UInt64 = 10_000_000
+    /// Admission waits (dispatch to cycle entry) of every cycle.
     public private(set) var waits = LatencyHistogram()
+    /// Gate holds (cycle entry to leave) of every cycle.
     public private(set) var holds = LatencyHistogram()
+    /// Hold time by the label of the event that started the cycle.
     public private(set) var holdByLabel: [String: Aggregate] = [:]
+    /// Hold time inside actions, by effect kind (`action`, `asyncAction`).
     public private(set) var holdByEffect: [String: Aggregate] = [:]
+    /// The longest admission waits (at most five), longest first, with what held the gate.
     public private(set) var longestWaits: [Wait] = []
+    /// The longest holds at or over ``longHoldThreshold`` (at most five), longest first.
     public private(set) var longHolds: [Hold] = []
+    /// How many cycles held the gate for ``longHoldThreshold`` or more.
     public private(set) var longHoldCount = 0
+    /// Queue depth over the trace's time, in fixed memory.
     public private(set) var depth = DepthTimeline()
+    /// Each runtime's queue capacity (from its `runtimeStart`).
     public private(set) var capacities: [UInt64: UInt32] = [:]
+    /// Each runtime's deepest queue.
     public private(set) var maxDepth: [UInt64: UInt32] = [:]
     static let keep = 5
     static let history = 64
     static let maxPending = 100_000
 
+    /// A count, total and maximum of durations.
     public struct Aggregate: Sendable {
+        /// How many durations.
         public var count = 0
+        /// Their sum (saturating).
         public var total: UInt64 = 0
+        /// The longest.
         public var max: UInt64 = 0
         mutating func add(_ v: UInt64) {
             count += 1
@@ -31,14 +45,21 @@ public struct ContentionReport: TraceConsumer, Sendable {
         }
     }
 
+    /// One cycle's hold of the gate.
     public struct Hold: Sendable {
+        /// The runtime (its ``RuntimeKey``).
         public var runtime: UInt64
+        /// The cycle's id.
         public var cycle: UInt64
+        /// The label of the event that started the cycle.
         public var label: String
+        /// How long it held the gate.
         public var held: UInt64
+        /// When it entered.
         public var enter: UInt64
         /// Of the hold, time in sync and in async actions.
         public var actionNanos: UInt64 = 0
+        /// Of the hold, time in async actions.
         public var asyncActionNanos: UInt64 = 0
     }
 
@@ -46,14 +67,20 @@ public struct ContentionReport: TraceConsumer, Sendable {
     /// the count and the slowest ``RequestTail/kept`` (enough for an exact p99 up to 6,400
     /// requests a label; beyond, the p99 is the slowest kept one's, and said so).
     public struct RequestTail: Sendable {
+        /// One resumed awaited request of the label.
         public struct Request: Sendable {
+            /// Dispatch to resume.
             public var latency: UInt64
             /// The cycle that held the gate longest during its admission wait, and how long.
             public var holder: String?
+            /// How long ``holder`` held the gate during the wait.
             public var holderNanos: UInt64
         }
+        /// How many of the slowest requests are kept per label.
         public static let kept = 64
+        /// Resumed awaited requests of the label.
         public private(set) var count = 0
+        /// The slowest ``kept`` of them, slowest first.
         public private(set) var slowest: [Request] = []
 
         mutating func add(_ r: Request) {
@@ -87,13 +114,19 @@ public struct ContentionReport: TraceConsumer, Sendable {
             return causes.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { ($0.key, $0.value / total) }
         }
     }
+    /// Per label of the awaited requests (at most 1,000 labels; the rest are not followed).
     public private(set) var requestTails: [String: RequestTail] = [:]
     static let maxLabels = 1_000
 
+    /// One admission's wait for the gate.
     public struct Wait: Sendable {
+        /// The runtime (its ``RuntimeKey``).
         public var runtime: UInt64
+        /// The admission's dispatch id.
         public var dispatch: UInt64
+        /// The admitted event's label.
         public var label: String
+        /// Dispatch to cycle entry.
         public var waited: UInt64
         /// Cycles that held the gate while this admission waited.
         public var heldBy: [Hold]
@@ -108,12 +141,14 @@ public struct ContentionReport: TraceConsumer, Sendable {
     }
     private var state: [UInt64: RuntimeState] = [:]
 
+    /// An empty report, to be fed events in order (``consume(_:)``).
     public init() {}
 
     /// Runtimes followed one by one; a trace naming more (hostile: each runtime costs memory)
     /// has the rest followed together, under one key.
     static let maxRuntimes = 10_000
 
+    /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
         let runtime = state[e.runtimeKey] != nil || state.count < Self.maxRuntimes ? e.runtimeKey : .max
         // Taken out of the dictionary while it is updated, so its collections are not copied.
@@ -222,12 +257,18 @@ public struct ContentionReport: TraceConsumer, Sendable {
 /// Maximum queue depth per time bucket, in fixed memory: 48 buckets whose width doubles (merging
 /// neighbours) whenever the trace outgrows them.
 public struct DepthTimeline: Sendable {
+    /// How many buckets the timeline has.
     public static let bucketCount = 48
+    /// The time of the first depth recorded.
     public private(set) var start: UInt64?
+    /// Nanoseconds a bucket covers (doubles as the trace outgrows the buckets).
     public private(set) var width: UInt64 = 1_000_000
+    /// The deepest queue seen in each bucket.
     public private(set) var buckets = [UInt32](repeating: 0, count: DepthTimeline.bucketCount)
+    /// How many buckets hold data.
     public private(set) var used = 0
 
+    /// Records a queue depth at `time` (times before the first are counted in the first bucket).
     public mutating func record(time: UInt64, depth: UInt32) {
         if start == nil { start = time }
         guard let start, time >= start else { return }

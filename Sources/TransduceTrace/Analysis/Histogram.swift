@@ -4,11 +4,16 @@ public struct LatencyHistogram: Sendable {
     static let subBits = 5
     static let sub = 1 << subBits
     private var buckets = [UInt64](repeating: 0, count: 64 * (1 << 5))
+    /// Samples recorded.
     public private(set) var count: UInt64 = 0
+    /// Their sum (saturating).
     public private(set) var total: UInt64 = 0
+    /// The largest sample.
     public private(set) var max: UInt64 = 0
+    /// The smallest sample (`UInt64.max` while empty).
     public private(set) var min: UInt64 = .max
 
+    /// An empty histogram (about 16 KiB of buckets).
     public init() {}
 
     static func index(_ value: UInt64) -> Int {
@@ -26,6 +31,7 @@ public struct LatencyHistogram: Sendable {
         return (UInt64(sub) | UInt64(subIndex)) << UInt64(shift)
     }
 
+    /// Adds one sample. Constant time; never allocates.
     public mutating func record(_ value: UInt64) {
         buckets[Self.index(value)] += 1
         count += 1
@@ -46,6 +52,7 @@ public struct LatencyHistogram: Sendable {
         return max
     }
 
+    /// The mean sample (0 while empty).
     public var mean: UInt64 { count == 0 ? 0 : total / count }
 
     /// Counts per power-of-two range, from the smallest to the largest non-empty one.

@@ -8,7 +8,9 @@
 /// and the resume. Work the request started that did not carry its waiter (a task of a `send`)
 /// is listed in ``offPath`` and not counted.
 public struct LatencyBreakdown: Sendable {
+    /// One part of the latency: what it was, when it started, how long it took.
     public struct Part: Sendable {
+        /// What a part of the latency was.
         public enum Kind: String, Sendable, CaseIterable {
             /// The admission waited for the gate.
             case admissionWait
@@ -32,12 +34,17 @@ public struct LatencyBreakdown: Sendable {
             case resume
         }
 
+        /// What the part was.
         public var kind: Kind
+        /// When it started (nanoseconds of `CLOCK_MONOTONIC`).
         public var start: UInt64
+        /// How long it took; the parts' `nanos` add up to ``LatencyBreakdown/total``.
         public var nanos: UInt64
         /// The cycle, task or dispatch the part is about (0 when none).
         public var cycle: UInt64 = 0
+        /// The task the part is about (0 when none).
         public var task: UInt64 = 0
+        /// The dispatch the part is about (0 when none).
         public var dispatch: UInt64 = 0
         /// The event of the cycle, or the task's name.
         public var label: String = ""
@@ -54,23 +61,33 @@ public struct LatencyBreakdown: Sendable {
 
     /// A cycle that held the gate during a wait.
     public struct Holder: Sendable {
+        /// The holding cycle's id.
         public var cycle: UInt64
+        /// The label of the event that started it.
         public var label: String
         /// How much of the wait it held the gate.
         public var nanos: UInt64
         /// Time of that hold spent in sync and async actions.
         public var actionNanos: UInt64
+        /// Time of that hold spent in async actions.
         public var asyncActionNanos: UInt64
     }
 
+    /// The request's runtime (its ``RuntimeKey``).
     public var runtime: UInt64
+    /// The request's dispatch id.
     public var dispatch: UInt64
+    /// The requested event's label.
     public var label: String
+    /// The dispatch style (`send`, `request`, `uniqueRequest`, `taskRequest`, …).
     public var style: String
     /// The resume's outcome (`response`, `nil`, `error`).
     public var outcome: String
+    /// When it was dispatched (nanoseconds of `CLOCK_MONOTONIC`).
     public var start: UInt64
+    /// Dispatch to resume: the sum of the parts.
     public var total: UInt64
+    /// The parts along the critical path, in time order.
     public var parts: [Part]
     /// Tasks its cycles started that did not carry its waiter.
     public var offPath: [UInt64]

@@ -1,17 +1,24 @@
 /// Latency per event label over many requests: percentiles, and what made the slowest ones slow
 /// (the cause with the largest share of the requests at or above the p99).
 public struct LatencyByEvent: Sendable {
+    /// One event label's requests.
     public struct Row: Sendable {
+        /// The event label.
         public var label: String
+        /// How many requests of it were resumed.
         public var count: Int
+        /// Median latency.
         public var p50: UInt64
+        /// 90th percentile latency.
         public var p90: UInt64
+        /// 99th percentile latency.
         public var p99: UInt64
         /// The cause with the largest share of the latency of the requests at or above the p99,
         /// and that share (0…1).
         public var dominant: (cause: String, share: Double)?
     }
 
+    /// One row per label, slowest p99 first.
     public private(set) var rows: [Row] = []
 
     /// - Parameter breakdowns: one per request (``TraceIndex/latencyBreakdowns()``).

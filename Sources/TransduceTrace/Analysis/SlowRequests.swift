@@ -8,10 +8,13 @@ public struct SlowRequests: Sendable {
     public let slow: [LatencyBreakdown]
     /// The first `top` of ``slow``.
     public let shown: [LatencyBreakdown]
+    /// Only requests of this event label, when given.
     public let event: String?
+    /// Only requests that took this long or longer, when given.
     public let threshold: UInt64?
 
     /// - Parameters:
+    ///   - index: the trace, indexed.
     ///   - top: how many to show (at least 1).
     ///   - threshold: only requests that took this long or longer.
     ///   - event: only requests of this event label.

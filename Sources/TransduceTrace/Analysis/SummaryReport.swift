@@ -1,21 +1,35 @@
 /// Counts per kind, runtimes, time span and recorder losses. Streaming: memory grows only with the
 /// number of runtimes, itemized up to ``maxRuntimes`` (a hostile trace can name millions).
 public struct SummaryReport: TraceConsumer, Sendable {
+    /// What the trace says of one runtime.
     public struct RuntimeInfo: Sendable {
+        /// Its transducer's type name (from `runtimeStart`).
         public var transducer = ""
+        /// Its host kind (`BaseRuntime`, `EffectObservable`).
         public var host = ""
+        /// Its queue capacity.
         public var queueCapacity: UInt32 = 0
+        /// Its first event's time.
         public var first: UInt64 = .max
+        /// Its last event's time.
         public var last: UInt64 = 0
+        /// How many events it has in the trace.
         public var events = 0
+        /// How it stopped (`cancelled`, `failed (error)`), or "" while running.
         public var stop = ""
     }
 
+    /// Events per kind, indexed by ``TraceEvent/Kind``'s raw value.
     public private(set) var counts = [Int](repeating: 0, count: TraceEvent.Kind.allCases.count)
+    /// Each runtime followed (by ``RuntimeKey``), at most ``maxRuntimes``.
     public private(set) var runtimes: [UInt64: RuntimeInfo] = [:]
+    /// The runtimes in the order they first appeared.
     public private(set) var runtimeOrder: [UInt64] = []
+    /// The earliest event time (`UInt64.max` while empty).
     public private(set) var first: UInt64 = .max
+    /// The latest event time.
     public private(set) var last: UInt64 = 0
+    /// Events consumed.
     public private(set) var total = 0
     /// Recorder counts (from a file's footer), when known.
     public var recorder: TraceCounts?
@@ -26,14 +40,18 @@ public struct SummaryReport: TraceConsumer, Sendable {
 
     /// With a threshold: how many resumed requests took at least that long (their latency).
     public var slowThreshold: UInt64?
+    /// Resumed requests that took ``slowThreshold`` or longer.
     public private(set) var slowRequests = 0
 
     /// Events of runtimes past ``maxRuntimes``, counted but not itemized.
     public private(set) var unlistedEvents = 0
+    /// How many runtimes are itemized.
     public static let maxRuntimes = 10_000
 
+    /// An empty report, to be fed events in order (``consume(_:)``).
     public init() {}
 
+    /// Takes the next event of the trace.
     public mutating func consume(_ e: TraceEvent) {
         counts[Int(e.kind.rawValue)] += 1
         total += 1

@@ -2,26 +2,40 @@
 /// joined-by; warnings for tasks that never ended and for `switchToLatest` churn (instances
 /// replaced over and over while none completes).
 public struct TaskReport: Sendable {
+    /// One task instance.
     public struct Row: Sendable {
+        /// Its runtime (its ``RuntimeKey``).
         public var runtime: UInt64
+        /// Its id.
         public var task: UInt64
+        /// Its name ("" for an anonymous task).
         public var name: String
+        /// Its policy (`switchToLatest`, `shareable`, `unique`).
         public var policy: String
+        /// The cycle that spawned it, by its event label and id.
         public var spawnedBy: String
+        /// When it was spawned.
         public var start: UInt64
+        /// How long it ran, once it ended.
         public var ran: UInt64?
+        /// How it ended (`settle`, `request(loaded)`, `cancelled (replaced)`, …) or `running`.
         public var outcome: String
+        /// The task that replaced it (0 for none).
         public var replacedBy: UInt64
+        /// The dispatches whose waiters joined it.
         public var joinedBy: [UInt64]
     }
 
+    /// One row per task instance, in spawn order.
     public private(set) var rows: [Row] = []
+    /// Tasks that never ended and `switchToLatest` churn.
     public private(set) var warnings: [AnalysisWarning] = []
 
     /// - Parameters:
-    ///   - lost: events the recorder or tracer lost; `lossesUnknown`, that it lost some in a number
-    ///     it did not say. Either way a task without an end may have had one among them, so its
-    ///     warning says so instead of asserting it never settled.
+    ///   - index: the trace, indexed.
+    ///   - lost: events the recorder or tracer lost. A task without an end may have had one among
+    ///     them, so its warning then says so instead of asserting it never settled.
+    ///   - lossesUnknown: the input lost events in a number it did not say (likewise).
     public init(index: TraceIndex, lost: UInt64 = 0, lossesUnknown: Bool = false) {
         let lossy = lost > 0 || lossesUnknown
         let lostText = lossesUnknown ? "events in unknown number" : "\(lost) event(s)"

@@ -1,5 +1,6 @@
 /// A pull-based stream of events: trace files and JSON Lines readers.
 public protocol TraceEventSource: AnyObject {
+    /// The next event, or `nil` at the end (or at the first damage; see ``notes``).
     func next() -> TraceEvent?
     /// What could not be read so far.
     var notes: [String] { get }
@@ -15,6 +16,7 @@ extension JSONLinesReader: TraceEventSource {}
 /// Something that folds events one at a time (summaries, reports, exporters), so that reading
 /// a trace never needs it all in memory.
 public protocol TraceConsumer {
+    /// Takes the next event, in trace order.
     mutating func consume(_ event: TraceEvent)
 }
 
@@ -37,6 +39,7 @@ extension TraceEventSource {
 }
 
 extension Trace {
+    /// Feeds every event to `consumer`, in order.
     public func feed<C: TraceConsumer>(_ consumer: inout C) {
         for event in events { consumer.consume(event) }
     }

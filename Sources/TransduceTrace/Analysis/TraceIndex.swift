@@ -4,68 +4,96 @@
 /// Causal links come from the events alone (TRACING.md §2): a cycle names its dispatch, a task
 /// its cycle, a re-entry dispatch its origin task, a resume the cycle or task that resumed it.
 public struct TraceIndex: Sendable {
+    /// One runtime's object (dispatch, cycle or task) by id.
     public struct Key: Hashable, Sendable {
         /// The runtime across processes: a ``RuntimeKey`` (``TraceEvent/runtimeKey``), which is
         /// the plain runtime id only in a trace without process ids.
         public var runtime: UInt64
+        /// The dispatch, cycle or task id within the runtime.
         public var id: UInt64
+        /// The object `id` of `runtime` (a ``RuntimeKey``).
         public init(runtime: UInt64, id: UInt64) {
             self.runtime = runtime
             self.id = id
         }
     }
 
+    /// What the trace says of one dispatch: its events by index into ``TraceIndex/events``.
     public struct DispatchRecord: Sendable {
+        /// Its `dispatch` event.
         public var event: Int
+        /// The cycles that ran it (one, unless the trace is damaged).
         public var cycles: [UInt64] = []
+        /// Its `requestResume` events.
         public var resumes: [Int] = []
+        /// The tasks its waiter joined.
         public var joins: [UInt64] = []
         /// The awaited dispatches whose waiters this admission carries: its own when it is
         /// awaited; for a task's re-entry, the waiters the task carried.
         public var carries: [UInt64] = []
     }
 
+    /// What the trace says of one cycle: its events by index into ``TraceIndex/events``.
     public struct CycleRecord: Sendable {
+        /// Its `cycleEnter` event.
         public var enter: Int
+        /// Its `cycleLeave` event, once it left.
         public var leave: Int?
+        /// The dispatch it ran.
         public var dispatch: UInt64
         /// transduce, effect, spawn, join, cancel, drop and leave events of the cycle, in order.
         /// A cancel or join belongs to the cycle that was open in its runtime when it happened
         /// (the runtime cancels and joins only inside a cycle; a cancel at runtime stop belongs to
         /// none).
         public var events: [Int] = []
+        /// The tasks it spawned.
         public var spawned: [UInt64] = []
     }
 
+    /// What the trace says of one task instance: its events by index into ``TraceIndex/events``.
     public struct TaskRecord: Sendable {
+        /// Its `taskSpawn` event.
         public var spawn: Int
+        /// The cycle that spawned it.
         public var cycle: UInt64
+        /// Its name ("" for an anonymous task).
         public var name: String
+        /// The instance it replaced (0 for none).
         public var replaces: UInt64
         /// Waiters the instance was spawned with (callers it carries; replaced instances' included).
         public var waiters: UInt32
+        /// The instance that replaced it (0 for none).
         public var replacedBy: UInt64 = 0
         /// The awaited dispatches whose waiters it carried: from its spawning cycle (when that
         /// admission's style hands waiters to its task), from the instance it replaced, and from
         /// joins.
         public var carried: [UInt64] = []
+        /// Its `taskJoin` events.
         public var joins: [Int] = []
+        /// Its `taskCancel` events.
         public var cancels: [Int] = []
+        /// Its `taskSettle` events.
         public var settles: [Int] = []
+        /// The dispatches it made (re-entries and requests from inside it).
         public var reentries: [UInt64] = []
     }
 
+    /// The indexed events, in trace order.
     public let events: [TraceEvent]
     /// The most waiters an admission or task is tracked as carrying: real ones carry a few, and
     /// a hostile trace's chain of replacements must not copy ever longer lists (a task carrying
     /// more is followed through its first ones).
     public static let maxCarried = 32
+    /// Every dispatch, by runtime and id.
     public private(set) var dispatches: [Key: DispatchRecord] = [:]
+    /// Every cycle, by runtime and id.
     public private(set) var cycles: [Key: CycleRecord] = [:]
+    /// Every task instance, by runtime and id.
     public private(set) var tasks: [Key: TaskRecord] = [:]
     /// Runtimes (their ``RuntimeKey``s) in order of first appearance.
     public private(set) var runtimes: [UInt64] = []
 
+    /// Indexes `events` (in trace order) in one pass.
     public init(_ events: [TraceEvent]) {
         self.events = events
         var seen = Set<UInt64>()

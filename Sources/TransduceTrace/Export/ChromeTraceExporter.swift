@@ -60,11 +60,14 @@ public struct ChromeTraceExporter: TraceConsumer {
         mutating func give(_ slot: Int, at time: UInt64) { freedAt[slot] = time }
     }
 
+    /// An exporter that hands its JSON to `sink` in chunks as events come (`sink` is called on the
+    /// consuming thread; the exporter keeps only open slices, free lanes and flows in memory).
     public init(sink: @escaping ([UInt8]) -> Void) {
         self.sink = sink
         out.append(contentsOf: "{\"traceEvents\":[\n".utf8)
     }
 
+    /// Closes open slices and the JSON document; call once, after the last event.
     public mutating func finish() {
         out.append(contentsOf: "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\"".utf8)
         if let origin { out.append(contentsOf: ",\"origin_ns\":\"\(origin)\"".utf8) }
@@ -132,6 +135,7 @@ public struct ChromeTraceExporter: TraceConsumer {
         )
     }
 
+    /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
         if origin == nil { origin = e.time }
         let runtime = e.runtimeKey

@@ -5,6 +5,7 @@ public enum SequenceExport {
     /// Mermaid's default `maxTextSize`: a longer diagram is refused by a default Mermaid.
     public static let mermaidLimit = 50_000
 
+    /// A Mermaid `sequenceDiagram` of the events at `indices` of `index` (in order), one line each.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
         let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["sequenceDiagram"]
@@ -24,6 +25,7 @@ public enum SequenceExport {
         return lines
     }
 
+    /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
         let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["@startuml"]

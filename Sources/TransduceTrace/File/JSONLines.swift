@@ -15,6 +15,8 @@
 /// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process. The
 /// last line carries the recorder's counts.
 public enum JSONLines {
+    /// Writes `trace` as JSON Lines to `sink`, in chunks of about 1 MiB: process lines, one line per
+    /// event, then the counts line.
     public static func encode(_ trace: Trace, into sink: ([UInt8]) -> Void) {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20)
@@ -36,7 +38,6 @@ public enum JSONLines {
         sink(out)
     }
 
-    /// Appends one event's line (with its newline).
     /// The last line: the recorder's (or tracer's) counts, with `events` events written.
     public static func countsLine(_ c: TraceCounts, events: Int, into out: inout [UInt8]) {
         out.append(
@@ -51,6 +52,7 @@ public enum JSONLines {
         out.append(0x0A)
     }
 
+    /// Appends one event's line (with its newline) to `out`.
     public static func line(for event: TraceEvent, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"kind":""#.utf8)
         out.append(contentsOf: event.kind.description.utf8)
@@ -122,12 +124,20 @@ public enum JSONLines {
 
 /// Streams events from a JSON Lines trace. A line that is not a valid event is skipped and noted
 /// (with its line number); blank lines are ignored. Lines longer than 1 MiB are refused.
+///
+/// Memory stays bounded: one line buffer and at most ``maxNotes`` notes. Not thread-safe.
 public final class JSONLinesReader {
+    /// The file's path (or the name given), as errors and notes say it.
     public let path: String
+    /// What could not be read (at most ``maxNotes``), with line numbers.
     public private(set) var notes: [String] = []
+    /// The counts line's counts, once the stream reached it.
     public private(set) var footer: TraceCounts?
+    /// Lines read so far.
     public private(set) var lineNumber = 0
+    /// Events returned so far.
     public private(set) var eventCount = 0
+    /// The host of each process seen so far (from `process` lines).
     public private(set) var hosts: [UInt32: String] = [:]
     private let source: ByteSource
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -137,8 +147,10 @@ public final class JSONLinesReader {
     /// Inside a line longer than ``maxLine``, reading on to its end.
     private var skippingLongLine = false
     static let maxLine = 1 << 20
-    static let maxNotes = 100
+    /// The most notes a reader keeps (a hostile input could make one per line).
+    public static let maxNotes = 100
 
+    /// Opens `path`; throws ``TraceFileError`` when it cannot be opened.
     public convenience init(path: String) throws {
         guard let file = fopen(path, "rb") else {
             throw TraceFileError(path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
@@ -146,6 +158,7 @@ public final class JSONLinesReader {
         self.init(source: FileSource(file), name: path)
     }
 
+    /// Reads JSON Lines held in memory; `name` appears in notes.
     public convenience init(bytes: [UInt8], name: String = "<memory>") {
         self.init(source: MemorySource(bytes), name: name)
     }
@@ -156,6 +169,7 @@ public final class JSONLinesReader {
         self.path = name
     }
 
+    /// The next event, or `nil` at the end of the input.
     public func next() -> TraceEvent? {
         while let line = nextLine() {
             lineNumber += 1

@@ -22,7 +22,7 @@ import CLTTng
 /// as lost.
 ///
 /// The sizes and the record layout are defined once, in C (`clttng_format.h`), because the
-/// crash dump writes this format from a signal handler; this type and ``TraceRecordLayout`` read
+/// crash dump writes this format from a signal handler; this type and `TraceRecordLayout` read
 /// them from there.
 public enum TraceFileFormat {
     /// The file's first 8 bytes.
@@ -37,7 +37,7 @@ public enum TraceFileFormat {
     public static let headerSize = Int(CLTTNG_FILE_HEADER_SIZE)
     /// A chunk header's size in bytes.
     public static let chunkHeaderSize = Int(CLTTNG_CHUNK_HEADER_SIZE)
-    /// One event record's size in bytes (``TraceRecordLayout``).
+    /// One event record's size in bytes (`TraceRecordLayout`).
     public static let recordSize = TraceRecordLayout.size
     /// The most bytes of one string chunk's text.
     public static let maxStringBytes = Int(CLTTNG_MAX_STRING_BYTES)
@@ -64,10 +64,14 @@ public enum TraceFileFormat {
 
 /// A trace file that cannot be read at all.
 public struct TraceFileError: Error, CustomStringConvertible, Equatable {
+    /// The file (or the name given for a stream).
     public var path: String
+    /// The byte offset where reading failed.
     public var offset: Int
+    /// Why, in words.
     public var reason: String
 
+    /// An error about `path` at `offset`.
     public init(path: String, offset: Int, reason: String) {
         self.path = path
         self.offset = offset

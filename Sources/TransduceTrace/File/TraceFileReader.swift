@@ -20,6 +20,7 @@ import CLTTng
 /// print(reader.notes, reader.footer as Any)
 /// ```
 public final class TraceFileReader {
+    /// The file's path (or the name given for a stream), as errors and notes say it.
     public let path: String
     /// What could not be read, with byte offsets; empty for a whole file.
     public private(set) var notes: [String] = []

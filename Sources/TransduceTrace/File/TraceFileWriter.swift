@@ -11,8 +11,11 @@ private let temporaryCounter = Atomic<UInt64>(0)
 
 /// Writes a ``Trace`` to a file in the binary format (``TraceFileFormat``) or as JSON Lines.
 public enum TraceFileWriter {
+    /// A file format, by its usual extension.
     public enum Format: String, Sendable, CaseIterable {
+        /// The binary format (``TraceFileFormat``).
         case binary
+        /// JSON Lines (``JSONLines``), for files ending in `.jsonl`.
         case jsonLines = "jsonl"
     }
 

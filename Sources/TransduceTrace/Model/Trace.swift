@@ -1,12 +1,15 @@
 /// A recorded trace in memory: events in recording order plus what the recorder lost.
 public struct Trace: Sendable {
+    /// The events, in recording order.
     public var events: [TraceEvent]
+    /// What the recorder offered and lost.
     public var counts: TraceCounts
     /// Notes about input that could not be read (truncation, corruption), empty when whole.
     public var notes: [String]
     /// The host name of each process the events came from, where the input says.
     public var hosts: [UInt32: String] = [:]
 
+    /// A trace of `events` with the recorder's `counts` and the reader's `notes`.
     public init(events: [TraceEvent] = [], counts: TraceCounts = TraceCounts(), notes: [String] = []) {
         self.events = events
         self.counts = counts
@@ -14,13 +17,13 @@ public struct Trace: Sendable {
     }
 }
 
-/// What a recorder offered and lost, carried in every dump's footer.
 extension Trace {
     /// The earliest event time: what every view counts its times from (`nil` for no events).
     /// The earliest, not the first: the runtime stamps a few events out of order.
     public var start: UInt64? { events.lazy.map(\.time).min() }
 }
 
+/// What a recorder offered and lost, carried in every dump's footer.
 public struct TraceCounts: Sendable, Equatable {
     /// Events in the trace.
     public var events: UInt64 = 0
@@ -33,12 +36,15 @@ public struct TraceCounts: Sendable, Equatable {
     /// `CLOCK_MONOTONIC` and `CLOCK_REALTIME` (ns) read together at dump time, to place
     /// monotonic event times on the wall clock.
     public var monotonicOrigin: UInt64 = 0
+    /// `CLOCK_REALTIME` at that moment.
     public var realtimeOrigin: UInt64 = 0
     /// A recorder with a slow-request trigger: the slow requests it had seen and the dumps it had
     /// written when this trace was taken (both 0 without a trigger).
     public var slowRequests: UInt64 = 0
+    /// The slow-request dumps written.
     public var slowDumps: UInt64 = 0
 
+    /// Counts as a recorder or reader reports them.
     public init(
         events: UInt64 = 0, overwritten: UInt64 = 0, discarded: UInt64 = 0, lost: UInt64 = 0, monotonicOrigin: UInt64 = 0,
         realtimeOrigin: UInt64 = 0

@@ -20,10 +20,13 @@ import Transduce
 /// cannot, says why on standard error (`trace-view record` sets this for its command); unset, it
 /// is loaded when it can be, quietly — ``status`` says what happened.
 public enum LTTngProvider {
+    /// What became of loading LTTng-UST.
     public enum Status: Sendable, Equatable {
         /// The probes are registered with the LTTng-UST library at `path`.
         case loaded(path: String)
+        /// `TRANSDUCE_LTTNG` switched it off.
         case disabled(reason: String)
+        /// It could not be loaded (no library, or its probes failed to register), and why.
         case unavailable(reason: String)
     }
 
@@ -35,6 +38,7 @@ public enum LTTngProvider {
     /// Loads LTTng-UST on first use; later calls return the first outcome.
     public static var status: Status { loadOnce.value }
 
+    /// Whether the probes are registered (loads on first use).
     public static var isLoaded: Bool {
         if case .loaded = status { return true }
         return false

@@ -7,9 +7,13 @@ import Transduce
 /// Captured texts live in a bounded store of `capacity` entries; an event whose text was pushed
 /// out by newer ones shows `(payload overwritten)`.
 public struct PayloadCapture: Sendable {
+    /// How many captured texts are kept at once (the oldest go first).
     public var capacity: Int
+    /// Returns the text to keep for a payload, or `nil` to keep nothing. Called on the recording
+    /// thread, so keep it cheap; it must be thread-safe.
     public var redact: @Sendable (any Sendable) -> String?
 
+    /// A capture keeping at most `capacity` texts made by `redact`.
     public init(capacity: Int = 4_096, redact: @escaping @Sendable (any Sendable) -> String?) {
         self.capacity = capacity
         self.redact = redact

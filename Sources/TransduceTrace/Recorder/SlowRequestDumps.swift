@@ -20,11 +20,14 @@ import Transduce
 public struct SlowRequestTrigger: Sendable {
     /// Latency (ns) above which a request is slow.
     public var threshold: UInt64
+    /// Where dumps are written (created when missing).
     public var directory: String
     /// At most one dump per this many nanoseconds; slow requests in between are counted as
     /// suppressed.
     public var minimumInterval: UInt64
 
+    /// A trigger for requests over `threshold` ns, dumping to `directory` at most once per
+    /// `minimumInterval` ns (default 10 s).
     public init(threshold: UInt64, directory: String, minimumInterval: UInt64 = 10_000_000_000) {
         self.threshold = threshold
         self.directory = directory

@@ -41,6 +41,7 @@ public final class TraceRecorder: RuntimeInstrument {
     ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
     ///     provider, see ``LTTngProvider``).
     ///   - payloads: opt-in capture of dispatched event values, redacted.
+    ///   - ringEnabled: keep events in the ring buffer (`false`: LTTng only).
     ///   - slowRequests: dump the ring to a file when an awaited request takes longer than a
     ///     threshold (see ``SlowRequestTrigger``; needs the ring).
     public convenience init(

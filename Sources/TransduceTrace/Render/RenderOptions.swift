@@ -1,5 +1,6 @@
 /// How text output is drawn: width, character set and colour.
 public struct RenderOptions: Sendable {
+    /// Columns every line must fit in (brought into ``minWidth``…``maxWidth``).
     public var width: Int
     /// Pure ASCII instead of box-drawing characters.
     public var ascii: Bool
@@ -8,8 +9,10 @@ public struct RenderOptions: Sendable {
 
     /// The widths any renderer draws at; others are brought into this range.
     public static let minWidth = 40
+    /// The widest lines renderers draw.
     public static let maxWidth = 1000
 
+    /// Options for `width` columns (clamped to ``minWidth``…``maxWidth``).
     public init(width: Int = 100, ascii: Bool = false, color: Bool = false) {
         self.width = Swift.min(Self.maxWidth, Swift.max(Self.minWidth, width))
         self.ascii = ascii
@@ -23,13 +26,21 @@ public struct RenderOptions: Sendable {
     var cross: String { ascii ? "x" : "✗" }
     var ellipsis: String { ascii ? "~" : "…" }
 
+    /// The colours renderers use, as ANSI SGR codes.
     public enum Tint: String, Sendable {
+        /// Dispatches (cyan).
         case dispatch = "36"
+        /// The gate: cycles entering and leaving (yellow).
         case gate = "33"
+        /// Tasks (green).
         case task = "32"
+        /// Resumes (magenta).
         case resume = "35"
+        /// Errors, rejections, cancellations and warnings (red).
         case error = "31"
+        /// Quiet rows (faint).
         case dim = "2"
+        /// Headings (bold).
         case bold = "1"
     }
 
@@ -80,6 +91,7 @@ public struct RenderOptions: Sendable {
         return count
     }
 
+    /// `text` in `tint` when ``color`` is on; otherwise `text` unchanged.
     public func paint(_ text: String, _ tint: Tint) -> String {
         color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
     }

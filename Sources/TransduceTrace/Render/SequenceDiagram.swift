@@ -10,12 +10,16 @@
 ///
 /// Times are milliseconds from ``origin`` (the first row's time unless given).
 public struct SequenceDiagram: Sendable {
+    /// The trace the rows come from.
     public let index: TraceIndex
+    /// Width, character set and colour.
     public var options: RenderOptions
+    /// Task lanes drawn next to `tasks` (more live tasks share the `tasks` lane).
     public var maxTaskLines: Int
     /// The time the time column counts from; `nil`: the first row's.
     public var origin: UInt64?
 
+    /// A diagram of `index`'s events (rows are chosen by ``render(_:)``).
     public init(index: TraceIndex, options: RenderOptions = RenderOptions(), maxTaskLines: Int = 4, origin: UInt64? = nil) {
         self.index = index
         self.options = options

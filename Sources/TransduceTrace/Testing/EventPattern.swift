@@ -7,13 +7,18 @@ import Transduce
 ///  .effect(.task, task: "load"), .leave(.handedOff), .any, .resume(.response)]
 /// ```
 public struct EventPattern: Sendable, CustomStringConvertible {
+    /// The event's kind.
     public var kind: TraceEvent.Kind?
+    /// Its label (event, task name, error, transducer).
     public var label: String?
+    /// Its code (style, outcome, reason, policy, effect kind).
     public var code: UInt8?
+    /// Its second code (a rejection's reason).
     public var code2: UInt8?
     /// The name of the task the event concerns (spawn, join, cancel, settle, task effects).
     public var task: String?
 
+    /// A pattern of the given fields (`nil`: anything).
     public init(kind: TraceEvent.Kind?, label: String? = nil, code: UInt8? = nil, code2: UInt8? = nil, task: String? = nil) {
         self.kind = kind
         self.label = label
@@ -24,15 +29,21 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 
     /// Any single event.
     public static let any = EventPattern(kind: nil)
+    /// A `runtimeStart` (of `transducer`).
     public static func start(_ transducer: String? = nil) -> Self { .init(kind: .runtimeStart, label: transducer) }
+    /// A `runtimeStop` (for `reason`).
     public static func stop(_ reason: RuntimeLifecycle? = nil) -> Self { .init(kind: .runtimeStop, code: reason?.rawValue) }
+    /// A `dispatch` (of `style`, of `event`).
     public static func dispatch(_ style: DispatchKind? = nil, _ event: String? = nil) -> Self {
         .init(kind: .dispatch, label: event, code: style?.rawValue)
     }
+    /// A `dispatchRejected` (of `style`, of `event`, for `reason`).
     public static func rejected(_ style: DispatchKind? = nil, _ event: String? = nil, reason: RejectionReason? = nil) -> Self {
         .init(kind: .dispatchRejected, label: event, code: style?.rawValue, code2: reason?.rawValue)
     }
+    /// A `cycleEnter`.
     public static let enter = EventPattern(kind: .cycleEnter)
+    /// A `transduce` (of `event`).
     public static func transduce(_ event: String? = nil) -> Self { .init(kind: .transduce, label: event) }
     /// Any effect (of the task named `task`, when given).
     public static func effect(task: String? = nil) -> Self { .init(kind: .effect, task: task) }
@@ -40,22 +51,30 @@ public struct EventPattern: Sendable, CustomStringConvertible {
     public static func effect(_ kind: EffectKind, task: String? = nil) -> Self {
         .init(kind: .effect, code: kind.rawValue, task: task)
     }
+    /// A `cycleLeave` (with `outcome`).
     public static func leave(_ outcome: CycleOutcome? = nil) -> Self { .init(kind: .cycleLeave, code: outcome?.rawValue) }
+    /// A `taskSpawn` (of the task named `task`, under `policy`).
     public static func spawn(_ task: String? = nil, policy: TaskPolicyKind? = nil) -> Self {
         .init(kind: .taskSpawn, code: policy?.rawValue, task: task)
     }
+    /// A `taskJoin` (of the task named `task`).
     public static func join(_ task: String? = nil) -> Self { .init(kind: .taskJoin, task: task) }
+    /// A `taskCancel` (of the task named `task`, for `reason`).
     public static func cancel(_ task: String? = nil, reason: TaskCancelReason? = nil) -> Self {
         .init(kind: .taskCancel, code: reason?.rawValue, task: task)
     }
+    /// A `taskSettle` (of the task named `task`, with `outcome` and its `event`).
     public static func settle(_ task: String? = nil, outcome: TaskOutcome? = nil, event: String? = nil) -> Self {
         .init(kind: .taskSettle, label: event, code: outcome?.rawValue, task: task)
     }
+    /// A `requestResume` (with `outcome`).
     public static func resume(_ outcome: ResumeOutcome? = nil) -> Self { .init(kind: .requestResume, code: outcome?.rawValue) }
+    /// An `eventDropped` (of `event`, for `reason`).
     public static func dropped(_ event: String? = nil, reason: DropReason? = nil) -> Self {
         .init(kind: .eventDropped, label: event, code: reason?.rawValue)
     }
 
+    /// Whether `e` matches; `index` resolves the task a task event concerns.
     public func matches(_ e: TraceEvent, in index: TraceIndex) -> Bool {
         if let kind, e.kind != kind { return false }
         if let label, e.label != label { return false }

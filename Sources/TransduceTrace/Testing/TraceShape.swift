@@ -18,8 +18,11 @@ public enum ShapeScope: Sendable {
 /// A failed shape assertion: what was expected, what happened, where they first differ, and the
 /// sequence diagram of what happened.
 public struct TraceShapeError: Error, CustomStringConvertible, Sendable {
+    /// The file of the assertion that failed (`#fileID`).
     public var fileID: String
+    /// Its line.
     public var line: Int
+    /// Expected, actual, the first difference and the diagram.
     public var message: String
     public var description: String { "\(fileID):\(line): \(message)" }
 }
@@ -29,12 +32,16 @@ extension Trace {
     /// otherwise.
     ///
     /// - Parameters:
+    ///   - expected: the events expected, in order.
+    ///   - scope: which events of the trace are compared (a request's lifecycle, a task, …).
     ///   - exhaustive: `true` (the default) requires exactly these events in this order; `false`
     ///     allows other events between and around them (the expected ones must still appear in
     ///     order).
     ///   - ignoring: kinds left out of the actual events before matching (for example
     ///     `[.effect]`).
     ///   - width: width of the sequence diagram in the failure message.
+    ///   - fileID: where the assertion is (for the error; leave the default).
+    ///   - line: likewise.
     public func expectShape(
         _ expected: [EventPattern], in scope: ShapeScope = .all(), exhaustive: Bool = true,
         ignoring: Set<TraceEvent.Kind> = [], width: Int = 100, fileID: String = #fileID, line: Int = #line
@@ -146,6 +153,7 @@ extension Trace {
 /// try recording.trace().checkInvariants()
 /// ```
 public final class TraceRecording: Sendable {
+    /// The recorder behind it (ring only, discard-newest, no LTTng).
     public let recorder: TraceRecorder
 
     /// - Parameter capacity: events kept; a trace that overflowed it is reported as incomplete by
@@ -154,6 +162,7 @@ public final class TraceRecording: Sendable {
         recorder = TraceRecorder(capacity: capacity, mode: .discardNewest, lttng: false)
     }
 
+    /// The instrument to give the hosts under test.
     public var instrument: any RuntimeInstrument { recorder }
 
     /// Everything recorded so far.

@@ -29,10 +29,12 @@ public struct AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The check that raised it.
     public var check: Check
     /// What was found, with the ids and durations that show it.
     public var message: String
 
+    /// A warning of `check` saying `message`.
     public init(_ check: Check, _ message: String) {
         self.check = check
         self.message = message

@@ -1,12 +1,15 @@
 /// What `trace-view check` reports: every rule's violations in one trace, and how the trace was
 /// checked (as a whole run, or as a partial trace). Rendered by ``render(options:)``.
 public struct InvariantReport: Sendable {
+    /// Events checked.
     public let events: Int
+    /// Runtimes among them.
     public let runtimes: Int
     /// Checked as a whole run (asked for, and nothing lost).
     public let whole: Bool
     /// The recorder lost events, so the trace could only be checked as partial.
     public let lossy: Bool
+    /// Every violation, grouped by rule.
     public let violations: [InvariantViolation]
 
     /// Checks `trace` (see ``TraceInvariants/check(_:complete:)``).

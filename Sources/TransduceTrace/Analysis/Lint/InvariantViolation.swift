@@ -1,9 +1,12 @@
 /// One broken invariant, with the events that show it.
 public struct InvariantViolation: Sendable, CustomStringConvertible {
+    /// The broken invariant.
     public var rule: InvariantRule
     /// The runtime (its ``RuntimeKey``).
     public var runtime: UInt64
+    /// What is broken, with the ids that show it.
     public var message: String
+    /// The events that show it.
     public var events: [TraceEvent]
     /// The trace's start, which the event times are printed from.
     public var origin: UInt64 = 0
@@ -32,6 +35,7 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
 
 /// The error ``Trace/checkInvariants(complete:)`` throws: every violation found.
 public struct InvariantError: Error, CustomStringConvertible, Sendable {
+    /// Every violation found, grouped by rule.
     public var violations: [InvariantViolation]
     public var description: String {
         "\(violations.count) runtime invariant violation(s), times from the trace's start:\n"

@@ -4,10 +4,12 @@ public enum TraceInvariants {
     /// Every violation, grouped by rule (in ``InvariantRule`` order), each rule's in the order
     /// it found them.
     ///
-    /// - Parameter complete: the trace covers whole runs (every caller returned, every task
-    ///   ended). With `false` (a flight-recorder snapshot of a live process), only what a partial
-    ///   trace can prove is checked: nothing twice, nothing out of order. A trace whose recorder
-    ///   lost events is always checked as incomplete.
+    /// - Parameters:
+    ///   - trace: the events, in trace order, and the recorder's counts.
+    ///   - complete: the trace covers whole runs (every caller returned, every task
+    ///     ended). With `false` (a flight-recorder snapshot of a live process), only what a partial
+    ///     trace can prove is checked: nothing twice, nothing out of order. A trace whose recorder
+    ///     lost events is always checked as incomplete.
     public static func check(_ trace: Trace, complete: Bool = true) -> [InvariantViolation] {
         let whole = complete && !trace.counts.lostAny
         let origin = trace.start ?? 0
