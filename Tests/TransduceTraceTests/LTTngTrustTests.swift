@@ -16,10 +16,28 @@ extension LTTngTests {
         static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
 
+        /// The dependent app's build directory, one per set of source files of this package: an
+        /// incremental SwiftPM build of a path dependency was seen to compile a stale file list
+        /// after files were added or moved (new contents, old names), so a new list gets a fresh
+        /// directory, and the old ones are removed.
+        static func dependentAppScratch() throws -> String {
+            let sources = Self.packageRoot + "/Sources"
+            let files = (FileManager.default.enumerator(atPath: sources)?.allObjects as? [String] ?? []).sorted()
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in files.joined(separator: "\n").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            let name = "dependent-app-" + String(hash, radix: 16)
+            let build = Self.packageRoot + "/.build"
+            for old in (try? FileManager.default.contentsOfDirectory(atPath: build)) ?? []
+            where old.hasPrefix("dependent-app") && old != name {
+                try? FileManager.default.removeItem(atPath: build + "/" + old)
+            }
+            return build + "/" + name
+        }
+
         /// A package depending on this one by path (Tests/DependentApp), built as a user would build
         /// theirs, records to LTTng under `trace-view record` — no extra product, no extra step.
         @Test(.enabled(if: LTTngTools.available)) func dependentAppRecordsToLTTng() throws {
-            let scratch = Self.packageRoot + "/.build/dependent-app"
+            let scratch = try Self.dependentAppScratch()
             let swift = try #require(Subprocess.which("swift"))
             let build = try Subprocess.run(
                 swift, ["build", "--package-path", Self.packageRoot + "/Tests/DependentApp", "--scratch-path", scratch],
