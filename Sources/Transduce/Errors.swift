@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Errors the runtime itself raises at dispatch boundaries.
 public enum RuntimeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The runtime was cancelled by its host or owner.
@@ -28,33 +26,5 @@ public enum RuntimeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .runawayEventChain(let event, let limit):
             "runtime error: runaway event chain: more than \(limit) steps in one cycle, last event '\(event)'"
         }
-    }
-}
-
-/// The lifecycle of a runtime: `active`, then exactly one terminal value.
-/// The raw values are the codes traces store.
-public enum RuntimeLifecycle: UInt8, Sendable, Hashable, CaseIterable {
-    /// Accepting and running events.
-    case active
-    /// Stopped by `cancel()`.
-    case cancelled
-    /// The host was deallocated.
-    case deallocated
-    /// A task or handler threw; the runtime stopped with that error.
-    case failed
-}
-
-/// A process-unique identity of one runtime (one host).
-public struct RuntimeID: Hashable, Sendable, CustomStringConvertible {
-    /// The id: 1 for the first runtime of a process, then counting up.
-    public let rawValue: UInt64
-    /// The runtime with id `rawValue` (for tools that read traces).
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public var description: String { "\(rawValue)" }
-
-    private static let counter = Atomic<UInt64>(0)
-    @usableFromInline
-    static func next() -> RuntimeID {
-        RuntimeID(rawValue: counter.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 }
