@@ -189,6 +189,7 @@ enum Reserved: Transducer {
             ["sequence", "--request", "99999"], ["sequence", "--runtime", "9"], ["tasks", "--pid", "77"],
             ["contention", "--runtime", "9"], ["summary", "--runtime", "9"], ["export", "--format", "chrome", "--runtime", "9"],
             ["export", "--format", "mermaid", "--request", "99999"], ["check", "--runtime", "9"],
+            ["slow", "--event", "nosuchevent"], ["slow", "--runtime", "9"],
         ] {
             let (status, out, err) = try traceView(arguments + [demo])
             #expect(status == 66, "\(arguments): \(status) \(err)")
@@ -197,6 +198,8 @@ enum Reserved: Transducer {
         }
         let (_, _, err) = try traceView(["sequence", "--runtime", "9", demo])
         #expect(err.contains("it has runtime(s) 1"))
+        let (_, _, unknownEvent) = try traceView(["slow", "--event", "nosuchevent", demo])
+        #expect(unknownEvent.contains("it has") && unknownEvent.contains("load"), "\(unknownEvent)")
     }
 
     @Test func windowsTakeUnitsAndKeepTheTraceClock() throws {

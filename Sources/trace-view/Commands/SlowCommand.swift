@@ -36,6 +36,14 @@ enum SlowCommand: Subcommand {
         try selection.check()
         let top = try args.integer("top") ?? 10
         guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
+        if let event = args.options["event"], !index.events.contains(where: { $0.kind == .dispatch && $0.label == event }) {
+            let labels = Set(index.events.lazy.filter { $0.kind == .dispatch }.map(\.label)).sorted()
+            throw CLIError(
+                "no dispatch of event '\(event)' in this trace; it has "
+                    + (labels.isEmpty
+                        ? "no dispatches" : labels.prefix(10).joined(separator: ", ") + (labels.count > 10 ? ", …" : "")),
+                .nothingSelected)
+        }
         let slow = SlowRequests(index: index, top: Int(top), threshold: try args.duration("over"), event: args.options["event"])
         Terminal.print(args.flag("json") ? slow.json() : slow.render(options: options))
         try finish(notes: trace.notes)
