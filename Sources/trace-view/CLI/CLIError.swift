@@ -7,7 +7,7 @@ enum ExitStatus: Int32, CaseIterable {
     case usage = 64
     /// Input that cannot be read, or was damaged (EX_DATAERR).
     case data = 65
-    /// The trace has no such runtime, process or dispatch (EX_NOINPUT).
+    /// The trace has no such runtime, process, dispatch or event (EX_NOINPUT).
     case nothingSelected = 66
     /// `record`: the command ran but recorded no transduce event (EX_UNAVAILABLE).
     case recordedNothing = 69
@@ -21,7 +21,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .invariantsBroken: "check found broken invariants"
         case .usage: "usage error"
         case .data: "unreadable or damaged input"
-        case .nothingSelected: "the trace has no such runtime, process or dispatch"
+        case .nothingSelected: "the trace has no such runtime, process, dispatch or event"
         case .recordedNothing: "record's command recorded no transduce event"
         case .internalError: "trace-view failed"
         }
