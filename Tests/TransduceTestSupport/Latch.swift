@@ -42,69 +42,61 @@ public final class Latch: Sendable {
 
     /// Arrives, then waits until the latch is open, ignoring cancellation (like blocking work).
     public func wait() async {
+        let key = arrive()
         await withCheckedContinuation { continuation in
-            let key = arrive()
-            suspend(continuation, key: key, cooperative: false)
+            let now = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiters[key] = continuation
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
     /// Arrives, then waits until the latch is open; throws `CancellationError` when the waiting
     /// task is cancelled first.
-    public func waitCooperatively() async throws {
-        let key = arrive()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in suspend(continuation, key: key, cooperative: true) }
-        } onCancel: {
-            let continuation = state.withLock { $0.waiters.removeValue(forKey: key) }
-            continuation?.resume()
-        }
-        try Task.checkCancellation()
-    }
+    public func waitCooperatively() async throws { try await waitUntilOpen(key: arrive()) }
 
     /// Waits (the test's side) until the latch is open; throws ``TimeoutError`` after `timeout`
     /// seconds.
     public func wait(timeout: Double) async throws {
-        try await withTimeout(timeout, name) { [self] in
-            try await waitCooperativelyWithoutArriving()
-        }
+        try await withTimeout(timeout, name) { [self] in try await waitUntilOpen(key: newKey()) }
     }
 
     /// Waits until work has arrived `count` times in all; throws ``TimeoutError`` after `timeout`
     /// seconds.
     public func waitForArrivals(_ count: Int = 1, timeout: Double = 10) async throws {
         try await withTimeout(timeout, "\(count) arrival(s) at \(name)") { [self] in
-            let key = state.withLock { s -> Int in
-                s.nextKey += 1
-                return s.nextKey
-            }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let now = state.withLock { s -> Bool in
+            let key = newKey()
+            try await suspend(
+                register: { continuation in
+                    state.withLock { s -> Bool in
                         if s.arrivals >= count || Task.isCancelled { return true }
                         s.watchers[key] = (count, continuation)
                         return false
                     }
-                    if now { continuation.resume() }
-                }
-            } onCancel: {
-                state.withLock { $0.watchers.removeValue(forKey: key) }?.continuation.resume()
-            }
-            try Task.checkCancellation()
+                },
+                withdraw: { state.withLock { $0.watchers.removeValue(forKey: key) }?.continuation })
         }
     }
 
-    private func waitCooperativelyWithoutArriving() async throws {
-        let key = state.withLock { s -> Int in
+    private func waitUntilOpen(key: Int) async throws {
+        try await suspend(
+            register: { continuation in
+                state.withLock { s -> Bool in
+                    if s.open || Task.isCancelled { return true }
+                    s.waiters[key] = continuation
+                    return false
+                }
+            },
+            withdraw: { state.withLock { $0.waiters.removeValue(forKey: key) } })
+    }
+
+    private func newKey() -> Int {
+        state.withLock { s -> Int in
             s.nextKey += 1
             return s.nextKey
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in suspend(continuation, key: key, cooperative: true) }
-        } onCancel: {
-            let continuation = state.withLock { $0.waiters.removeValue(forKey: key) }
-            continuation?.resume()
-        }
-        try Task.checkCancellation()
     }
 
     /// Counts an arrival, resumes the watchers it satisfies, and returns a waiter key.
@@ -118,14 +110,5 @@ public final class Latch: Sendable {
         }
         for continuation in ready { continuation.resume() }
         return key
-    }
-
-    private func suspend(_ continuation: CheckedContinuation<Void, Never>, key: Int, cooperative: Bool) {
-        let now = state.withLock { s -> Bool in
-            if s.open || (cooperative && Task.isCancelled) { return true }
-            s.waiters[key] = continuation
-            return false
-        }
-        if now { continuation.resume() }
     }
 }

@@ -54,20 +54,16 @@ public final class TestInstrument: RuntimeInstrument {
                 s.nextKey += 1
                 return s.nextKey
             }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let now = state.withLock { s -> Bool in
+            try await suspend(
+                register: { continuation in
+                    state.withLock { s -> Bool in
                         let needed = count - s.events.filter(matches).count
                         if Task.isCancelled || needed <= 0 { return true }
                         s.watchers[key] = (matches, needed, continuation)
                         return false
                     }
-                    if now { continuation.resume() }
-                }
-            } onCancel: {
-                state.withLock { $0.watchers.removeValue(forKey: key) }?.continuation.resume()
-            }
-            try Task.checkCancellation()
+                },
+                withdraw: { state.withLock { $0.watchers.removeValue(forKey: key) }?.continuation })
         }
     }
 
