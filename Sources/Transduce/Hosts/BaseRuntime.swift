@@ -55,18 +55,17 @@ where
         // Static calls, not methods: a client module can specialize those (it cannot rule out
         // overrides of a class method, so it would call the generic one).
         core.attach(
-            HostHooks(
-                startDrain: { [weak self] in
-                    guard let self else { return nil }
-                    return Task { [weak self] in
-                        guard let self else { return }
-                        await Self.drain(self, until: nil)
-                    }
-                },
-                drain: { [weak self] dispatch in
+            HostHooks(startDrain: { [weak self] in
+                guard let self else { return nil }
+                return Task { [weak self] in
                     guard let self else { return }
-                    await Self.drain(self, until: dispatch)
-                }))
+                    await Self.drain(self)
+                }
+            }),
+            inline: { [weak self] admission in
+                guard let self else { return .finished(.failure(RuntimeError.deallocated)) }
+                return await Self.runInline(self, admission)
+            })
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -102,14 +101,36 @@ where
     /// ``RuntimeError/systemError``. Only the first latch counts.
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
-    /// Runs the compute plane on `host`'s isolation (see ``HostHooks``).
+    /// Runs the compute plane's drain on `host`'s isolation (see ``HostHooks``).
     @inlinable
-    static func drain(_ host: isolated BaseRuntime, until dispatch: UInt64?) async {
+    static func drain(_ host: isolated BaseRuntime) async {
         await host.core.drain(
-            until: dispatch, transduce: { event in T.transduce(&host.storedState, event: event) },
+            transduce: { event in T.transduce(&host.storedState, event: event) },
             respond: { event in T.response(state: host.storedState, event: event) })
+    }
+
+    /// Runs an inline cycle (the fast path) on `host`'s isolation: synchronously, with closures
+    /// that do not escape; escaping ones are made only when the cycle continues in a drain task.
+    @inlinable
+    static func runInline(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission)
+        -> RuntimeCore<T>.InlineOutcome
+    {
+        let step = host.core.runInlineCycle(
+            admission, transduce: { event in T.transduce(&host.storedState, event: event) },
+            respond: { event in T.response(state: host.storedState, event: event) })
+        switch step {
+        case .done(let outcome):
+            return outcome
+        case .continueInDrainTask(let rest, let waiter):
+            host.core.continueInDrainTask(
+                rest, transduce: { event in T.transduce(&host.storedState, event: event) },
+                respond: { event in T.response(state: host.storedState, event: event) })
+            return .waiting(waiter)
+        }
     }
 
     /// Live managed tasks, for tests.
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
+    /// Waiters made for this host's callers so far, for tests of the fast path.
+    package nonisolated var waitersMade: Int { core.waitersMade.load(ordering: .relaxed) }
 }

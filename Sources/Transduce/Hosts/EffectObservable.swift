@@ -4,18 +4,34 @@ import Observation
 ///
 /// ``state`` is observable (`withObservationTracking`, `Observations { host.state }`, SwiftUI).
 /// Like every host it owns the runtime's lifetime: its `deinit` cancels every task.
-@MainActor @Observable
-public final class EffectObservable<T: Transducer>
+///
+/// Observation is by hand rather than by the `@Observable` macro: the macro builds the key path
+/// of a generic class's property at run time on every access, which cost most of a send; here it
+/// is made once per host.
+@MainActor
+public final class EffectObservable<T: Transducer>: Observable
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
 {
-    /// The current state; written only by the compute plane.
-    public private(set) var state: T.State
+    /// The current state; written only by the compute plane. Reading it registers an
+    /// observation (`withObservationTracking`, `Observations`, SwiftUI).
+    public var state: T.State {
+        registrar.access(self, keyPath: stateKeyPath)
+        return storedState
+    }
+    @usableFromInline
+    var storedState: T.State
+    @usableFromInline
+    let registrar = ObservationRegistrar()
+    /// `\.state`, made once (see the type's discussion).
+    @usableFromInline
+    let stateKeyPath: KeyPath<EffectObservable, T.State>
     /// The dispatch handle (`post`, `send`, `request`, `uniqueRequest`): `Sendable`, usable from any
     /// isolation, and never retains the host.
-    @ObservationIgnored public nonisolated let input: T.Input
-    @ObservationIgnored private nonisolated let core: RuntimeCore<T>
+    public nonisolated let input: T.Input
+    @usableFromInline
+    nonisolated let core: RuntimeCore<T>
 
     /// A host on the main actor.
     ///
@@ -29,6 +45,7 @@ where
     ///     ``RuntimeError/queueFull(capacity:)``.
     ///   - stepLimit: internal events one cycle may chain before the runtime fails with
     ///     ``RuntimeError/runawayEventChain(event:limit:)``.
+    @inlinable
     public init(
         of: T.Type = T.self, initialState: T.State = T.initialState, env: T.Env, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = 1_024, stepLimit: Int = 10_000
@@ -36,16 +53,26 @@ where
         core = RuntimeCore(
             env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit,
             hostKind: "EffectObservable")
-        state = initialState
+        storedState = initialState
+        stateKeyPath = \EffectObservable.state
         input = core.makeInput()
+        // Static calls, as in BaseRuntime: a client module specializes them for its transducer.
         core.attach(
-            HostHooks(
-                startDrain: { [weak self] in self?.startDrain() },
-                drain: { [weak self] dispatch in await self?.drain(until: dispatch) }))
+            HostHooks(startDrain: { [weak self] in
+                Task { @MainActor [weak self] in
+                    guard let self else { return }
+                    await Self.drain(self)
+                }
+            }),
+            inline: { [weak self] admission in
+                guard let self else { return .finished(.failure(RuntimeError.deallocated)) }
+                return await Self.runInline(self, admission)
+            })
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
     /// A host for a transducer without `Env`; see ``init(of:initialState:env:initialEvent:instrument:queueCapacity:stepLimit:)``.
+    @inlinable
     public convenience init(
         of: T.Type = T.self, initialState: T.State = T.initialState, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = 1_024, stepLimit: Int = 10_000
@@ -70,20 +97,47 @@ where
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
     /// `input.send(event)`: returns when the event's cycle has committed state.
+    @inlinable
     public func send(_ event: T.Event) async throws { try await input.send(event) }
     /// `input.request(event)`: the response once the whole chain has settled, tasks included.
     @discardableResult
+    @inlinable
     public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
 
-    nonisolated func startDrain() -> Task<Void, Never> {
-        Task { @MainActor [weak self] in await self?.drain(until: nil) }
+    /// Applies `event` to the state as one observed mutation.
+    @inlinable
+    func transduce(_ event: T.Event) -> T.Effect {
+        registrar.withMutation(of: self, keyPath: stateKeyPath) { T.transduce(&storedState, event: event) }
     }
 
-    func drain(until dispatch: UInt64?) async {
-        await core.drain(
-            until: dispatch, transduce: { event in T.transduce(&self.state, event: event) },
-            respond: { event in T.response(state: self.state, event: event) })
+    /// Runs the compute plane's drain on the main actor.
+    @inlinable
+    static func drain(_ host: EffectObservable) async {
+        await host.core.drain(
+            transduce: { event in host.transduce(event) }, respond: { event in T.response(state: host.storedState, event: event) }
+        )
+    }
+
+    /// Runs an inline cycle (the fast path) on the main actor.
+    @inlinable
+    static func runInline(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission)
+        -> RuntimeCore<T>.InlineOutcome
+    {
+        let step = host.core.runInlineCycle(
+            admission, transduce: { event in host.transduce(event) },
+            respond: { event in T.response(state: host.storedState, event: event) })
+        switch step {
+        case .done(let outcome):
+            return outcome
+        case .continueInDrainTask(let rest, let waiter):
+            host.core.continueInDrainTask(
+                rest, transduce: { event in host.transduce(event) },
+                respond: { event in T.response(state: host.storedState, event: event) })
+            return .waiting(waiter)
+        }
     }
 
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
+    /// Waiters made for this host's callers so far, for tests of the fast path.
+    package nonisolated var waitersMade: Int { core.waitersMade.load(ordering: .relaxed) }
 }

@@ -1,0 +1,54 @@
+import Synchronization
+
+// Resuming waiters, and the instrument calls every part of the core makes.
+extension RuntimeCore {
+    /// Resumes waiters; must be called without the control lock held.
+    @inlinable
+    func resume(_ resumptions: [Resumption]) {
+        for r in resumptions {
+            guard let instrument = recording else {
+                r.waiter.resolve(r.result)
+                continue
+            }
+            r.waiter.resolve(r.result) { emitResume(r, instrument) }
+        }
+    }
+
+    @inlinable
+    func emitResume(_ r: Resumption, _ instrument: any RuntimeInstrument) {
+        emitResume(
+            dispatch: r.waiter.dispatch, createdAt: r.waiter.createdAt, result: r.result, byCycle: r.byCycle, byTask: r.byTask,
+            instrument)
+    }
+
+    /// The `requestResume` of the caller of `dispatch` (dispatched at `createdAt`), resumed now.
+    @inlinable
+    func emitResume(
+        dispatch: UInt64, createdAt: UInt64, result: Result<T.Response?, any Error>, byCycle: UInt64, byTask: UInt64,
+        _ instrument: any RuntimeInstrument
+    ) {
+        let now = MonotonicClock.now()
+        let outcome: ResumeOutcome
+        var errorLabel: EventLabel?
+        switch result {
+        case .success(.some): outcome = .response
+        case .success(.none): outcome = .nil
+        case .failure(let error):
+            outcome = .error
+            errorLabel = EventLabel(reflecting: error)
+        }
+        emit(
+            .requestResume(
+                dispatch: dispatch, outcome: outcome, error: errorLabel, byCycle: byCycle, byTask: byTask,
+                latencyNanos: createdAt == 0 ? 0 : now &- createdAt), instrument, at: now)
+    }
+
+    @inlinable
+    func emit(
+        _ detail: RuntimeEvent.Detail, _ instrument: any RuntimeInstrument, at time: UInt64 = 0, payload: T.Event? = nil
+    ) {
+        let boxed: (any Sendable)? = payload != nil && instrument.capturesPayloads ? payload : nil
+        instrument.record(
+            RuntimeEvent(time: time == 0 ? MonotonicClock.now() : time, runtime: id, detail: detail, payload: boxed))
+    }
+}
