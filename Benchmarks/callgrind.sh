@@ -6,6 +6,7 @@
 #   send_instructions:   one uncontended `send` on BaseRuntime: the whole program run with N and
 #                        with 3N sends, the difference divided by 2N (an async function's body is
 #                        split into partial functions, which --toggle-collect cannot bracket)
+#   observable_send_instructions: one `send` on EffectObservable on the main actor, the same way
 set -uo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
@@ -35,3 +36,5 @@ small=2000
 large=6000
 a=$(total send-small -- send $small) && b=$(total send-large -- send $large) &&
     echo "send_instructions: $(((b - a) / (large - small))) per send (($b - $a) over $((large - small)))"
+a=$(total observable-small -- observable $small) && b=$(total observable-large -- observable $large) &&
+    echo "observable_send_instructions: $(((b - a) / (large - small))) per send (($b - $a) over $((large - small)))"

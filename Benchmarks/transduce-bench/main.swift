@@ -4,6 +4,7 @@ import CBenchFloor
 import CLTTng
 import Dispatch
 import Foundation
+import Observation
 import Synchronization
 import Transduce
 import TransduceTrace
@@ -98,28 +99,123 @@ func sendNanos(_ n: Int, instrument: (any RuntimeInstrument)?) async throws -> D
     }.value
 }
 
+/// Nanoseconds per call of an empty method on a plain actor, from a detached task.
+func actorHopNanos(_ n: Int) async -> Double {
+    await Task.detached {
+        let actor = PlainActor()
+        let start = MonotonicClock.now()
+        for _ in 0..<n { await actor.bump() }
+        return Double(MonotonicClock.now() - start) / Double(n)
+    }.value
+}
+
+/// Nanoseconds per operation with `senders` tasks each doing `n` of them at once (throughput).
+func concurrentNanos(_ senders: Int, _ n: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws -> Double {
+    let start = MonotonicClock.now()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<senders { group.addTask { for _ in 0..<n { try await operation() } } }
+        try await group.waitForAll()
+    }
+    return Double(MonotonicClock.now() - start) / Double(senders * n)
+}
+
+/// Nanoseconds per `request` whose cycle starts a task that responds.
+func requestTaskNanos(_ n: Int) async throws -> Double {
+    try await Task.detached {
+        let host = BaseRuntime(of: Bench.self, instrument: none)
+        let start = MonotonicClock.now()
+        for _ in 0..<n { _ = try await host.input.request(.work) }
+        return Double(MonotonicClock.now() - start) / Double(n)
+    }.value
+}
+
+/// The floor of a request through a task: a bare `Task` whose body resumes a continuation the
+/// caller waits on (what any request through a task must at least do).
+func taskFloorNanos(_ n: Int) async -> Double {
+    await Task.detached {
+        let start = MonotonicClock.now()
+        for _ in 0..<n {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                Task { continuation.resume() }
+            }
+        }
+        return Double(MonotonicClock.now() - start) / Double(n)
+    }.value
+}
+
+/// A plain `@MainActor @Observable` model: the floor of `EffectObservable.send`.
+@MainActor @Observable final class PlainModel {
+    var count = 0
+    func tick() async { count += 1 }
+}
+
+/// Nanoseconds per `EffectObservable.send` on the main actor.
+@MainActor func observableSendNanos(_ n: Int) async throws -> Double {
+    let host = EffectObservable(of: Bench.self, instrument: none)
+    let start = MonotonicClock.now()
+    for _ in 0..<n { try await host.send(.tick) }
+    return Double(MonotonicClock.now() - start) / Double(n)
+}
+
+/// Nanoseconds per awaited call of the plain model's mutating method on the main actor.
+@MainActor func plainModelNanos(_ n: Int) async -> Double {
+    let model = PlainModel()
+    let start = MonotonicClock.now()
+    for _ in 0..<n { await model.tick() }
+    return Double(MonotonicClock.now() - start) / Double(n)
+}
+
+/// Interleaved rounds: each round measures `a` then `b` back to back, so both sides of a ratio
+/// see the same machine; the figures are the medians of the per-round values and ratios.
+func interleaved(
+    _ keyA: String, _ keyB: String, ratio ratioKey: String, warmup: Int = 2, rounds: Int,
+    _ a: () async throws -> Double, _ b: () async throws -> Double
+) async rethrows -> [Figure] {
+    for _ in 0..<warmup {
+        _ = try await a()
+        _ = try await b()
+    }
+    var samplesA: [Double] = []
+    var samplesB: [Double] = []
+    var ratios: [Double] = []
+    for _ in 0..<rounds {
+        let x = try await a()
+        let y = try await b()
+        samplesA.append(x)
+        samplesB.append(y)
+        ratios.append(x / y)
+    }
+    func figure(_ key: String, _ samples: [Double], _ unit: String) -> Figure {
+        let sorted = samples.sorted()
+        return Figure(key: key, value: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, unit: unit)
+    }
+    return [figure(keyA, samplesA, "ns"), figure(keyB, samplesB, "ns"), figure(ratioKey, ratios, "×")]
+}
+
 let sendN = 20_000 / scale
 let none: (any RuntimeInstrument)? = NoOpInstrument()
-add(try await measureAsync("send_ns", unit: "ns", repetitions: reps) { try await sendNanos(sendN, instrument: none) })
-add(
-    await measureAsync("actor_hop_ns", unit: "ns", repetitions: reps) {
-        await Task.detached {
-            let actor = PlainActor()
-            let start = MonotonicClock.now()
-            for _ in 0..<sendN { await actor.bump() }
-            return Double(MonotonicClock.now() - start) / Double(sendN)
-        }.value
-    })
-add(
-    try await measureAsync("request_task_ns", unit: "ns", repetitions: reps) {
-        try await Task.detached {
-            let host = BaseRuntime(of: Bench.self, instrument: none)
-            let n = 5_000 / scale
-            let start = MonotonicClock.now()
-            for _ in 0..<n { _ = try await host.input.request(.work) }
-            return Double(MonotonicClock.now() - start) / Double(n)
-        }.value
-    })
+for f in try await interleaved(
+    "send_ns", "actor_hop_ns", ratio: "send_vs_actor", rounds: reps, { try await sendNanos(sendN, instrument: none) },
+    { await actorHopNanos(sendN) })
+{ add(f) }
+let concurrentN = 5_000 / scale
+let sharedHost = BaseRuntime(of: Bench.self, instrument: none)
+let sharedActor = PlainActor()
+for f in try await interleaved(
+    "send_4x_ns", "actor_4x_ns", ratio: "send_4x_vs_actor", rounds: reps,
+    { try await concurrentNanos(4, concurrentN) { try await sharedHost.input.send(.tick) } },
+    { try await concurrentNanos(4, concurrentN) { await sharedActor.bump() } })
+{ add(f) }
+let requestN = 5_000 / scale
+for f in try await interleaved(
+    "request_task_ns", "task_floor_ns", ratio: "request_task_vs_floor", rounds: reps, { try await requestTaskNanos(requestN) },
+    { await taskFloorNanos(requestN) })
+{ add(f) }
+let observableN = 20_000 / scale
+for f in try await interleaved(
+    "observable_send_ns", "model_method_ns", ratio: "observable_send_vs_model", rounds: reps,
+    { try await observableSendNanos(observableN) }, { await plainModelNanos(observableN) })
+{ add(f) }
 
 /// Throughput ratio (instrumented ÷ uninstrumented), measured in alternating pairs.
 func ratio(_ key: String, _ make: @escaping @Sendable () -> any RuntimeInstrument) async throws -> Figure {
@@ -147,12 +243,14 @@ func recordLoop(_ recorder: TraceRecorder, _ n: Int, _ base: UInt64) {
     }
 }
 let recorder = TraceRecorder(capacity: 1 << 16, lttng: false)
-add(measure("record_ns", unit: "ns", repetitions: reps) { nanosPerIteration(recordN) { recordLoop(recorder, recordN, 0) } })
+add(measure("record_ns", unit: "ns", repetitions: reps) { cpuNanosPerIteration(recordN) { recordLoop(recorder, recordN, 0) } })
 add(
     measure("record_2p_ns", unit: "ns", repetitions: reps) {
         let perProducer = Mutex<[Double]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { p in
-            let ns = nanosPerIteration(recordN) { recordLoop(recorder, recordN, UInt64(p) << 40) }
+            // Each producer's own CPU time: only the intervals where it ran, so a descheduled
+            // producer does not count as a slow one.
+            let ns = cpuNanosPerIteration(recordN) { recordLoop(recorder, recordN, UInt64(p) << 40) }
             perProducer.withLock { $0.append(ns) }
         }
         return perProducer.withLock { $0.max()! }
@@ -174,15 +272,15 @@ let armedResumes = TraceRecorder(
 let triggerRatios = Mutex<[Double]>([])
 add(
     measure("resume_record_ns", unit: "ns", repetitions: reps) {
-        let plain = nanosPerIteration(recordN) { resumeLoop(plainResumes, recordN) }
-        let armed = nanosPerIteration(recordN) { resumeLoop(armedResumes, recordN) }
+        let plain = cpuNanosPerIteration(recordN) { resumeLoop(plainResumes, recordN) }
+        let armed = cpuNanosPerIteration(recordN) { resumeLoop(armedResumes, recordN) }
         triggerRatios.withLock { $0.append(armed / plain) }
         return armed
     })
 bench_floor_init(1 << 16)
 add(
     measure("c_floor_ns", unit: "ns", repetitions: reps) {
-        nanosPerIteration(recordN) { bench_floor_loop(UInt64(recordN)) }
+        cpuNanosPerIteration(recordN) { bench_floor_loop(UInt64(recordN)) }
     })
 
 // LTTng: one enabled tracepoint through the wrapper, with a session recording.
@@ -207,7 +305,7 @@ add(
     guard clttng_any_enabled() != 0 else { return nil }
     let n = 200_000 / scale
     let figure = measure("lttng_ns", unit: "ns", repetitions: reps) {
-        nanosPerIteration(n) {
+        cpuNanosPerIteration(n) {
             "tick".withCString { text in
                 for i in 0..<n { clttng_transduce(1, UInt64(i), 0, text, 4) }
             }
@@ -328,9 +426,6 @@ try? FileManager.default.removeItem(atPath: dumpFile)
 
 @MainActor func value(_ key: String) -> Double? { figures.first { $0.key == key }?.value }
 var derived: [Figure] = []
-if let s = value("send_ns"), let a = value("actor_hop_ns") {
-    derived.append(Figure(key: "send_vs_actor", value: s / a, min: 0, max: 0, unit: "×"))
-}
 if let r = value("record_ns"), let f = value("c_floor_ns") {
     derived.append(Figure(key: "record_vs_floor", value: r / f, min: 0, max: 0, unit: "×"))
 }
@@ -349,6 +444,9 @@ figures += derived
 
 let targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "send_vs_actor": ("≤ 4", { $0 <= 4 }),
+    "send_4x_vs_actor": ("≤ 4", { $0 <= 4 }),
+    "request_task_vs_floor": ("≤ 2", { $0 <= 2 }),
+    "observable_send_vs_model": ("≤ 4", { $0 <= 4 }),
     "disabled_ratio": ("≥ 0.97", { $0 >= 0.97 }),
     "ring_ratio": ("≥ 0.70", { $0 >= 0.70 }),
     "record_ns": ("≤ 45", { $0 <= 45 }),
@@ -361,7 +459,9 @@ let targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "slow_trigger_ratio": ("≤ 1.05", { $0 <= 1.05 }),
 ]
 let order = [
-    "send_ns", "actor_hop_ns", "send_vs_actor", "request_task_ns", "disabled_ratio", "ring_ratio", "record_ns", "record_2p_ns",
+    "send_ns", "actor_hop_ns", "send_vs_actor", "send_4x_ns", "actor_4x_ns", "send_4x_vs_actor", "request_task_ns",
+    "task_floor_ns", "request_task_vs_floor", "observable_send_ns", "model_method_ns", "observable_send_vs_model",
+    "disabled_ratio", "ring_ratio", "record_ns", "record_2p_ns",
     "c_floor_ns", "record_vs_floor", "lttng_ns", "lttng_vs_record", "resume_record_ns", "slow_trigger_ratio", "view_1m_s",
     "view_1m_rss_mb", "dump_mb_s",
 ]

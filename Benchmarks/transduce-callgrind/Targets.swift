@@ -41,4 +41,15 @@ enum CallgrindTargets {
     static func measuredSend(_ host: BaseRuntime<Counter>) async {
         try? await host.input.send(.tick)
     }
+
+    @MainActor
+    static func observableLoop(_ n: Int) async {
+        let host = EffectObservable(of: Counter.self)
+        for _ in 0..<n { await measuredObservableSend(host) }
+    }
+
+    @MainActor @inline(never)
+    static func measuredObservableSend(_ host: EffectObservable<Counter>) async {
+        try? await host.send(.tick)
+    }
 }

@@ -1,6 +1,7 @@
 // transduce-callgrind: the loops that Benchmarks/callgrind.sh runs under valgrind.
 //   transduce-callgrind record N   N ring-buffer records
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
+//   transduce-callgrind observable N   N sends on EffectObservable, on the main actor
 // The main thread waits on a semaphore instead of running an async main: valgrind 3.19 crashes
 // on the sigsuspend that parks the main thread of an async main.
 import Dispatch
@@ -12,14 +13,22 @@ import Dispatch
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first, ["record", "send"].contains(mode),
+guard let mode = arguments.first, ["record", "send", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send COUNT")
+    print("usage: transduce-callgrind record|send|observable COUNT")
     exit(64)
 }
 if mode == "record" {
     CallgrindTargets.recordLoop(n)
+} else if mode == "observable" {
+    // The main actor runs on the main thread, so it must not block: dispatch's main loop
+    // serves it, and the loop's task ends the process.
+    Task { @MainActor in
+        await CallgrindTargets.observableLoop(n)
+        exit(0)
+    }
+    dispatchMain()
 } else {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
