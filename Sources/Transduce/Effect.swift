@@ -20,6 +20,14 @@ public struct TransducerEffect<Event, Env, Response> {
         var priority: TaskPriority?
         @usableFromInline
         var operation: TaskOperation
+
+        @inlinable
+        init(id: TaskIdentifier?, option: TaskAdditionPolicy, priority: TaskPriority?, operation: @escaping TaskOperation) {
+            self.id = id
+            self.option = option
+            self.priority = priority
+            self.operation = operation
+        }
     }
 
     @usableFromInline
@@ -36,19 +44,24 @@ public struct TransducerEffect<Event, Env, Response> {
     @usableFromInline
     let kind: Kind
 
+    @inlinable
     init(_ kind: Kind) { self.kind = kind }
 
     /// No further work: the computation settles.
+    @inlinable
     public static var none: Self { Self(.none) }
 
     /// Transduce `event` next, in this same cycle, before any queued admission.
+    @inlinable
     public static func event(_ event: Event) -> Self { Self(.event(event)) }
 
     /// Run `body` synchronously inside the cycle (gate held). A returned event is transduced next;
     /// `nil` settles.
+    @inlinable
     public static func action(_ body: @escaping (Env) -> Event?) -> Self { Self(.action(body)) }
 
     /// Run `body` synchronously inside the cycle (gate held); the computation then settles.
+    @inlinable
     public static func action(_ body: @escaping (Env) -> Void) -> Self {
         Self(
             .action({ env in
@@ -61,15 +74,18 @@ public struct TransducerEffect<Event, Env, Response> {
     /// When it resumes, the runtime re-checks its lifecycle: after a cancel the returned event is
     /// discarded. Throwing `CancellationError` fails only this cycle's waiters; any other error
     /// latches the runtime's failure.
+    @inlinable
     public static func action(nonsendingOperation body: @escaping AsyncAction) -> Self {
         Self(.asyncAction(operation: body))
     }
 
     /// Cancel the live task registered under `id`; an absent id is a no-op.
+    @inlinable
     public static func cancel(_ id: TaskIdentifier) -> Self { Self(.cancel(id)) }
 
     /// Run `effects` left to right. Only the last may continue the chain or carry the caller's
     /// waiter; events the others yield are dropped (and reported to the instrument).
+    @inlinable
     public static func sequence(_ effects: [Self]) -> Self { Self(.sequence(effects)) }
 
     /// A closure-free description of this effect.
@@ -101,6 +117,7 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     ///
     /// Disfavored, like the `Event?` form, so that a multi-statement closure without `return`
     /// resolves to the `Void` form.
+    @inlinable
     @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
@@ -112,6 +129,7 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     /// Start a managed task; a returned event re-enters as `.request(event)`, `nil` settles.
     ///
     /// Disfavored so that a multi-statement closure without `return` resolves to the `Void` form.
+    @inlinable
     @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
@@ -125,6 +143,7 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     }
 
     /// Start a managed task that settles when it returns.
+    @inlinable
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
         operation: @escaping Operation<Void>

@@ -14,8 +14,11 @@ public enum DispatchStyle: Sendable, Hashable {
 /// throws ``RuntimeError/deallocated``.
 public struct TransducerInput<Event, Response>: Sendable, Identifiable, Equatable {
     public let id: RuntimeID
-    private let postHandler: @Sendable (Event) throws -> Void
-    private let dispatchHandler: @Sendable (Event, DispatchStyle) async throws -> Response?
+    // Inlinable, so that a client module calls them directly from its specialized code.
+    @usableFromInline
+    let postHandler: @Sendable (Event) throws -> Void
+    @usableFromInline
+    let dispatchHandler: @Sendable (Event, DispatchStyle) async throws -> Response?
 
     /// A handle over arbitrary closures: the seam for driving a task operation in a test without
     /// a host, or for adapting another runtime.
@@ -41,9 +44,11 @@ public struct TransducerInput<Event, Response>: Sendable, Identifiable, Equatabl
     /// Throws only admission errors: ``RuntimeError/cancelled``, ``RuntimeError/deallocated``,
     /// ``RuntimeError/systemError`` or ``RuntimeError/queueFull(capacity:)``. Failures while the
     /// event is processed later are not reported back here.
+    @inlinable
     public func post(_ event: Event) throws { try postHandler(event) }
 
     /// The same as ``post(_:)``: `try? input(.tapped)`.
+    @inlinable
     public func callAsFunction(_ event: Event) throws { try postHandler(event) }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
@@ -54,17 +59,20 @@ extension TransducerInput where Event: Sendable, Response: Sendable {
     ///
     /// Cancelling the calling task gives up only the wait (throws `CancellationError`); the event is
     /// still processed.
+    @inlinable
     public func send(_ event: Event) async throws { _ = try await dispatchHandler(event, .send) }
 
     /// Dispatch `event` and resume with the response once the whole chain has settled.
     ///
     /// Returns `nil` when the chain ends in a task that settles without an event.
     @discardableResult
+    @inlinable
     public func request(_ event: Event) async throws -> Response? { try await dispatchHandler(event, .request) }
 
     /// Like ``request(_:)``, but every live task is cancelled when this event is admitted, and the
     /// tasks its cycle starts replace any same-named task whatever their policy.
     @discardableResult
+    @inlinable
     public func uniqueRequest(_ event: Event) async throws -> Response? {
         try await dispatchHandler(event, .uniqueRequest)
     }

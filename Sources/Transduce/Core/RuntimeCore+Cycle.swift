@@ -118,8 +118,8 @@ extension RuntimeCore {
                 effect = pending
                 pendingEffect = nil
             } else {
-                guard let next = transduceStep(event, &context, transduce) else { break }
-                effect = next
+                guard mayTransduce(event, &context) else { break }
+                effect = transduce(event)
             }
             switch await execute(effect, carrying: true, &context) {
             case .next(let next):
@@ -146,19 +146,19 @@ extension RuntimeCore {
         }
     }
 
-    /// One `transduce` of a chain: the step-limit and lifecycle checks, the instrument, the
-    /// call. `nil` when the chain must stop (the runtime stopped, or the chain ran away).
+    /// Before each `transduce` of a chain: the lifecycle and step-limit checks, and the
+    /// instrument. `false` when the chain must stop (the runtime stopped, or the chain ran away).
     @inlinable
-    func transduceStep(_ event: T.Event, _ context: inout CycleContext, _ transduce: (T.Event) -> Effect) -> Effect? {
-        guard isActive else { return nil }
+    func mayTransduce(_ event: T.Event, _ context: inout CycleContext) -> Bool {
+        guard isActive else { return false }
         if context.step >= stepLimit {
             latch(.failed, error: RuntimeError.runawayEventChain(event: T.traceLabel(of: event).description, limit: stepLimit))
-            return nil
+            return false
         }
         if let instrument = context.instrument {
             emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
         }
-        return transduce(event)
+        return true
     }
 
     @inlinable
@@ -194,25 +194,19 @@ extension RuntimeCore {
         }
     }
 
-    /// How an inline cycle ended: for the caller, or with its rest for a drain task (whose
-    /// waiter the caller then waits on).
-    @usableFromInline
-    enum InlineStep {
-        case done(InlineOutcome)
-        case continueInDrainTask(InlineRest, ResponseWaiter)
-    }
-
     /// Runs the cycle of an admission that claimed the idle gate, synchronously, on the host's
     /// isolation: transduce and every synchronous effect, the cycle's end, the gate's release,
     /// and the caller's result. A waiter is made only when the caller must wait: for a task that
     /// carries a request's waiter, or for the rest of the cycle when it meets an async action
     /// (which must not run on the caller's task: a cancelled caller or a stopped runtime would
-    /// wait for it).
+    /// wait for it). `continueInDrainTask` gets that rest: the host passes it on to
+    /// ``continueInDrainTask(_:transduce:respond:isolation:)`` with closures that may escape.
     @inlinable
     func runInlineCycle(
-        _ admission: InlineAdmission, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response
-    ) -> InlineStep {
-        let instrument = admission.recording ? recording : nil
+        _ admission: InlineAdmission, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
+        continueInDrainTask: (InlineRest) -> Void
+    ) -> InlineOutcome {
+        let instrument = admission.recording ? self.instrument : nil
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
         var context = CycleContext(cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [])
         var waiter: ResponseWaiter?
@@ -220,9 +214,12 @@ extension RuntimeCore {
         var outcome = CycleOutcome.aborted
         var response: T.Response?
         chain: while true {
-            guard let effect = transduceStep(event, &context, transduce) else { break }
-            let asynchronous = Self.containsAsyncAction(effect)
-            if waiter == nil && (asynchronous || (context.followsChain && Self.carriesTask(effect))) {
+            guard mayTransduce(event, &context) else { break }
+            let effect = transduce(event)
+            let kind = Self.kind(of: effect)
+            let mayWait = kind == .task || kind == .asyncAction || kind == .sequence
+            let asynchronous = mayWait && Self.containsAsyncAction(effect)
+            if waiter == nil && mayWait && (asynchronous || (context.followsChain && Self.carriesTask(effect))) {
                 let made = ResponseWaiter(dispatch: admission.dispatch, createdAt: admission.enqueuedAt)
                 waitersMade.wrappingAdd(1, ordering: .relaxed)
                 // Registered for the latch in the same lock section that checks the lifecycle:
@@ -237,10 +234,10 @@ extension RuntimeCore {
                 context.waiters = [made]
             }
             if asynchronous, let waiter {
-                return .continueInDrainTask(
-                    InlineRest(event: event, effect: effect, context: context, enteredAt: admission.enteredAt), waiter)
+                continueInDrainTask(InlineRest(event: event, effect: effect, context: context, enteredAt: admission.enteredAt))
+                return .waiting(waiter)
             }
-            switch executeSync(effect, carrying: true, &context) {
+            switch executeSync(effect, kind, carrying: true, &context) {
             case .next(let next):
                 event = next
                 context.step += 1
@@ -265,7 +262,7 @@ extension RuntimeCore {
             if outcome != .aborted {
                 resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
             }
-            return .done(.waiting(waiter))
+            return .waiting(waiter)
         }
         let result: Result<T.Response?, any Error> = outcome == .aborted ? .failure(latchedError()) : .success(response)
         if let instrument, outcome != .aborted {
@@ -273,7 +270,7 @@ extension RuntimeCore {
                 dispatch: admission.dispatch, createdAt: admission.enqueuedAt, result: result, byCycle: context.cycle, byTask: 0,
                 instrument)
         }
-        return .done(.finished(result))
+        return .finished(result)
     }
 
     /// Ends an inline cycle: the gate goes back to idle, or to a drain task when admissions
@@ -382,13 +379,14 @@ extension RuntimeCore {
             emitEffect(.sequence, task: nil, startedAt: startedAt, &context)
             return step
         default:
-            return executeSync(effect, carrying: carrying, &context)
+            return executeSync(effect, Self.kind(of: effect), carrying: carrying, &context)
         }
     }
 
-    /// Executes an effect that holds no async action, without suspending.
+    /// Executes an effect that holds no async action, without suspending. `kind` is the
+    /// effect's, computed once by the caller (each look at the effect's cases copies them).
     @inlinable
-    func executeSync(_ effect: Effect, carrying: Bool, _ context: inout CycleContext) -> Step {
+    func executeSync(_ effect: Effect, _ kind: EffectKind, carrying: Bool, _ context: inout CycleContext) -> Step {
         let startedAt = context.instrument == nil ? 0 : MonotonicClock.now()
         var taskName: TaskIdentifier?
         let step: Step
@@ -416,17 +414,18 @@ extension RuntimeCore {
             if let last = effects.last {
                 var aborted = false
                 for effect in effects.dropLast() {
-                    guard afterSequenceElement(executeSync(effect, carrying: false, &context), &context) else {
+                    guard afterSequenceElement(executeSync(effect, Self.kind(of: effect), carrying: false, &context), &context)
+                    else {
                         aborted = true
                         break
                     }
                 }
-                step = aborted ? .aborted : executeSync(last, carrying: carrying, &context)
+                step = aborted ? .aborted : executeSync(last, Self.kind(of: last), carrying: carrying, &context)
             } else {
                 step = .settled
             }
         }
-        emitEffect(Self.kind(of: effect), task: taskName, startedAt: startedAt, &context)
+        emitEffect(kind, task: taskName, startedAt: startedAt, &context)
         return step
     }
 

@@ -177,6 +177,7 @@ where
     /// once by ``attach(_:inline:)`` while the host is being created, before its input can reach
     /// another thread, then only read: so it is read without the lock.
     @usableFromInline
+    @exclusivity(unchecked)
     var runInline: (@Sendable (InlineAdmission) async -> InlineOutcome)?
 
     /// An awaited admission that claimed the idle gate, as the host's cycle runner gets it.

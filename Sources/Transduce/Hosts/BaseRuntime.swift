@@ -24,6 +24,7 @@ where
     /// The current state; written only by the compute plane.
     public var state: T.State { storedState }
     @usableFromInline
+    @exclusivity(unchecked)  // touched only on the host's isolation, one access at a time
     var storedState: T.State
     /// The dispatch handle: stable, `Sendable`, and weak to this host.
     public nonisolated let input: T.Input
@@ -115,18 +116,14 @@ where
     static func runInline(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission)
         -> RuntimeCore<T>.InlineOutcome
     {
-        let step = host.core.runInlineCycle(
+        host.core.runInlineCycle(
             admission, transduce: { event in T.transduce(&host.storedState, event: event) },
-            respond: { event in T.response(state: host.storedState, event: event) })
-        switch step {
-        case .done(let outcome):
-            return outcome
-        case .continueInDrainTask(let rest, let waiter):
-            host.core.continueInDrainTask(
-                rest, transduce: { event in T.transduce(&host.storedState, event: event) },
-                respond: { event in T.response(state: host.storedState, event: event) })
-            return .waiting(waiter)
-        }
+            respond: { event in T.response(state: host.storedState, event: event) },
+            continueInDrainTask: { rest in
+                host.core.continueInDrainTask(
+                    rest, transduce: { event in T.transduce(&host.storedState, event: event) },
+                    respond: { event in T.response(state: host.storedState, event: event) })
+            })
     }
 
     /// Live managed tasks, for tests.

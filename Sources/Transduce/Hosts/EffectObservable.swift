@@ -21,6 +21,7 @@ where
         return storedState
     }
     @usableFromInline
+    @exclusivity(unchecked)  // touched only on the host's isolation, one access at a time
     var storedState: T.State
     @usableFromInline
     let registrar = ObservationRegistrar()
@@ -123,18 +124,14 @@ where
     static func runInline(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission)
         -> RuntimeCore<T>.InlineOutcome
     {
-        let step = host.core.runInlineCycle(
+        host.core.runInlineCycle(
             admission, transduce: { event in host.transduce(event) },
-            respond: { event in T.response(state: host.storedState, event: event) })
-        switch step {
-        case .done(let outcome):
-            return outcome
-        case .continueInDrainTask(let rest, let waiter):
-            host.core.continueInDrainTask(
-                rest, transduce: { event in host.transduce(event) },
-                respond: { event in T.response(state: host.storedState, event: event) })
-            return .waiting(waiter)
-        }
+            respond: { event in T.response(state: host.storedState, event: event) },
+            continueInDrainTask: { rest in
+                host.core.continueInDrainTask(
+                    rest, transduce: { event in host.transduce(event) },
+                    respond: { event in T.response(state: host.storedState, event: event) })
+            })
     }
 
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
