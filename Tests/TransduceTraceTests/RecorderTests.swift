@@ -8,7 +8,9 @@ import TransduceTestSupport
 @Suite struct RecorderTests {
     @Test(arguments: 0..<10) func chartScenarioOnARealHost(_ iteration: Int) async throws {
         let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
-        let runtime = try await withTimeout { try await DemoWorkload.run(instrument: recorder) }
+        // A hang detector, not a speed bound: under ThreadSanitizer, with the suites that block
+        // threads on children running at once, ten of these took over 10 s.
+        let runtime = try await withTimeout(60) { try await DemoWorkload.run(instrument: recorder) }
         let trace = recorder.snapshot()
         let events = trace.events.filter { $0.runtime == runtime.rawValue }
         #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
