@@ -59,8 +59,15 @@ extension RuntimeCore {
     /// runs its cycle synchronously on the host's isolation (``runInlineCycle``) and returns the
     /// response directly. No waiter exists unless the cycle must be waited for: an async action
     /// (the rest moves to a drain task) or a task that carries a request's waiter.
+    ///
+    /// `onHost`: the caller already runs on the host's isolation (`EffectObservable.send` on the
+    /// main actor) and passes the host's cycle runner, which the fast path then calls without any
+    /// hop.
     @inlinable
-    func dispatch(_ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
+    func dispatch(
+        _ event: T.Event, style: DispatchStyle, onHost: ((InlineAdmission) -> InlineOutcome)? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> T.Response? {
         let kind: DispatchKind =
             switch style {
             case .send: .send
@@ -102,10 +109,11 @@ extension RuntimeCore {
             case .refused(let error):
                 throw error
             case .claimed(let cycle, let enteredAt):
-                let outcome = await runInline(
-                    InlineAdmission(
-                        event: event, style: kind, dispatch: dispatch, cycle: cycle, enqueuedAt: now, enteredAt: enteredAt,
-                        recording: instrument != nil))
+                let admission = InlineAdmission(
+                    event: event, style: kind, dispatch: dispatch, cycle: cycle, enqueuedAt: now, enteredAt: enteredAt,
+                    recording: instrument != nil)
+                let outcome: InlineOutcome
+                if let onHost { outcome = onHost(admission) } else { outcome = await runInline(admission) }
                 switch outcome {
                 case .finished(let result): return try result.get()
                 case .waiting(let waiter): return try await wait(for: waiter)
@@ -133,7 +141,7 @@ extension RuntimeCore {
     /// Suspends until `waiter` is resolved. Caller cancellation gives up only the wait; the
     /// admission stays queued.
     @inlinable
-    func wait(for waiter: ResponseWaiter) async throws -> T.Response? {
+    func wait(for waiter: ResponseWaiter, isolation: isolated (any Actor)? = #isolation) async throws -> T.Response? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in waiter.install(continuation) }
         } onCancel: {

@@ -97,13 +97,19 @@ where
     /// Latches a failure with `error`: attached waiters get it, later dispatches fail.
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
-    /// `input.send(event)`: returns when the event's cycle has committed state.
+    /// `input.send(event)`: returns when the event's cycle has committed state. Called on the main
+    /// actor, an idle runtime runs the cycle right here, without leaving the main actor.
     @inlinable
-    public func send(_ event: T.Event) async throws { try await input.send(event) }
+    public func send(_ event: T.Event) async throws {
+        _ = try await core.dispatch(event, style: .send) { admission in Self.runInline(self, admission) }
+    }
     /// `input.request(event)`: the response once the whole chain has settled, tasks included.
+    /// Called on the main actor, an idle runtime runs the first cycle right here.
     @discardableResult
     @inlinable
-    public func request(_ event: T.Event) async throws -> T.Response? { try await input.request(event) }
+    public func request(_ event: T.Event) async throws -> T.Response? {
+        try await core.dispatch(event, style: .request) { admission in Self.runInline(self, admission) }
+    }
 
     /// Applies `event` to the state as one observed mutation.
     @inlinable
