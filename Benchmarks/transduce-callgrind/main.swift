@@ -5,6 +5,7 @@
 // The main thread waits on a semaphore instead of running an async main: valgrind 3.19 crashes
 // on the sigsuspend that parks the main thread of an async main.
 import Dispatch
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -22,13 +23,13 @@ else {
 if mode == "record" {
     CallgrindTargets.recordLoop(n)
 } else if mode == "observable" {
-    // The main actor runs on the main thread, so it must not block: dispatch's main loop
-    // serves it, and the loop's task ends the process.
+    // The main actor runs on the main thread, which must serve it: Foundation's run loop does
+    // (dispatchMain parks the thread in sigsuspend, which valgrind 3.19 crashes on).
     Task { @MainActor in
         await CallgrindTargets.observableLoop(n)
         exit(0)
     }
-    dispatchMain()
+    while true { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 1)) }
 } else {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
