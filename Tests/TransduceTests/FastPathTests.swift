@@ -53,21 +53,6 @@ import TransduceTestSupport
         #expect(host.waitersMade == 1)
     }
 
-    @Test func admissionsQueuedBehindACycleWait() async throws {
-        let env = GateProbe.Env()
-        let instrument = TestInstrument()
-        let host = BaseRuntime(of: GateProbe.self, env: env, instrument: instrument)
-        let first = Task { try await host.input.send(.first) }
-        try await env.gate.waitForArrivals()
-        let second = Task { try await host.input.send(.second) }
-        try await instrument.waitForDispatch(of: "second")
-        #expect(host.waitersMade == 2)
-        env.gate.open()
-        try await withTimeout { try await first.value }
-        try await withTimeout { try await second.value }
-        #expect(await host.state.events == ["first", "firstFinished", "second"])
-    }
-
     @Test func aReentrantAwaitedDispatchIsRefusedOnTheDrainTask() async throws {
         let env = GateProbe.Env()
         let host = BaseRuntime(of: GateProbe.self, env: env)

@@ -13,9 +13,11 @@ import TransduceTestSupport
         let first = Task { try await host.input.send(.first) }
         try await env.gate.waitForArrivals()
         let second = Task { try await host.input.send(.second) }
-        // Queued behind the async action, which still holds the gate.
+        // Queued behind the async action, which still holds the gate: both callers wait (the
+        // first for the drain task its cycle moved to), so each has a waiter.
         try await instrument.waitForDispatch(of: "second")
         #expect(await host.state.events == ["first"])
+        #expect(host.waitersMade == 2)
         env.gate.open()
         try await withTimeout { try await first.value }
         try await withTimeout { try await second.value }
