@@ -1,31 +1,38 @@
 // The built-in instrumented workload of `trace-view demo` and `TracedExample`: every kind of
 // runtime event, on one `BaseRuntime`, in a few tens of milliseconds. Written against the
 // runtime's public API only, as an app would be.
-import Synchronization
+import Foundation
 import Transduce
 
 /// A gate the workload opens itself, so each scene unfolds in a fixed order without sleeps.
-final class Signal: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+///
+/// Guarded by an `NSLock` (pthread-based) rather than `Synchronization.Mutex`, whose futex
+/// ThreadSanitizer does not see as synchronization.
+final class Signal: @unchecked Sendable {  // `open` and `waiters` are only touched under `lock`
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     func wait() async {
         await withCheckedContinuation { continuation in
-            let open = state.withLock { s -> Bool in
-                if s.open { return true }
-                s.waiters.append(continuation)
-                return false
+            lock.lock()
+            if isOpen {
+                lock.unlock()
+                continuation.resume()
+                return
             }
-            if open { continuation.resume() }
+            waiters.append(continuation)
+            lock.unlock()
         }
     }
 
     func open() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.open = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        waiters.forEach { $0.resume() }
+        lock.lock()
+        isOpen = true
+        let waiting = waiters
+        waiters = []
+        lock.unlock()
+        waiting.forEach { $0.resume() }
     }
 }
 

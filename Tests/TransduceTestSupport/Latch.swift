@@ -1,4 +1,4 @@
-import Synchronization
+import Transduce
 
 /// A one-way latch: closed until ``open()``, then open for good. The one synchronisation
 /// primitive of the tests: work under test waits on it (``wait()``, which ignores cancellation as
@@ -16,7 +16,9 @@ public final class Latch: Sendable {
         /// Tests waiting for arrivals: how many each needs.
         var watchers: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
     }
-    private let state = Mutex(State())
+    // Transduce's pthread-based Lock, not Synchronization.Mutex: ThreadSanitizer does not see
+    // Mutex's futex as synchronization and reports false races through it.
+    private let state = Lock(State())
     /// Named in timeouts.
     public let name: String
 
