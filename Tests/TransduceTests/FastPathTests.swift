@@ -1,5 +1,4 @@
 import Testing
-import Transduce
 import TransduceTestSupport
 
 @testable import Transduce

@@ -9,9 +9,11 @@ extension RuntimeCore {
         return nil
     }
 
-    /// The managed task of this runtime that the caller runs in, if any.
+    /// The managed task of this runtime that the caller runs in, if any. The task-local read
+    /// costs a lookup, so it is skipped while no managed task body of this runtime runs.
     @inlinable
     var callerTask: UInt64? {
+        guard runningTasks.load(ordering: .acquiring) != 0 else { return nil }
         guard let context = ManagedTaskContext.value, context.runtime == id else { return nil }
         return context.task
     }
@@ -33,7 +35,7 @@ extension RuntimeCore {
         let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
-        let task = runningTasks.load(ordering: .acquiring) == 0 ? nil : callerTask
+        let task = callerTask
         let failure: (any Error)? = control.withLock { control in
             if let (error, reason) = refusal(fromTask: task != nil) {
                 if let instrument { rejected(dispatch, style, event, reason, instrument) }
@@ -81,8 +83,7 @@ extension RuntimeCore {
             if let instrument { control.withLock { _ in rejected(dispatch, kind, event, .reentrant, instrument) } }
             throw RuntimeError.reentrantDispatch
         }
-        // The task-local read costs a lookup: skipped while no managed task of this runtime runs.
-        let task = runningTasks.load(ordering: .acquiring) == 0 ? nil : callerTask
+        let task = callerTask
         if task == nil, let runInline {
             // Claim the idle gate, or learn that the admission must queue (nil: refused).
             let claim: InlineClaim = control.withLock { control in

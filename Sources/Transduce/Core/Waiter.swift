@@ -71,14 +71,4 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
         continuation?.resume(with: result)
         return won
     }
-
-    /// The result, when it was resolved before any continuation was installed (consumes it).
-    @inlinable
-    func takeEarlyResult() -> Result<Value, any Error>? {
-        state.withLock { state in
-            guard case .early(let result) = state else { return nil }
-            state = .done
-            return result
-        }
-    }
 }
