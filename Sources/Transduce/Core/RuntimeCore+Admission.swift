@@ -98,10 +98,8 @@ extension RuntimeCore {
                     emitDispatch(
                         Admission(event: event, style: kind, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: 0),
                         depth: 1, instrument)
-                    let enteredAt = MonotonicClock.now()
-                    emit(
-                        .cycleEnter(cycle: control.nextCycle, dispatch: dispatch, waitedNanos: enteredAt &- now, queueDepth: 0),
-                        instrument, at: enteredAt)
+                    let enteredAt = emitEnter(
+                        cycle: control.nextCycle, dispatch: dispatch, enqueuedAt: now, queueDepth: 0, instrument)
                     return .claimed(control.nextCycle, enteredAt)
                 }
                 return .claimed(control.nextCycle, 0)

@@ -85,17 +85,11 @@ extension RuntimeCore {
         respond: @escaping (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
     ) async {
         let instrument = recording
-        let enteredAt: UInt64
-        if let instrument {
-            enteredAt = MonotonicClock.now()
-            emit(
-                .cycleEnter(
-                    cycle: cycle, dispatch: admission.dispatch,
-                    waitedNanos: admission.enqueuedAt == 0 ? 0 : enteredAt &- admission.enqueuedAt, queueDepth: queueDepth),
-                instrument, at: enteredAt)
-        } else {
-            enteredAt = 0
-        }
+        let enteredAt =
+            instrument.map {
+                emitEnter(
+                    cycle: cycle, dispatch: admission.dispatch, enqueuedAt: admission.enqueuedAt, queueDepth: queueDepth, $0)
+            } ?? 0
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
         var context = CycleContext(cycle: cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
         await cycleLoop(admission.event, effect: nil, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
@@ -142,8 +136,14 @@ extension RuntimeCore {
         emitLeave(outcome, &context, enteredAt: enteredAt)
         // Callers resume after the gate is released (the chart's `leave` before `resume`).
         if outcome != .aborted {
-            resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
+            resumeWaiters(of: context, with: .success(response))
         }
+    }
+
+    /// Resumes the waiters the cycle still owns with `result`, as resumed by the cycle.
+    @inlinable
+    func resumeWaiters(of context: CycleContext, with result: Result<T.Response?, any Error>) {
+        resume(context.waiters.map { Resumption(waiter: $0, result: result, byCycle: context.cycle) })
     }
 
     /// Before each `transduce` of a chain: the lifecycle and step-limit checks, and the
@@ -159,6 +159,20 @@ extension RuntimeCore {
             emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
         }
         return true
+    }
+
+    /// The `cycleEnter` of a cycle for the admission `dispatch` (dispatched at `enqueuedAt`), now;
+    /// returns the entry time.
+    @inlinable
+    func emitEnter(
+        cycle: UInt64, dispatch: UInt64, enqueuedAt: UInt64, queueDepth: Int, _ instrument: any RuntimeInstrument
+    ) -> UInt64 {
+        let enteredAt = MonotonicClock.now()
+        emit(
+            .cycleEnter(
+                cycle: cycle, dispatch: dispatch, waitedNanos: enqueuedAt == 0 ? 0 : enteredAt &- enqueuedAt,
+                queueDepth: queueDepth), instrument, at: enteredAt)
+        return enteredAt
     }
 
     @inlinable
@@ -260,7 +274,7 @@ extension RuntimeCore {
         if let waiter {
             // Handed to a task, the waiter is the task's to resolve; otherwise it is resolved here.
             if outcome != .aborted {
-                resume(context.waiters.map { Resumption(waiter: $0, result: .success(response), byCycle: context.cycle) })
+                resumeWaiters(of: context, with: .success(response))
             }
             return .waiting(waiter)
         }
@@ -356,8 +370,7 @@ extension RuntimeCore {
                 // The lifecycle may have latched while the action was suspended.
                 step = isActive ? (next.map(Step.next) ?? .settled) : .aborted
             } catch is CancellationError {
-                resume(
-                    context.waiters.map { Resumption(waiter: $0, result: .failure(CancellationError()), byCycle: context.cycle) })
+                resumeWaiters(of: context, with: .failure(CancellationError()))
                 context.waiters = []
                 step = .aborted
             } catch {
