@@ -49,13 +49,6 @@ void clttng_label_mirror_publish(clttng_label_mirror *m, uint64_t index, const u
 }
 
 /* The file layout comes from clttng_format.h, shared with TraceFileFormat.swift. */
-enum {
-    DUMP_RECORD_SIZE = CLTTNG_RECORD_SIZE,
-    DUMP_CHUNK_EVENTS = CLTTNG_EVENTS_PER_CHUNK,
-    DUMP_CHUNK_HEADER = CLTTNG_CHUNK_HEADER_SIZE,
-    DUMP_LABEL_DYNAMIC = 0,
-    DUMP_MAX_STRING = CLTTNG_MAX_STRING_BYTES,
-};
 static const uint64_t dynamic_tag = (uint64_t)1 << 63;
 static const uint64_t address_bits = 47;
 
@@ -92,8 +85,8 @@ int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const
     memcpy(c->process + 4, host, host_length);
     c->process_length = (uint32_t)(4 + host_length);
     c->order = malloc(capacity * sizeof(uint64_t));
-    c->events = malloc(4 + DUMP_CHUNK_EVENTS * DUMP_RECORD_SIZE);
-    c->out = malloc(DUMP_CHUNK_HEADER + 4 + DUMP_MAX_STRING);
+    c->events = malloc(4 + CLTTNG_EVENTS_PER_CHUNK * CLTTNG_RECORD_SIZE);
+    c->out = malloc(CLTTNG_CHUNK_HEADER_SIZE + 4 + CLTTNG_MAX_STRING_BYTES);
     if (c->order == NULL || c->events == NULL || c->out == NULL) {
         free(c->order);
         free(c->events);
@@ -153,7 +146,7 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 }
 
 static int write_chunk(int fd, uint8_t tag, const uint8_t *payload, uint32_t length) {
-    uint8_t header[DUMP_CHUNK_HEADER] = {tag, 0, 0, 0};
+    uint8_t header[CLTTNG_CHUNK_HEADER_SIZE] = {tag, 0, 0, 0};
     put32(header + 4, length);
     put32(header + 8, ~crc32_update(0xFFFFFFFFu, payload, length));
     return write_all(fd, header, sizeof header) && write_all(fd, payload, length);
@@ -176,7 +169,7 @@ static void resolve(const struct dump_config *c, uint64_t ref, const uint8_t **b
     }
     *bytes = (const uint8_t *)(uintptr_t)(ref & (((uint64_t)1 << address_bits) - 1));
     *length = (uint32_t)(ref >> address_bits);
-    if (*length > DUMP_MAX_STRING) *length = DUMP_MAX_STRING;
+    if (*length > CLTTNG_MAX_STRING_BYTES) *length = CLTTNG_MAX_STRING_BYTES;
 }
 
 /* Writes a string chunk for `ref` (a fresh id each time: the handler keeps no table) and returns
@@ -239,7 +232,7 @@ static int64_t dump(const struct dump_config *c) {
     size_t index = 0;
     while (ok && index < held) {
         uint32_t count = 0;
-        while (ok && index < held && count < DUMP_CHUNK_EVENTS) {
+        while (ok && index < held && count < CLTTNG_EVENTS_PER_CHUNK) {
             uint64_t ticket = c->order[index++];
             const uint64_t *slot = c->slots + (ticket & (c->capacity - 1)) * CLTTNG_SLOT_WORDS;
             uint64_t w[CLTTNG_PAYLOAD_WORDS];
@@ -250,12 +243,12 @@ static int64_t dump(const struct dump_config *c) {
             /* label2 is a label only for runtimeStart; otherwise a payload reference, which lives
              * in Swift memory a handler cannot read. */
             if (ok && kind == CLTTNG_KIND_RUNTIME_START) ok = string_id(c, fd, w[CLTTNG_WORD_LABEL2], &next_id, &label2);
-            clttng_record_encode(w, label, label2, c->events + 4 + (size_t)count * DUMP_RECORD_SIZE);
+            clttng_record_encode(w, label, label2, c->events + 4 + (size_t)count * CLTTNG_RECORD_SIZE);
             count++;
         }
         if (count > 0) {
             put32(c->events, count);
-            ok = ok && write_chunk(fd, CLTTNG_CHUNK_EVENTS, c->events, 4 + count * DUMP_RECORD_SIZE);
+            ok = ok && write_chunk(fd, CLTTNG_CHUNK_EVENTS, c->events, 4 + count * CLTTNG_RECORD_SIZE);
             written += count;
         }
     }
