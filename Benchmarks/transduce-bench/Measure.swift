@@ -38,16 +38,6 @@ func measure(_ key: String, unit: String, warmup: Int = 2, repetitions: Int, _ b
     return Figure(key: key, value: samples[samples.count / 2], min: samples.first!, max: samples.last!, unit: unit)
 }
 
-func measureAsync(_ key: String, unit: String, warmup: Int = 2, repetitions: Int, _ body: () async throws -> Double)
-    async rethrows -> Figure
-{
-    for _ in 0..<warmup { _ = try await body() }
-    var samples: [Double] = []
-    for _ in 0..<repetitions { samples.append(try await body()) }
-    samples.sort()
-    return Figure(key: key, value: samples[samples.count / 2], min: samples.first!, max: samples.last!, unit: unit)
-}
-
 /// CPU nanoseconds of the calling thread per iteration of `body`, run `count` times
 /// (`CLOCK_THREAD_CPUTIME_ID`): what the thread spent, whatever else the machine ran meanwhile.
 /// For loops that run on one thread without blocking (the recorder's, LTTng's).

@@ -217,13 +217,12 @@ for f in try await interleaved(
     { try await observableSendNanos(observableN) }, { await plainModelNanos(observableN) })
 { add(f) }
 
-/// Throughput ratio (instrumented ÷ uninstrumented), measured in alternating pairs.
+/// Throughput ratio (instrumented ÷ uninstrumented: plain time ÷ instrumented time), from
+/// interleaved rounds like the other ratios.
 func ratio(_ key: String, _ make: @escaping @Sendable () -> any RuntimeInstrument) async throws -> Figure {
-    try await measureAsync(key, unit: "×", repetitions: reps) {
-        let plain = try await sendNanos(sendN, instrument: none)
-        let instrumented = try await sendNanos(sendN, instrument: make())
-        return plain / instrumented
-    }
+    try await interleaved(
+        key + "_plain", key + "_instrumented", ratio: key, rounds: reps, { try await sendNanos(sendN, instrument: none) },
+        { try await sendNanos(sendN, instrument: make()) })[2]
 }
 add(try await ratio("disabled_ratio") { TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false) })
 add(try await ratio("ring_ratio") { TraceRecorder(capacity: 1 << 16, lttng: false) })
