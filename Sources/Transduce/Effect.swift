@@ -10,16 +10,18 @@ public struct TransducerEffect<Event, Env, Response> {
     @usableFromInline
     typealias TaskOperation = @Sendable (TransducerInput<Event, Response>, Env) async throws -> TaskReturn<Event>
 
+    /// A task effect's description. A class, so that the effect's enum stays one word of payload
+    /// per case: its copies are then inline, not through the enum's generic value witnesses.
     @usableFromInline
-    struct TaskSpec {
+    final class TaskSpec {
         @usableFromInline
-        var id: TaskIdentifier?
+        let id: TaskIdentifier?
         @usableFromInline
-        var option: TaskAdditionPolicy
+        let option: TaskAdditionPolicy
         @usableFromInline
-        var priority: TaskPriority?
+        let priority: TaskPriority?
         @usableFromInline
-        var operation: TaskOperation
+        let operation: TaskOperation
 
         @inlinable
         init(id: TaskIdentifier?, option: TaskAdditionPolicy, priority: TaskPriority?, operation: @escaping TaskOperation) {
@@ -37,7 +39,7 @@ public struct TransducerEffect<Event, Env, Response> {
         case action((Env) -> Event?)
         case asyncAction(operation: AsyncAction)
         case task(TaskSpec)
-        case cancel(TaskIdentifier)
+        indirect case cancel(TaskIdentifier)
         case sequence([TransducerEffect])
     }
 
