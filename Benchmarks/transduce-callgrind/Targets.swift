@@ -15,6 +15,12 @@ nonisolated enum Counter: Transducer {
     static func traceLabel(of event: Event) -> EventLabel { "tick" }
 }
 
+/// The baseline of `send`: an actor with one counter, and a method that bumps it.
+actor PlainActor {
+    var count = 0
+    func bump() { count += 1 }
+}
+
 /// Tight loops whose instruction counts callgrind collects, only inside the per-operation
 /// functions (`--toggle-collect`), so set-up and start-up are left out.
 enum CallgrindTargets {
@@ -40,6 +46,16 @@ enum CallgrindTargets {
     @inline(never)
     static func measuredSend(_ host: BaseRuntime<Counter>) async {
         try? await host.input.send(.tick)
+    }
+
+    static func hopLoop(_ n: Int) async {
+        let actor = PlainActor()
+        for _ in 0..<n { await measuredHop(actor) }
+    }
+
+    @inline(never)
+    static func measuredHop(_ actor: PlainActor) async {
+        await actor.bump()
     }
 
     @MainActor

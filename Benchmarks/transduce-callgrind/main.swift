@@ -1,6 +1,7 @@
 // transduce-callgrind: the loops that Benchmarks/callgrind.sh runs under valgrind.
 //   transduce-callgrind record N   N ring-buffer records
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
+//   transduce-callgrind hop N      N calls of an empty method on a plain actor, the same way
 //   transduce-callgrind observable N   N sends on EffectObservable, on the main actor
 // The main thread waits on a semaphore instead of running an async main: valgrind 3.19 crashes
 // on the sigsuspend that parks the main thread of an async main.
@@ -14,10 +15,10 @@ import Foundation
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first, ["record", "send", "observable"].contains(mode),
+guard let mode = arguments.first, ["record", "send", "hop", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send|observable COUNT")
+    print("usage: transduce-callgrind record|send|hop|observable COUNT")
     exit(64)
 }
 if mode == "record" {
@@ -33,7 +34,7 @@ if mode == "record" {
 } else {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
-        await CallgrindTargets.sendLoop(n)
+        if mode == "hop" { await CallgrindTargets.hopLoop(n) } else { await CallgrindTargets.sendLoop(n) }
         done.signal()
     }
     done.wait()
