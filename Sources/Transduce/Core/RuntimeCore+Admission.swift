@@ -53,23 +53,65 @@ extension RuntimeCore {
         if let failure { throw failure }
     }
 
-    /// Dispatches an awaited admission: into an idle gate it runs the cycle at once (the fast
-    /// path), otherwise it is queued and the caller suspends until its waiter is resolved.
-    ///
-    /// The fast path: an awaited dispatch from outside a managed task that finds the gate idle
-    /// and the queue empty claims the gate in the same lock section that checks the lifecycle,
-    /// runs its cycle synchronously on the host's isolation (``runInlineCycle``) and returns the
-    /// response directly. No waiter exists unless the cycle must be waited for: an async action
-    /// (the rest moves to a drain task) or a task that carries a request's waiter.
-    ///
-    /// `onHost`: the caller already runs on the host's isolation (`EffectObservable.send` on the
-    /// main actor) and passes the host's cycle runner, which the fast path then calls without any
-    /// hop.
+    /// Admits an awaited dispatch (the fast path's first half): one that does not come from a
+    /// managed task and finds the gate idle and the queue empty claims the gate, in the same lock
+    /// section that checks the lifecycle; any other must queue, as every dispatch of a managed task
+    /// does. Synchronous and callable from any thread: the claim is made before the hop to the
+    /// host, so a dispatch that arrives while the cycle runs (or waits for the host's isolation)
+    /// sees the gate held and queues, and the trace shows its wait. `task` is the caller's
+    /// ``callerTask``.
     @inlinable
-    func dispatch(
-        _ event: T.Event, style: DispatchStyle, onHost: ((InlineAdmission) -> InlineOutcome)? = nil,
-        isolation: isolated (any Actor)? = #isolation
+    func admit(_ event: T.Event, style: DispatchStyle, task: UInt64?) throws -> Admitted {
+        let start = try startDispatch(event, style: style)
+        guard task == nil else { return .queue(start, task: task) }
+        switch claimIdleGate(event, start) {
+        case .refused(let error): throw error
+        case .claimed(let admission): return .claimed(admission)
+        case .queue: return .queue(start, task: nil)
+        }
+    }
+
+    /// Runs a claimed admission's cycle (the fast path's second half), on the host's isolation:
+    /// synchronously, through `runInline` (the host's
+    /// ``runInlineCycle(_:transduce:respond:continueInDrainTask:)``). No waiter exists unless the
+    /// cycle must be waited for: an async action (the rest moves to a drain task) or a task that
+    /// carries a request's waiter. The host calls it, lets go of itself (a waiting caller must not
+    /// keep the host alive), and then, unless the answer is `finished`, awaits
+    /// ``complete(_:_:style:isolation:)``.
+    @inlinable
+    func runClaimed(_ admission: InlineAdmission, runInline: (InlineAdmission) -> InlineOutcome) throws -> DispatchRest {
+        switch runInline(admission) {
+        case .finished(let result): return .finished(try result.get())
+        case .waiting(let waiter): return .wait(waiter)
+        }
+    }
+
+    /// Does what an admission left to do: waits for the waiter, or queues and waits.
+    @inlinable
+    func complete(
+        _ admission: DispatchRest, _ event: T.Event, style: DispatchStyle, isolation: isolated (any Actor)? = #isolation
     ) async throws -> T.Response? {
+        switch admission {
+        case .finished(let response): return response
+        case .wait(let waiter): return try await wait(for: waiter)
+        case .queue(let start, let task): return try await enqueueAndWait(event, start, task: task)
+        case .notAdmitted: return try await dispatch(event, style: style)
+        }
+    }
+
+    /// Dispatches an awaited admission by queueing it (a managed task's dispatch, or one whose
+    /// host is gone): the caller suspends until its waiter is resolved.
+    @inlinable
+    func dispatch(_ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
+        let start = try startDispatch(event, style: style)
+        return try await enqueueAndWait(event, start, task: callerTask)
+    }
+
+    /// Numbers an awaited dispatch and reads the instrument once; throws
+    /// ``RuntimeError/reentrantDispatch`` when the caller is this runtime's drain task (it would
+    /// wait for its own gate).
+    @inlinable
+    func startDispatch(_ event: T.Event, style: DispatchStyle) throws -> DispatchStart {
         let kind: DispatchKind =
             switch style {
             case .send: .send
@@ -83,54 +125,53 @@ extension RuntimeCore {
             if let instrument { control.withLock { _ in rejected(dispatch, kind, event, .reentrant, instrument) } }
             throw RuntimeError.reentrantDispatch
         }
-        let task = callerTask
-        if task == nil, let runInline {
-            // Claim the idle gate, or learn that the admission must queue (nil: refused).
-            let claim: InlineClaim = control.withLock { control in
-                if let (error, reason) = refusal(fromTask: false) {
-                    if let instrument { rejected(dispatch, kind, event, reason, instrument) }
-                    return .refused(error)
-                }
-                guard control.gate.claimInline() else { return .queue }
-                control.nextCycle += 1
-                // Under the lock, so that the trace's dispatch order is the order of acceptance.
-                if let instrument {
-                    emitDispatch(
-                        Admission(event: event, style: kind, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: 0),
-                        depth: 1, instrument)
-                    let enteredAt = emitEnter(
-                        cycle: control.nextCycle, dispatch: dispatch, enqueuedAt: now, queueDepth: 0, instrument)
-                    return .claimed(control.nextCycle, enteredAt)
-                }
-                return .claimed(control.nextCycle, 0)
+        return DispatchStart(kind: kind, dispatch: dispatch, instrument: instrument, now: now)
+    }
+
+    /// Claims the idle gate for an inline cycle, or learns that the admission must queue (or is
+    /// refused), in one lock section.
+    @inlinable
+    func claimIdleGate(_ event: T.Event, _ start: DispatchStart) -> InlineClaim {
+        control.withLock { control in
+            if let (error, reason) = refusal(fromTask: false) {
+                if let instrument = start.instrument { rejected(start.dispatch, start.kind, event, reason, instrument) }
+                return .refused(error)
             }
-            switch claim {
-            case .refused(let error):
-                throw error
-            case .claimed(let cycle, let enteredAt):
-                let admission = InlineAdmission(
-                    event: event, style: kind, dispatch: dispatch, cycle: cycle, enqueuedAt: now, enteredAt: enteredAt,
-                    recording: instrument != nil)
-                let outcome: InlineOutcome
-                if let onHost { outcome = onHost(admission) } else { outcome = await runInline(admission) }
-                switch outcome {
-                case .finished(let result): return try result.get()
-                case .waiting(let waiter): return try await wait(for: waiter)
-                }
-            case .queue:
-                break
+            guard control.gate.claimInline() else { return .queue }
+            control.nextCycle += 1
+            var enteredAt: UInt64 = 0
+            // Under the lock, so that the trace's dispatch order is the order of acceptance.
+            if let instrument = start.instrument {
+                emitDispatch(
+                    Admission(
+                        event: event, style: start.kind, waiters: [], dispatch: start.dispatch, enqueuedAt: start.now,
+                        origin: 0), depth: 1, instrument)
+                enteredAt = emitEnter(
+                    cycle: control.nextCycle, dispatch: start.dispatch, enqueuedAt: start.now, queueDepth: 0, instrument)
             }
+            return .claimed(
+                InlineAdmission(
+                    event: event, style: start.kind, dispatch: start.dispatch, cycle: control.nextCycle,
+                    enqueuedAt: start.now, enteredAt: enteredAt, recording: start.instrument != nil))
         }
-        let waiter = ResponseWaiter(dispatch: dispatch, createdAt: now)
+    }
+
+    /// Queues an awaited admission with a new waiter, and waits for it.
+    @inlinable
+    func enqueueAndWait(
+        _ event: T.Event, _ start: DispatchStart, task: UInt64?, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> T.Response? {
+        let waiter = ResponseWaiter(dispatch: start.dispatch, createdAt: start.now)
         waitersMade.wrappingAdd(1, ordering: .relaxed)
         let failure: (any Error)? = control.withLock { control in
             if let (error, reason) = refusal(fromTask: task != nil) {
-                if let instrument { rejected(dispatch, kind, event, reason, instrument) }
+                if let instrument = start.instrument { rejected(start.dispatch, start.kind, event, reason, instrument) }
                 return error
             }
             enqueue(
-                Admission(event: event, style: kind, waiters: [waiter], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0),
-                into: &control, instrument: instrument)
+                Admission(
+                    event: event, style: start.kind, waiters: [waiter], dispatch: start.dispatch, enqueuedAt: start.now,
+                    origin: task ?? 0), into: &control, instrument: start.instrument)
             return nil
         }
         if let failure { throw failure }

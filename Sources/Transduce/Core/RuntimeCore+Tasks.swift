@@ -4,7 +4,7 @@ import Synchronization
 extension RuntimeCore {
     @inlinable
     func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], unique: Bool, cycle: UInt64) {
-        let input = makeInput()
+        let input = taskInput
         let env = self.env
         let operation = spec.operation
         control.withLock { control in

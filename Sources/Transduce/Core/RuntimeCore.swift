@@ -173,12 +173,17 @@ where
     /// one is made; the fast path's inline cycles make none unless they must wait).
     @usableFromInline
     let waitersMade = Atomic<Int>(0)
-    /// The host's synchronous cycle runner (the fast path), hopping to its isolation. Written
-    /// once by ``attach(_:inline:)`` while the host is being created, before its input can reach
-    /// another thread, then only read: so it is read without the lock.
+    /// The host, for the fast path's hop to its isolation. Held weakly (a runtime never keeps its
+    /// host alive) and written once, by ``attach(_:host:)`` while the host is being created, before
+    /// its input can reach another thread; then only read, without the lock.
     @usableFromInline
     @exclusivity(unchecked)
-    var runInline: (@Sendable (InlineAdmission) async -> InlineOutcome)?
+    weak var host: AnyObject?
+    /// Makes the host's dispatch entry, for managed tasks' inputs too: written once by
+    /// ``makeInput(_:making:)`` in the host's initializer, like ``host``.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hostDispatch: (@Sendable (RuntimeCore) -> DispatchEntry)?
 
     /// An awaited admission that claimed the idle gate, as the host's cycle runner gets it.
     @usableFromInline
@@ -228,10 +233,54 @@ where
     @usableFromInline
     enum InlineClaim {
         case refused(any Error)
-        /// The gate is the caller's: the cycle's id and entry time.
-        case claimed(UInt64, UInt64)
+        /// The gate is the caller's, for this cycle.
+        case claimed(InlineAdmission)
         /// The gate is busy or the queue is not empty: queue behind it.
         case queue
+    }
+
+    /// How ``admit(_:style:task:)`` admitted an awaited dispatch.
+    @usableFromInline
+    enum Admitted {
+        /// It holds the gate: run its cycle on the host (``runClaimed(_:runInline:)``).
+        case claimed(InlineAdmission)
+        /// It must queue, from the managed task `task` if not `nil`.
+        case queue(DispatchStart, task: UInt64?)
+    }
+
+    /// What is left of an awaited dispatch; ``complete(_:_:style:isolation:)`` does it.
+    @usableFromInline
+    enum DispatchRest: Sendable {
+        /// Its inline cycle ran: the caller's response.
+        case finished(T.Response?)
+        /// Its inline cycle goes on without the caller (a task or a drain task): wait for this.
+        case wait(ResponseWaiter)
+        /// It must queue, from the managed task `task` if not `nil`.
+        case queue(DispatchStart, task: UInt64?)
+        /// It was not admitted (a managed task's dispatch, or the host is gone): it queues from
+        /// the start.
+        case notAdmitted
+    }
+
+    /// An awaited dispatch as it starts: its number, and the instrument and time when recording.
+    @usableFromInline
+    struct DispatchStart: Sendable {
+        @usableFromInline
+        let kind: DispatchKind
+        @usableFromInline
+        let dispatch: UInt64
+        @usableFromInline
+        let instrument: (any RuntimeInstrument)?
+        @usableFromInline
+        let now: UInt64
+
+        @inlinable
+        init(kind: DispatchKind, dispatch: UInt64, instrument: (any RuntimeInstrument)?, now: UInt64) {
+            self.kind = kind
+            self.dispatch = dispatch
+            self.instrument = instrument
+            self.now = now
+        }
     }
 
     @inlinable
@@ -255,18 +304,40 @@ where
     /// directly: a client module then specializes the whole compute path for its transducer.
     /// Call once, from the host's initializer, before the input is handed out.
     @inlinable
-    func attach(_ hooks: HostHooks, inline: @escaping @Sendable (InlineAdmission) async -> InlineOutcome) {
-        runInline = inline
+    func attach(_ hooks: HostHooks, host: AnyObject) {
+        self.host = host
         control.withLock { $0.hooks = hooks }
     }
 
-    /// The `Input` of this runtime. It holds the core, never the host.
+    /// An input's dispatch: the host's entry for this core.
+    @usableFromInline
+    typealias DispatchEntry = @Sendable (T.Event, DispatchStyle) async throws -> T.Response?
+
+    /// The host's `Input`: `post` enqueues here; `entry` is `dispatch(self)`; `dispatch` makes the
+    /// host's own entry for a core
+    /// (it hops to the host's isolation and calls ``admit(_:style:task:)``), a
+    /// host's static function so that it is specialized for the transducer. The core keeps that
+    /// function (not the entry, which holds the core) for its managed tasks' inputs. The input
+    /// holds the core, never the host. Call once, from the host's initializer.
     @inlinable
-    func makeInput() -> TransducerInput<T.Event, T.Response> {
-        TransducerInput(
-            id: id,
-            post: { [self] event in try post(event, style: .post) },
-            dispatch: { [self] event, style in try await dispatch(event, style: style) })
+    func makeInput(
+        _ entry: @escaping DispatchEntry, making dispatch: @escaping @Sendable (RuntimeCore) -> DispatchEntry
+    ) -> TransducerInput<T.Event, T.Response> {
+        hostDispatch = dispatch
+        return TransducerInput(id: id, post: { [self] event in try post(event, style: .post) }, dispatch: entry)
+    }
+
+    /// The input managed tasks get: with the host's entry, or (without a host) one that always
+    /// queues.
+    @inlinable
+    var taskInput: TransducerInput<T.Event, T.Response> {
+        let dispatch: DispatchEntry
+        if let hostDispatch {
+            dispatch = hostDispatch(self)
+        } else {
+            dispatch = { [self] event, style in try await self.dispatch(event, style: style) }
+        }
+        return TransducerInput(id: id, post: { [self] event in try post(event, style: .post) }, dispatch: dispatch)
     }
 
     // MARK: - Lifecycle

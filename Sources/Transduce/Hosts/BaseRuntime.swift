@@ -49,10 +49,11 @@ where
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
         stepLimit: Int = defaultStepLimit
     ) {
-        core = RuntimeCore(
+        let core = RuntimeCore<T>(
             env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit, hostKind: "BaseRuntime")
+        self.core = core
         storedState = initialState
-        input = core.makeInput()
+        input = core.makeInput(Self.entry(core), making: Self.entry)
         // Static calls, not methods: a client module can specialize those (it cannot rule out
         // overrides of a class method, so it would call the generic one).
         core.attach(
@@ -63,10 +64,7 @@ where
                     await Self.drain(self)
                 }
             }),
-            inline: { [weak self] admission in
-                guard let self else { return .finished(.failure(RuntimeError.deallocated)) }
-                return await Self.runInline(self, admission)
-            })
+            host: self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -108,6 +106,37 @@ where
         await host.core.drain(
             transduce: { event in T.transduce(&host.storedState, event: event) },
             respond: { event in T.response(state: host.storedState, event: event) })
+    }
+
+    /// Runs the cycle of a dispatch that claimed the gate, on `host`'s isolation (the fast path:
+    /// ``RuntimeCore/admit(_:style:task:)``, ``RuntimeCore/runClaimed(_:runInline:)``).
+    @inlinable
+    static func run(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission) throws
+        -> RuntimeCore<T>.DispatchRest
+    {
+        try host.core.runClaimed(admission) { admission in runInline(host, admission) }
+    }
+
+    /// The input's dispatch for `core`: from outside a managed task it hops to the host once
+    /// (``run(_:_:)``, after claiming the gate); the caller waits, if it must, after that hop. Inlined into
+    /// the initializer, where the closure is then specialized best.
+    @inline(__always)
+    @inlinable
+    static func entry(_ core: RuntimeCore<T>) -> RuntimeCore<T>.DispatchEntry {
+        { [core] event, style in
+            // A managed task's dispatch queues with its origin, without a hop; any other hops to
+            // the host once to run its cycle, if it claimed the idle gate. The wait, if any, happens
+            // here, after the host is let go: a waiting caller must not keep the host alive.
+            var rest = RuntimeCore<T>.DispatchRest.notAdmitted
+            if core.callerTask == nil, let host = core.host {
+                switch try core.admit(event, style: style, task: nil) {
+                case .claimed(let admission): rest = try await Self.run(unsafeDowncast(host, to: Self.self), admission)
+                case .queue(let start, let task): rest = .queue(start, task: task)
+                }
+            }
+            if case .finished(let response) = rest { return response }
+            return try await core.complete(rest, event, style: style)
+        }
     }
 
     /// Runs an inline cycle (the fast path) on `host`'s isolation: synchronously, with closures

@@ -51,12 +51,13 @@ where
         of: T.Type = T.self, initialState: T.State = T.initialState, env: T.Env, initialEvent: T.Event? = nil,
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = 1_024, stepLimit: Int = 10_000
     ) {
-        core = RuntimeCore(
+        let core = RuntimeCore<T>(
             env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit,
             hostKind: "EffectObservable")
+        self.core = core
         storedState = initialState
         stateKeyPath = \EffectObservable.state
-        input = core.makeInput()
+        input = core.makeInput(Self.entry(core), making: Self.entry)
         // Static calls, as in BaseRuntime: a client module specializes them for its transducer.
         core.attach(
             HostHooks(startDrain: { [weak self] in
@@ -65,10 +66,7 @@ where
                     await Self.drain(self)
                 }
             }),
-            inline: { [weak self] admission in
-                guard let self else { return .finished(.failure(RuntimeError.deallocated)) }
-                return await Self.runInline(self, admission)
-            })
+            host: self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -101,17 +99,61 @@ where
     /// actor, an idle runtime runs the cycle right here, without leaving the main actor.
     @inlinable
     public func send(_ event: T.Event) async throws {
-        _ = try await core.dispatch(event, style: .send) { admission in Self.runInline(self, admission) }
+        _ = try await Self.dispatch(self, event, style: .send)
     }
     /// `input.request(event)`: the response once the whole chain has settled, tasks included.
     /// Called on the main actor, an idle runtime runs the first cycle right here.
     @discardableResult
     @inlinable
     public func request(_ event: T.Event) async throws -> T.Response? {
-        try await core.dispatch(event, style: .request) { admission in Self.runInline(self, admission) }
+        try await Self.dispatch(self, event, style: .request)
     }
 
     /// Applies `event` to the state as one observed mutation.
+    /// Runs the cycle of a dispatch that claimed the gate, on the main actor (the fast path:
+    /// ``RuntimeCore/admit(_:style:task:)``, ``RuntimeCore/runClaimed(_:runInline:)``).
+    @inlinable
+    static func run(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission) throws
+        -> RuntimeCore<T>.DispatchRest
+    {
+        try host.core.runClaimed(admission) { admission in runInline(host, admission) }
+    }
+
+    /// An awaited dispatch from the main actor: the cycle runs here at once if the dispatch
+    /// claims the idle gate (and the caller is not a managed task).
+    @inlinable
+    static func dispatch(_ host: EffectObservable, _ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
+        let core = host.core
+        let rest: RuntimeCore<T>.DispatchRest
+        switch try core.admit(event, style: style, task: core.callerTask) {
+        case .claimed(let admission): rest = try run(host, admission)
+        case .queue(let start, let task): rest = .queue(start, task: task)
+        }
+        if case .finished(let response) = rest { return response }
+        return try await core.complete(rest, event, style: style)
+    }
+
+    /// The input's dispatch for `core`: from outside a managed task it hops to the host once
+    /// (``run(_:_:)``, after claiming the gate); the caller waits, if it must, after that hop. Inlined into
+    /// the initializer, where the closure is then specialized best.
+    @inline(__always)
+    @inlinable
+    nonisolated static func entry(_ core: RuntimeCore<T>) -> RuntimeCore<T>.DispatchEntry {
+        { [core] event, style in
+            // As in BaseRuntime: a managed task's dispatch queues, any other hops to the main
+            // actor, and the wait happens after the host is let go.
+            var rest = RuntimeCore<T>.DispatchRest.notAdmitted
+            if core.callerTask == nil, let host = core.host {
+                switch try core.admit(event, style: style, task: nil) {
+                case .claimed(let admission): rest = try await Self.run(unsafeDowncast(host, to: Self.self), admission)
+                case .queue(let start, let task): rest = .queue(start, task: task)
+                }
+            }
+            if case .finished(let response) = rest { return response }
+            return try await core.complete(rest, event, style: style)
+        }
+    }
+
     @inlinable
     func transduce(_ event: T.Event) -> T.Effect {
         registrar.withMutation(of: self, keyPath: stateKeyPath) { T.transduce(&storedState, event: event) }
