@@ -183,7 +183,7 @@ extension RuntimeCore {
     @inlinable
     func wait(for waiter: ResponseWaiter, isolation: isolated (any Actor)? = #isolation) async throws -> T.Response? {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in waiter.install(continuation) }
+            try await withUnsafeThrowingContinuation { continuation in waiter.install(continuation) }
         } onCancel: {
             resume([Resumption(waiter: waiter, result: .failure(CancellationError()))])
         }

@@ -1,3 +1,14 @@
+/// How a task is registered: by its id, or (anonymous) by its instance. Not nested in the generic
+/// registry: a nested type would be generic too, and its hashing and equality in the registry's
+/// dictionary would look its metadata up at run time on every call.
+@usableFromInline
+enum TaskRegistryKey: Hashable, Sendable {
+    // Boxed: an existential payload would make every copy of the key go through its value
+    // witnesses.
+    indirect case named(TaskIdentifier)
+    case anonymous(UInt64)
+}
+
 /// The task manager's registry as a value: the live task instances by id, their policies'
 /// effects (a `switchToLatest` instance replaces the running one and takes over its waiters; a
 /// request joins a running `shareable` instance), cancellation and the end of an instance. Pure:
@@ -5,12 +16,9 @@
 /// starts, cancels and reports.
 @usableFromInline
 struct TaskRegistry<Waiter, Handle> {
-    /// How a task is registered: by its id, or (anonymous) by its instance.
+    /// How a task is registered (``TaskRegistryKey``).
     @usableFromInline
-    enum Key: Hashable, Sendable {
-        case named(TaskIdentifier)
-        case anonymous(UInt64)
-    }
+    typealias Key = TaskRegistryKey
 
     /// One live instance.
     @usableFromInline

@@ -10,7 +10,10 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     @usableFromInline
     enum State {
         case pending
-        case waiting(CheckedContinuation<Value, any Error>)
+        // Unsafe, not checked: the state machine already resumes it exactly once, and a
+        // `CheckedContinuation` (a resilient type) would make every copy of this state go through
+        // the enum's generic value witnesses, besides allocating its canary per wait.
+        case waiting(UnsafeContinuation<Value, any Error>)
         case early(Result<Value, any Error>)
         case done
     }
@@ -31,7 +34,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     }
 
     @inlinable
-    func install(_ continuation: CheckedContinuation<Value, any Error>) {
+    func install(_ continuation: UnsafeContinuation<Value, any Error>) {
         let early: Result<Value, any Error>? = state.withLock { state in
             switch state {
             case .pending:
@@ -53,7 +56,7 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
     @inlinable
     @discardableResult
     func resolve(_ result: Result<Value, any Error>, onWin: () -> Void = {}) -> Bool {
-        let continuation: CheckedContinuation<Value, any Error>?
+        let continuation: UnsafeContinuation<Value, any Error>?
         let won: Bool
         (continuation, won) = state.withLock { state in
             switch state {
