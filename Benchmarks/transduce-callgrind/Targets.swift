@@ -1,18 +1,28 @@
 import Transduce
 import TransduceTrace
 
-/// The smallest transducer: one event, effect `.none`.
+/// The smallest transducer: `tick` has effect `.none`; `work` a task whose result re-enters.
 nonisolated enum Counter: Transducer {
     struct State: Sendable { var count = 0 }
-    enum Event: Sendable { case tick }
+    enum Event: Sendable { case tick, work }
     typealias Response = Int
     static var initialState: State { State() }
     static func transduce(_ state: inout State, event: Event) -> Effect {
-        state.count += 1
-        return .none
+        switch event {
+        case .tick:
+            state.count += 1
+            return .none
+        case .work:
+            return .task { _, _ -> TaskReturn in .response(.tick) }
+        }
     }
     static func response(state: State, event: Event) -> Int { state.count }
-    static func traceLabel(of event: Event) -> EventLabel { "tick" }
+    static func traceLabel(of event: Event) -> EventLabel {
+        switch event {
+        case .tick: "tick"
+        case .work: "work"
+        }
+    }
 }
 
 /// The baseline of `send`: an actor with one counter, and a method that bumps it.
@@ -46,6 +56,28 @@ enum CallgrindTargets {
     @inline(never)
     static func measuredSend(_ host: BaseRuntime<Counter>) async {
         try? await host.input.send(.tick)
+    }
+
+    static func requestLoop(_ n: Int) async {
+        let host = BaseRuntime(of: Counter.self)
+        for _ in 0..<n { await measuredRequest(host) }
+    }
+
+    @inline(never)
+    static func measuredRequest(_ host: BaseRuntime<Counter>) async {
+        _ = try? await host.input.request(.work)
+    }
+
+    /// The floor of a request through a task: a bare `Task` that resumes a continuation.
+    static func taskFloorLoop(_ n: Int) async {
+        for _ in 0..<n { await measuredTaskFloor() }
+    }
+
+    @inline(never)
+    static func measuredTaskFloor() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Task { continuation.resume() }
+        }
     }
 
     static func hopLoop(_ n: Int) async {

@@ -2,6 +2,8 @@
 //   transduce-callgrind record N   N ring-buffer records
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
 //   transduce-callgrind hop N      N calls of an empty method on a plain actor, the same way
+//   transduce-callgrind request N  N requests whose effect is a task returning `.response`
+//   transduce-callgrind floor N    N bare tasks that resume a continuation the caller waits on
 //   transduce-callgrind observable N   N sends on EffectObservable, on the main actor
 // The main thread waits on a semaphore instead of running an async main: valgrind 3.19 crashes
 // on the sigsuspend that parks the main thread of an async main.
@@ -15,10 +17,10 @@ import Foundation
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first, ["record", "send", "hop", "observable"].contains(mode),
+guard let mode = arguments.first, ["record", "send", "hop", "request", "floor", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send|hop|observable COUNT")
+    print("usage: transduce-callgrind record|send|hop|request|floor|observable COUNT")
     exit(64)
 }
 if mode == "record" {
@@ -34,7 +36,12 @@ if mode == "record" {
 } else {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
-        if mode == "hop" { await CallgrindTargets.hopLoop(n) } else { await CallgrindTargets.sendLoop(n) }
+        switch mode {
+        case "hop": await CallgrindTargets.hopLoop(n)
+        case "request": await CallgrindTargets.requestLoop(n)
+        case "floor": await CallgrindTargets.taskFloorLoop(n)
+        default: await CallgrindTargets.sendLoop(n)
+        }
         done.signal()
     }
     done.wait()
