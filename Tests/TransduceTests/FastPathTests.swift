@@ -38,6 +38,18 @@ import TransduceTestSupport
         #expect(host.waitersMade == 1)
     }
 
+    @Test func aTaskWhoseResultReentersAnIdleGateDrainsItItself() async throws {
+        let env = TaskProbe.Env()
+        let host = BaseRuntime(of: TaskProbe.self, env: env)
+        env.gate.open()
+        for _ in 0..<20 { #expect(try await host.input.request(.load) == "x") }
+        #expect(env.log.all.filter { $0 == "task-end" }.count == 20)
+        #expect(host.drainTasksStarted == 0)
+        // A post always queues: its cycle runs in a drain task.
+        try host.input.post(.noop)
+        try await eventually("the post's cycle ran") { host.drainTasksStarted == 1 && host.liveTaskCount == 0 }
+    }
+
     @Test func anAsyncActionMovesTheRestToADrainTask() async throws {
         let env = GateProbe.Env()
         let host = BaseRuntime(of: GateProbe.self, env: env)

@@ -200,18 +200,31 @@ extension RuntimeCore {
     }
 
     /// Appends to the queue, or to the overflow when the queue is full, and makes sure a drain
-    /// runs. Call with the lock held.
+    /// runs: a new drain task, or, when `drainer` is given (a finishing managed task's handle),
+    /// that task, which must then call the hooks' `drain` (the result says so). Call with the lock
+    /// held.
+    @discardableResult
     @inlinable
-    func enqueue(_ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?) {
+    func enqueue(
+        _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?,
+        drainer: Task<Void, Never>? = nil
+    ) -> Bool {
         // The dispatch event is stamped with the time the wait (`cycleEnter`) and the latency
         // (`requestResume`) are measured from, so enter − dispatch is the printed wait exactly.
         // It is emitted on acceptance, into the queue or the overflow (which it then counts).
         let accepted = control.gate.accept(admission)
         if let instrument { emitDispatch(admission, depth: accepted.depth, instrument) }
-        guard accepted.startDrain, let hooks = control.hooks else { return }
+        guard accepted.startDrain, let hooks = control.hooks else { return false }
+        if let drainer {
+            control.gate.drainTaskStarted(true)
+            control.drainTask = drainer
+            return true
+        }
         let task = hooks.startDrain()  // nil: the host is gone
+        if task != nil { drainTasksStarted.wrappingAdd(1, ordering: .relaxed) }
         control.gate.drainTaskStarted(task != nil)
         control.drainTask = task
+        return false
     }
 
     @inlinable

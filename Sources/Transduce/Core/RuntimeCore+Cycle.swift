@@ -115,7 +115,12 @@ extension RuntimeCore {
                 guard mayTransduce(event, &context) else { break }
                 effect = transduce(event)
             }
-            switch await execute(effect, carrying: true, &context) {
+            // An effect without an async action runs without an async call (and its frame).
+            let kind = Self.kind(of: effect)
+            let step =
+                (kind == .asyncAction || kind == .sequence) && Self.containsAsyncAction(effect)
+                ? await execute(effect, carrying: true, &context) : executeSync(effect, kind, carrying: true, &context)
+            switch step {
             case .next(let next):
                 event = next
                 context.step += 1
@@ -294,6 +299,7 @@ extension RuntimeCore {
         control.withLock { control in
             let admissionsWait = control.gate.releaseInline()
             if admissionsWait && isActive, let task = control.hooks?.startDrain() {
+                drainTasksStarted.wrappingAdd(1, ordering: .relaxed)
                 control.gate.drainTaskStarted(true)
                 control.drainTask = task
             } else {
@@ -319,6 +325,7 @@ extension RuntimeCore {
         isolation: isolated (any Actor) = #isolation
     ) {
         var moved = rest.context
+        drainTasksStarted.wrappingAdd(1, ordering: .relaxed)
         let task = Task { [self] in
             _ = isolation
             setDrainTask(current: true)

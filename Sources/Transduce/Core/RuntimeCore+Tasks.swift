@@ -34,26 +34,33 @@ extension RuntimeCore {
                         cycle: cycle, waiters: allWaiters.count, replaces: replaces), instrument, at: startedAt)
             }
             let context = ManagedTaskContext.Value(runtime: id, task: instance)
+            let hooks = control.hooks
             // Counted before the task can run, uncounted after its last step: while any runs,
             // dispatches read the task-local that says whether they come from one.
             runningTasks.wrappingAdd(1, ordering: .releasing)
             let task = Task(priority: spec.priority) { [self] in
-                defer { runningTasks.wrappingSubtract(1, ordering: .releasing) }
                 let result: Result<TaskReturn<T.Event>, any Error>
                 do {
                     result = .success(try await ManagedTaskContext.run(context) { try await operation(input, env) })
                 } catch {
                     result = .failure(error)
                 }
-                taskFinished(key: key, instance: instance, result: result)
+                let drains = taskFinished(key: key, instance: instance, result: result)
+                runningTasks.wrappingSubtract(1, ordering: .releasing)
+                // Its result re-entered an idle gate: this task drains it (a hop to the host, not
+                // a new task).
+                if drains, let hooks { await hooks.drain() }
             }
             control.tasks.started(key, Entry(instance: instance, handle: task, waiters: allWaiters, startedAt: startedAt))
         }
     }
 
+    /// Ends a managed task's instance with its result: settles its waiters, or enqueues its event
+    /// with them. `true` when the calling task must then drain the gate (its event found it idle).
     @inlinable
-    func taskFinished(key: TaskKey, instance: UInt64, result: Result<TaskReturn<T.Event>, any Error>) {
+    func taskFinished(key: TaskKey, instance: UInt64, result: Result<TaskReturn<T.Event>, any Error>) -> Bool {
         var failedWith: (any Error)?
+        var drains = false
         let resumptions: [Resumption] = control.withLock { control in
             let instrument = recording
             guard let entry = control.tasks.finish(key, instance: instance) else {
@@ -79,10 +86,11 @@ extension RuntimeCore {
                 if case .success(.request) = result { isRequest = true } else { isRequest = false }
                 settle(isRequest ? .request : .response, instrument == nil ? nil : T.traceLabel(of: event))
                 let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
-                enqueue(
+                drains = enqueue(
                     Admission(
                         event: event, style: isRequest ? .taskRequest : .taskResponse, waiters: entry.waiters,
-                        dispatch: dispatch, enqueuedAt: now, origin: instance), into: &control, instrument: instrument)
+                        dispatch: dispatch, enqueuedAt: now, origin: instance), into: &control, instrument: instrument,
+                    drainer: entry.handle)
                 return []
             case .failure(let error) where error is CancellationError:
                 settle(.cancelled, nil)
@@ -96,6 +104,7 @@ extension RuntimeCore {
         // The latch happens before any waiter resumes.
         if let failedWith { latch(.failed, error: failedWith) }
         resume(resumptions)
+        return drains
     }
 
     @inlinable

@@ -1,17 +1,23 @@
 import Synchronization
 
-/// A host's drain entry point, holding the host weakly (a runtime never keeps its host alive):
-/// `startDrain` creates a task on the host's isolation that runs the drain. It is called with
-/// the core's control lock held, so it must only create the task; it returns `nil` once the host
-/// is gone.
+/// A host's drain entry points, holding the host weakly (a runtime never keeps its host alive).
+///
+/// `startDrain` creates a task on the host's isolation that runs the drain. It is called with the
+/// core's control lock held, so it must only create the task; it returns `nil` once the host is
+/// gone. `drain` runs the drain in the calling task, on the host's isolation: a managed task whose
+/// result re-enters an idle gate drains it itself rather than start a task for it. It returns at
+/// once when the host is gone.
 @usableFromInline
 struct HostHooks: Sendable {
     @usableFromInline
     let startDrain: @Sendable () -> Task<Void, Never>?
+    @usableFromInline
+    let drain: @Sendable () async -> Void
 
     @inlinable
-    init(startDrain: @escaping @Sendable () -> Task<Void, Never>?) {
+    init(startDrain: @escaping @Sendable () -> Task<Void, Never>?, drain: @escaping @Sendable () async -> Void) {
         self.startDrain = startDrain
+        self.drain = drain
     }
 }
 
@@ -31,16 +37,20 @@ enum ManagedTaskContext {
             self.task = task
         }
     }
-    @TaskLocal static var current: Value?
+    /// The task-local itself (not the `@TaskLocal` wrapper, whose projection could not be used
+    /// from inlinable code).
+    @usableFromInline
+    static let current = TaskLocal<Value?>(wrappedValue: nil)
 
     /// The context of the managed task the caller runs in, if any.
-    @usableFromInline
-    static var value: Value? { current }
+    @inlinable
+    static var value: Value? { current.get() }
 
-    /// Runs `operation` with `value` as the context.
-    @usableFromInline
+    /// Runs `operation` with `value` as the context. Inlinable, so that it is specialized for the
+    /// operation's result (unspecialized, it looked the result type's metadata up on every call).
+    @inlinable
     static func run<R: Sendable>(_ value: Value, _ operation: @Sendable () async throws -> R) async throws -> R {
-        try await $current.withValue(value) { try await operation() }
+        try await current.withValue(value) { try await operation() }
     }
 }
 
@@ -173,6 +183,10 @@ where
     /// one is made; the fast path's inline cycles make none unless they must wait).
     @usableFromInline
     let waitersMade = Atomic<Int>(0)
+    /// Drain tasks started so far: the tests' evidence that a managed task drains its own
+    /// re-entry (a relaxed add where one is started).
+    @usableFromInline
+    let drainTasksStarted = Atomic<Int>(0)
     /// The host, for the fast path's hop to its isolation. Held weakly (a runtime never keeps its
     /// host alive) and written once, by ``attach(_:host:)`` while the host is being created, before
     /// its input can reach another thread; then only read, without the lock.

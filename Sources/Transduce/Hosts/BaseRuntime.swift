@@ -57,13 +57,18 @@ where
         // Static calls, not methods: a client module can specialize those (it cannot rule out
         // overrides of a class method, so it would call the generic one).
         core.attach(
-            HostHooks(startDrain: { [weak self] in
-                guard let self else { return nil }
-                return Task { [weak self] in
+            HostHooks(
+                startDrain: { [weak self] in
+                    guard let self else { return nil }
+                    return Task { [weak self] in
+                        guard let self else { return }
+                        await Self.drain(self)
+                    }
+                },
+                drain: { [weak self] in
                     guard let self else { return }
                     await Self.drain(self)
-                }
-            }),
+                }),
             host: self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
@@ -134,8 +139,11 @@ where
                 case .queue(let start, let task): rest = .queue(start, task: task)
                 }
             }
-            if case .finished(let response) = rest { return response }
-            return try await core.complete(rest, event, style: style)
+            switch rest {
+            case .finished(let response): return response
+            case .wait(let waiter): return try await core.wait(for: waiter)
+            default: return try await core.complete(rest, event, style: style)
+            }
         }
     }
 
@@ -159,4 +167,6 @@ where
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
     /// Waiters made for this host's callers so far, for tests of the fast path.
     package nonisolated var waitersMade: Int { core.waitersMade.load(ordering: .relaxed) }
+    /// Drain tasks this host's runtime started so far, for tests of the fast path.
+    package nonisolated var drainTasksStarted: Int { core.drainTasksStarted.load(ordering: .relaxed) }
 }

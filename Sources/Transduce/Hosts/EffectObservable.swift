@@ -60,12 +60,17 @@ where
         input = core.makeInput(Self.entry(core), making: Self.entry)
         // Static calls, as in BaseRuntime: a client module specializes them for its transducer.
         core.attach(
-            HostHooks(startDrain: { [weak self] in
-                Task { @MainActor [weak self] in
+            HostHooks(
+                startDrain: { [weak self] in
+                    Task { @MainActor [weak self] in
+                        guard let self else { return }
+                        await Self.drain(self)
+                    }
+                },
+                drain: { @MainActor [weak self] in
                     guard let self else { return }
                     await Self.drain(self)
-                }
-            }),
+                }),
             host: self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
@@ -149,8 +154,11 @@ where
                 case .queue(let start, let task): rest = .queue(start, task: task)
                 }
             }
-            if case .finished(let response) = rest { return response }
-            return try await core.complete(rest, event, style: style)
+            switch rest {
+            case .finished(let response): return response
+            case .wait(let waiter): return try await core.wait(for: waiter)
+            default: return try await core.complete(rest, event, style: style)
+            }
         }
     }
 
@@ -185,4 +193,6 @@ where
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
     /// Waiters made for this host's callers so far, for tests of the fast path.
     package nonisolated var waitersMade: Int { core.waitersMade.load(ordering: .relaxed) }
+    /// Drain tasks this host's runtime started so far, for tests of the fast path.
+    package nonisolated var drainTasksStarted: Int { core.drainTasksStarted.load(ordering: .relaxed) }
 }
