@@ -3,10 +3,12 @@ import Synchronization
 // The control plane's admissions: post, awaited dispatch, the queue and its back pressure, the
 // re-entrancy check. Synchronous except for the awaited dispatch's wait.
 extension RuntimeCore {
+    /// The instrument while it records, else `nil`. Asks through optional chaining, which
+    /// borrows the instrument: binding it first retained it, and with a side-table reference
+    /// count (a recorder that is referenced weakly) that retain cost more than the question.
     @inlinable
     var recording: (any RuntimeInstrument)? {
-        if let instrument, instrument.isRecording { return instrument }
-        return nil
+        instrument?.isRecording == true ? instrument : nil
     }
 
     /// The managed task of this runtime that the caller runs in, if any. The task-local read
