@@ -6,6 +6,13 @@
 #   send_instructions:   one uncontended `send` on BaseRuntime: the whole program run with N and
 #                        with 3N sends, the difference divided by 2N (an async function's body is
 #                        split into partial functions, which --toggle-collect cannot bracket)
+#   hop_instructions:    one call of an empty method on a plain actor from a detached task: the
+#                        baseline of send, the same way
+#   disabled_instructions: one send with a disabled trace recorder attached (its ratio to
+#                        send_instructions is the instruction count behind disabled_ratio)
+#   request_task_instructions, task_floor_instructions: a request whose effect is a task that
+#                        returns `.response`, and a bare task resuming a continuation (its floor);
+#                        all threads' instructions, as valgrind runs them one at a time
 #   observable_send_instructions: one `send` on EffectObservable on the main actor, the same way
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +41,16 @@ record=$(total record --toggle-collect='*measuredRecord*' -- record $n) &&
     echo "record_instructions: $((record / n)) per record ($record over $n)"
 small=2000
 large=6000
-a=$(total send-small -- send $small) && b=$(total send-large -- send $large) &&
-    echo "send_instructions: $(((b - a) / (large - small))) per send (($b - $a) over $((large - small)))"
-a=$(total observable-small -- observable $small) && b=$(total observable-large -- observable $large) &&
-    echo "observable_send_instructions: $(((b - a) / (large - small))) per send (($b - $a) over $((large - small)))"
+per() { # mode small large: instructions per operation, from the difference of two runs
+    local a b
+    a=$(total "$1-small" -- "$1" "$2") && b=$(total "$1-large" -- "$1" "$3") || return 1
+    echo $(((b - a) / ($3 - $2)))
+}
+ratio() { awk "BEGIN{printf \"%.${3:-2}f\", $1/$2}"; }
+send=$(per send $small $large) && echo "send_instructions: $send per send"
+hop=$(per hop $small $large) && echo "hop_instructions: $hop per call (send_vs_hop_instructions: $(ratio "$send" "$hop"))"
+disabled=$(per disabled $small $large) &&
+    echo "disabled_instructions: $disabled per send (disabled_instructions_ratio: $(ratio "$send" "$disabled" 3))"
+request=$(per request 1000 3000) && floor=$(per floor 1000 3000) &&
+    echo "request_task_instructions: $request, task_floor_instructions: $floor (ratio $(ratio "$request" "$floor"))"
+observable=$(per observable $small $large) && echo "observable_send_instructions: $observable per send"

@@ -48,8 +48,10 @@ enum CallgrindTargets {
                 time: MonotonicClock.now(), runtime: RuntimeID(rawValue: 1), detail: .transduce(cycle: i, step: 0, event: label)))
     }
 
-    static func sendLoop(_ n: Int) async {
-        let host = BaseRuntime(of: Counter.self)
+    /// `disabled`: with a trace recorder attached whose ring buffer and LTTng are off.
+    static func sendLoop(_ n: Int, disabled: Bool = false) async {
+        let recorder = disabled ? TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false) : nil
+        let host = BaseRuntime(of: Counter.self, instrument: recorder)
         for _ in 0..<n { await measuredSend(host) }
     }
 

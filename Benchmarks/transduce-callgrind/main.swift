@@ -1,6 +1,7 @@
 // transduce-callgrind: the loops that Benchmarks/callgrind.sh runs under valgrind.
 //   transduce-callgrind record N   N ring-buffer records
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
+//   transduce-callgrind disabled N the same sends with a disabled trace recorder attached
 //   transduce-callgrind hop N      N calls of an empty method on a plain actor, the same way
 //   transduce-callgrind request N  N requests whose effect is a task returning `.response`
 //   transduce-callgrind floor N    N bare tasks that resume a continuation the caller waits on
@@ -17,10 +18,10 @@ import Foundation
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first, ["record", "send", "hop", "request", "floor", "observable"].contains(mode),
+guard let mode = arguments.first, ["record", "send", "disabled", "hop", "request", "floor", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send|hop|request|floor|observable COUNT")
+    print("usage: transduce-callgrind record|send|disabled|hop|request|floor|observable COUNT")
     exit(64)
 }
 if mode == "record" {
@@ -37,6 +38,7 @@ if mode == "record" {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         switch mode {
+        case "disabled": await CallgrindTargets.sendLoop(n, disabled: true)
         case "hop": await CallgrindTargets.hopLoop(n)
         case "request": await CallgrindTargets.requestLoop(n)
         case "floor": await CallgrindTargets.taskFloorLoop(n)
