@@ -169,6 +169,9 @@ enum CTFChild {
                 fatal = String(line.dropFirst(7))
             }
         }
+        // What the reader of the child's stream noticed (a stream cut short, a damaged record): said
+        // too, not dropped.
+        childNotes += notes.prefix(100)
         if status == 0 { return (childNotes, counts, hosts, lossesUnknown) }
         let why: String
         if killed.load(ordering: .acquiring) {
