@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #if __has_include(<babeltrace2/babeltrace.h>)
 #include <babeltrace2/babeltrace.h>
@@ -191,49 +192,32 @@ int cbt_count_traces(const char *path) { return collect_traces(path, NULL, 0, 0)
 
 int cbt_is_ctf(const char *path) { return cbt_count_traces(path) > 0; }
 
-int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
+/* Builds source → muxer → sink with `source_name`'s class of the ctf plugin and `params`, and runs
+ * it to its end. A live source answers "again" while it waits for data: `idle` is called then
+ * (nonzero stops the reading), and the graph is run again after a short sleep. */
+static int run_graph(const char *source_name, bt_value *params, reader *r, cbt_idle_callback idle, char *error,
+                     size_t error_size) {
     int result = 1;
-    cbt_losses ignored;
-    if (losses == NULL) losses = &ignored;
-    memset(losses, 0, sizeof *losses);
-    reader *r = calloc(1, sizeof(reader));
     const bt_plugin *ctf = NULL, *utils = NULL;
     bt_graph *graph = NULL;
-    bt_value *params = NULL;
-    if (!r) {
-        snprintf(error, error_size, "out of memory");
-        return 1;
-    }
-    r->callback = callback;
-    r->context = context;
-    r->losses = losses;
     if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
         bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) != BT_PLUGIN_FIND_STATUS_OK) {
         fail(error, error_size, "babeltrace2's ctf and utils plugins were not found");
         goto done;
     }
     graph = bt_graph_create(0);
-    params = bt_value_map_create();
-    bt_value *inputs = NULL;
-    if (!graph || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+    if (!graph) {
         fail(error, error_size, "out of memory");
-        goto done;
-    }
-    int traces = collect_traces(path, inputs, 0, 0);
-    if (traces == 0) {
-        snprintf(error, error_size, "no CTF trace (no metadata file) at or below this directory");
-        goto done;
-    }
-    if (traces > CBT_MAX_TRACES) {
-        snprintf(error, error_size, "more than %d CTF traces below this directory; name one LTTng session's output", CBT_MAX_TRACES);
         goto done;
     }
     const bt_component_source *source = NULL;
     const bt_component_filter *muxer = NULL;
     const bt_component_sink *sink = NULL;
-    if (bt_graph_add_source_component(graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), "source",
-                                      params, BT_LOGGING_LEVEL_NONE, &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-        fail(error, error_size, "not a readable CTF trace");
+    const bt_component_class_source *source_class = bt_plugin_borrow_source_component_class_by_name_const(ctf, source_name);
+    if (!source_class || bt_graph_add_source_component(graph, source_class, "source", params, BT_LOGGING_LEVEL_NONE,
+                                                       &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+        fail(error, error_size, idle ? "cannot connect to the LTTng relay daemon, or it has no such session"
+                                     : "not a readable CTF trace");
         goto done;
     }
     if (bt_graph_add_filter_component(graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
@@ -260,23 +244,169 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_los
     for (;;) {
         bt_graph_run_status status = bt_graph_run(graph);
         if (status == BT_GRAPH_RUN_STATUS_OK) break;
-        if (status == BT_GRAPH_RUN_STATUS_AGAIN) continue;
-        fail(error, error_size, "reading the CTF trace failed");
+        if (status == BT_GRAPH_RUN_STATUS_AGAIN) {
+            if (r->stopped) break;
+            if (idle) {
+                if (idle(r->context) != 0) break;
+                struct timespec pause = {0, 20 * 1000 * 1000};
+                nanosleep(&pause, NULL);
+            }
+            continue;
+        }
+        fail(error, error_size, idle ? "reading the live session failed (the relay daemon went away?)"
+                                     : "reading the CTF trace failed");
         goto done;
     }
     result = 0;
 done:
-    bt_value_put_ref(params);
     bt_graph_put_ref(graph);
     bt_plugin_put_ref(ctf);
     bt_plugin_put_ref(utils);
+    return result;
+}
+
+static reader *make_reader(cbt_callback callback, void *context, cbt_losses *losses) {
+    reader *r = calloc(1, sizeof(reader));
+    if (!r) return NULL;
+    r->callback = callback;
+    r->context = context;
+    r->losses = losses;
+    return r;
+}
+
+int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
+    cbt_losses ignored;
+    if (losses == NULL) losses = &ignored;
+    memset(losses, 0, sizeof *losses);
+    reader *r = make_reader(callback, context, losses);
+    bt_value *params = bt_value_map_create();
+    bt_value *inputs = NULL;
+    int result = 1;
+    if (!r || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+        fail(error, error_size, "out of memory");
+        goto done;
+    }
+    int traces = collect_traces(path, inputs, 0, 0);
+    if (traces == 0) {
+        snprintf(error, error_size, "no CTF trace (no metadata file) at or below this directory");
+        goto done;
+    }
+    if (traces > CBT_MAX_TRACES) {
+        snprintf(error, error_size, "more than %d CTF traces below this directory; name one LTTng session's output", CBT_MAX_TRACES);
+        goto done;
+    }
+    result = run_graph("fs", params, r, NULL, error, error_size);
+done:
+    bt_value_put_ref(params);
     free(r);
+    return result;
+}
+
+int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle, void *context, cbt_losses *losses,
+                  char *error, size_t error_size) {
+    cbt_losses ignored;
+    if (losses == NULL) losses = &ignored;
+    memset(losses, 0, sizeof *losses);
+    reader *r = make_reader(callback, context, losses);
+    bt_value *params = bt_value_map_create();
+    bt_value *inputs = NULL;
+    int result = 1;
+    if (!r || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+        bt_value_array_append_string_element(inputs, url) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
+        bt_value_map_insert_string_entry(params, "session-not-found-action", "fail") != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+        fail(error, error_size, "out of memory");
+        goto done;
+    }
+    result = run_graph("lttng-live", params, r, idle, error, error_size);
+done:
+    bt_value_put_ref(params);
+    free(r);
+    return result;
+}
+
+static const char *map_string(const bt_value *map, const char *key) {
+    const bt_value *value = bt_value_map_borrow_entry_value_const(map, key);
+    return value && bt_value_get_type(value) == BT_VALUE_TYPE_STRING ? bt_value_string_get(value) : "";
+}
+
+static uint64_t map_integer(const bt_value *map, const char *key) {
+    const bt_value *value = bt_value_map_borrow_entry_value_const(map, key);
+    if (!value) return 0;
+    if (bt_value_get_type(value) == BT_VALUE_TYPE_UNSIGNED_INTEGER) return bt_value_integer_unsigned_get(value);
+    if (bt_value_get_type(value) == BT_VALUE_TYPE_SIGNED_INTEGER) return (uint64_t)bt_value_integer_signed_get(value);
+    return 0;
+}
+
+int cbt_list_live(const char *url, cbt_session_callback callback, void *context, char *error, size_t error_size) {
+    int result = 1;
+    const bt_plugin *ctf = NULL;
+    bt_value *params = bt_value_map_create();
+    bt_query_executor *query = NULL;
+    const bt_value *sessions = NULL;
+    if (!params || bt_value_map_insert_string_entry(params, "url", url) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+        fail(error, error_size, "out of memory");
+        goto done;
+    }
+    if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK) {
+        fail(error, error_size, "babeltrace2's ctf plugin was not found");
+        goto done;
+    }
+    const bt_component_class_source *live = bt_plugin_borrow_source_component_class_by_name_const(ctf, "lttng-live");
+    query = live ? bt_query_executor_create(bt_component_class_source_as_component_class_const(live), "sessions", params)
+                 : NULL;
+    if (!query) {
+        fail(error, error_size, "cannot ask babeltrace2's lttng-live source");
+        goto done;
+    }
+    for (int attempts = 0;; attempts++) {
+        bt_query_executor_query_status status = bt_query_executor_query(query, &sessions);
+        if (status == BT_QUERY_EXECUTOR_QUERY_STATUS_OK) break;
+        if (status == BT_QUERY_EXECUTOR_QUERY_STATUS_AGAIN && attempts < 250) {
+            struct timespec pause = {0, 20 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            continue;
+        }
+        fail(error, error_size, "cannot list the sessions (is an LTTng relay daemon listening there?)");
+        goto done;
+    }
+    if (!sessions || bt_value_get_type(sessions) != BT_VALUE_TYPE_ARRAY) {
+        fail(error, error_size, "the relay daemon's answer is not a list of sessions");
+        goto done;
+    }
+    uint64_t count = bt_value_array_get_length(sessions);
+    for (uint64_t i = 0; i < count; i++) {
+        const bt_value *session = bt_value_array_borrow_element_by_index_const(sessions, i);
+        if (bt_value_get_type(session) != BT_VALUE_TYPE_MAP) continue;
+        cbt_session out = {map_string(session, "url"), map_string(session, "target-hostname"),
+                           map_string(session, "session-name"), map_integer(session, "stream-count"),
+                           map_integer(session, "client-count")};
+        if (callback(&out, context) != 0) break;
+    }
+    result = 0;
+done:
+    bt_value_put_ref(sessions);
+    bt_query_executor_put_ref(query);
+    bt_value_put_ref(params);
+    bt_plugin_put_ref(ctf);
     return result;
 }
 
 #else
 
 int cbt_available(void) { return 0; }
+
+int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle, void *context, cbt_losses *losses,
+                  char *error, size_t error_size) {
+    (void)url; (void)callback; (void)idle; (void)context; (void)losses;
+    snprintf(error, error_size, "trace-view was built without libbabeltrace2");
+    return 1;
+}
+
+int cbt_list_live(const char *url, cbt_session_callback callback, void *context, char *error, size_t error_size) {
+    (void)url; (void)callback; (void)context;
+    snprintf(error, error_size, "trace-view was built without libbabeltrace2");
+    return 1;
+}
 
 int cbt_count_traces(const char *path) {
     (void)path;

@@ -56,51 +56,123 @@ public enum CTFTraceReader {
     public static func read(
         path: String, process: Int32? = nil, recordTag: String? = nil, _ body: (TraceEvent) -> Void
     ) throws -> Result {
-        final class Context {
-            var body: (TraceEvent) -> Void
-            var result = Result()
-            let process: UInt32?
-            let tag: String?
-            var tagged = Set<UInt32>()
-            init(body: @escaping (TraceEvent) -> Void, process: UInt32?, tag: String?) {
-                self.body = body
-                self.process = process
-                self.tag = tag
+        try withoutActuallyEscaping(body) { body in
+            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) }, tag: recordTag)
+            return try context.finish(name: path) { losses, error, size in
+                cbt_read_ctf(path, Context.deliver, Unmanaged.passUnretained(context).toOpaque(), losses, error, size)
             }
         }
-        return try withoutActuallyEscaping(body) { body in
-            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) }, tag: recordTag)
+    }
+
+    /// Reads the LTTng live session at `url` (`net://HOST[:PORT]/host/HOSTNAME/SESSION`) from a
+    /// relay daemon, calling `body` with each `transduce:*` event as it arrives, until the session
+    /// ends (it is destroyed) or `idle` returns `true`. `idle` is called while the session has no
+    /// new data (about every 20 ms then): a reader flushes what it holds there. Blocks the caller.
+    @discardableResult
+    public static func readLive(
+        url: String, recordTag: String? = nil, idle: () -> Bool, _ body: (TraceEvent) -> Void
+    ) throws -> Result {
+        try withoutActuallyEscaping(body) { body in
+            try withoutActuallyEscaping(idle) { idle in
+                let context = Context(body: body, process: nil, tag: recordTag)
+                context.idle = idle
+                return try context.finish(name: url) { losses, error, size in
+                    cbt_read_live(
+                        url, Context.deliver,
+                        { raw in
+                            guard let raw else { return 1 }
+                            return Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue().idle?() == true ? 1 : 0
+                        }, Unmanaged.passUnretained(context).toOpaque(), losses, error, size)
+                }
+            }
+        }
+    }
+
+    /// A session a relay daemon offers for live reading.
+    public struct LiveSession: Sendable, Equatable {
+        /// Its URL, for ``readLive(url:recordTag:idle:_:)``.
+        public var url: String
+        /// The host it is recorded on.
+        public var hostname: String
+        /// The session's name.
+        public var name: String
+        /// Its streams.
+        public var streams: UInt64
+        /// The live readers connected to it now.
+        public var clients: UInt64
+    }
+
+    /// The sessions the relay daemon at `url` (`net://HOST[:PORT]`) offers.
+    public static func liveSessions(url: String) throws -> [LiveSession] {
+        final class Sessions { var all: [LiveSession] = [] }
+        let sessions = Sessions()
+        var error = [CChar](repeating: 0, count: 1024)
+        let status = cbt_list_live(
+            url,
+            { session, raw in
+                guard let session, let raw else { return 1 }
+                let s = session.pointee
+                let text = { (p: UnsafePointer<CChar>?) in p.map { String(cString: $0) } ?? "" }
+                Unmanaged<Sessions>.fromOpaque(raw).takeUnretainedValue().all.append(
+                    LiveSession(
+                        url: text(s.url), hostname: text(s.hostname), name: text(s.name), streams: s.streams,
+                        clients: s.clients))
+                return 0
+            }, Unmanaged.passUnretained(sessions).toOpaque(), &error, error.count)
+        guard status == 0 else { throw ReadError(path: url, message: Self.message(error)) }
+        return sessions.all
+    }
+
+    private static func message(_ error: [CChar]) -> String {
+        String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// One read's state, shared with the C callbacks.
+    private final class Context {
+        var body: (TraceEvent) -> Void
+        var idle: (() -> Bool)?
+        var result = Result()
+        let process: UInt32?
+        let tag: String?
+        var tagged = Set<UInt32>()
+        init(body: @escaping (TraceEvent) -> Void, process: UInt32?, tag: String?) {
+            self.body = body
+            self.process = process
+            self.tag = tag
+        }
+
+        /// Maps one event and hands it on, unless it is of a process not asked for.
+        static let deliver: cbt_callback = { event, raw in
+            guard let event, let raw else { return 1 }
+            let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
+            if let process = context.process, event.pointee.vpid != process { return 0 }
+            if let tag = context.tag {
+                let vpid = event.pointee.vpid
+                if !context.tagged.contains(vpid) {
+                    guard CTFTraceReader.recordTag(of: event.pointee) == tag else { return 0 }
+                    context.tagged.insert(vpid)
+                }
+            }
+            guard var mapped = CTFTraceReader.map(event.pointee, notes: &context.result.notes) else { return 0 }
+            mapped.process = event.pointee.vpid
+            if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
+                let host = event.pointee.hostname, host.pointee != 0
+            {
+                context.result.hosts[mapped.process] = String(cString: host)
+            }
+            context.body(mapped)
+            return 0
+        }
+
+        /// Runs the C reader, then turns its losses into the result (or its failure into an error).
+        func finish(
+            name: String, _ read: (UnsafeMutablePointer<cbt_losses>, UnsafeMutablePointer<CChar>, Int) -> Int32
+        ) throws -> Result {
             var error = [CChar](repeating: 0, count: 1024)
             var losses = cbt_losses()
-            let unmanaged = Unmanaged.passUnretained(context)
-            let status = cbt_read_ctf(
-                path,
-                { event, raw in
-                    guard let event, let raw else { return 1 }
-                    let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
-                    if let process = context.process, event.pointee.vpid != process { return 0 }
-                    if let tag = context.tag {
-                        let vpid = event.pointee.vpid
-                        if !context.tagged.contains(vpid) {
-                            guard CTFTraceReader.recordTag(of: event.pointee) == tag else { return 0 }
-                            context.tagged.insert(vpid)
-                        }
-                    }
-                    guard var mapped = CTFTraceReader.map(event.pointee, notes: &context.result.notes) else { return 0 }
-                    mapped.process = event.pointee.vpid
-                    if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
-                        let host = event.pointee.hostname, host.pointee != 0
-                    {
-                        context.result.hosts[mapped.process] = String(cString: host)
-                    }
-                    context.body(mapped)
-                    return 0
-                }, unmanaged.toOpaque(), &losses, &error, error.count)
-            guard status == 0 else {
-                throw ReadError(
-                    path: path, message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            }
-            var result = context.result
+            let status = error.withUnsafeMutableBufferPointer { read(&losses, $0.baseAddress!, $0.count) }
+            guard status == 0 else { throw ReadError(path: name, message: CTFTraceReader.message(error)) }
+            var result = self.result
             result.discardedEvents = losses.discarded_events
             result.uncountedDiscards = losses.discarded_events_uncounted
             result.discardedPackets = losses.discarded_packets

@@ -50,9 +50,10 @@ typedef int (*cbt_callback)(const cbt_event *event, void *context);
 int cbt_available(void);
 
 /* The most traces a directory may hold, and how deep below it they may be: an LTTng session's
- * output nests its traces as ust/uid/<uid>/<bits>/ or ust/pid/<name-pid-date>/<bits>/. */
+ * output nests its traces as ust/uid/<uid>/<bits>/ or ust/pid/<name-pid-date>/<bits>/, and a relay
+ * daemon's output puts <hostname>/<session-date>/ above that. */
 #define CBT_MAX_TRACES 64
-#define CBT_MAX_DEPTH 5
+#define CBT_MAX_DEPTH 7
 
 /* How many CTF traces (directories with a `metadata` file) are at or below `path`, within
  * CBT_MAX_DEPTH levels; CBT_MAX_TRACES + 1 means "more than allowed" (the search stops there). */
@@ -64,6 +65,30 @@ int cbt_is_ctf(const char *path);
  * works), in time order, and what the tracer lost into `losses`. Returns 0 on success, else
  * nonzero with a message in `error`. */
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size);
+
+/* Called while a live session has no new data: return 0 to go on waiting, nonzero to stop. */
+typedef int (*cbt_idle_callback)(void *context);
+
+/* Reads the LTTng live session at `url` (net://HOST[:PORT]/host/HOSTNAME/SESSION) from a relay
+ * daemon, as its events arrive, until the session ends (it is destroyed), `callback` or `idle`
+ * asks to stop, or the connection fails. Returns 0 on success, else nonzero with a message. */
+int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle, void *context, cbt_losses *losses,
+                  char *error, size_t error_size);
+
+/* One session a relay daemon offers for live reading. */
+typedef struct cbt_session {
+    const char *url;
+    const char *hostname;
+    const char *name;
+    uint64_t streams;
+    uint64_t clients;
+} cbt_session;
+
+/* Return 0 to go on, nonzero to stop listing. */
+typedef int (*cbt_session_callback)(const cbt_session *session, void *context);
+
+/* Lists the sessions of the relay daemon at `url` (net://HOST[:PORT]). Returns 0 on success. */
+int cbt_list_live(const char *url, cbt_session_callback callback, void *context, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }
