@@ -53,7 +53,9 @@ package struct TraceFileEncoder {
         return id
     }
 
-    private mutating func flush(into sink: ([UInt8]) -> Void) {
+    /// Writes the events appended so far (a live reader calls it while no new data comes, so its
+    /// reader sees them without waiting for a full chunk).
+    package mutating func flush(into sink: ([UInt8]) -> Void) {
         guard !pending.isEmpty else { return }
         // Strings first, then the records that use them.
         var labelIDs: [(UInt32, UInt32)] = []

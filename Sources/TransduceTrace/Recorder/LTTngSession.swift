@@ -59,12 +59,22 @@ package struct LTTngSession {
         }
     }
 
-    package init(name: String, output: String, events: [String], contexts: [String] = [], channel: Channel? = nil) throws {
+    /// With `live` (`net://HOST:CONTROL-PORT:DATA-PORT`), a live session streaming to the relay
+    /// daemon there every `liveTimer` microseconds instead (`output` then only names where that
+    /// daemon keeps it).
+    package init(
+        name: String, output: String, events: [String], contexts: [String] = [], channel: Channel? = nil,
+        live: String? = nil, liveTimer: Int = 200_000
+    ) throws {
         try Self.ensureSessionDaemon()
         self.name = name
         self.output = output
         lttng = Subprocess.which("lttng")!
-        try call(["create", name, "--output=\(output)"])
+        if let live {
+            try call(["create", name, "--live=\(liveTimer)", "--set-url=\(live)"])
+        } else {
+            try call(["create", name, "--output=\(output)"])
+        }
         do {
             var channelArguments: [String] = []
             if let channel {

@@ -1,0 +1,75 @@
+/// Running totals of a trace that is still being recorded (a live session), kept in bounded
+/// memory: counts over everything, and the awaited dispatches still waiting for their resume.
+///
+/// A value: fold events into it with ``add(_:)`` in the order they arrive; read it at any time.
+/// Memory is bounded whatever the trace's length: one counter per event kind, one entry per
+/// runtime (at most ``maxRuntimes``) and per waiting dispatch (at most ``maxInFlight``; beyond it
+/// they are counted in ``untrackedDispatches`` instead).
+public struct LiveTally: Sendable, Equatable {
+    /// The most runtimes tracked one by one.
+    public static let maxRuntimes = 4_096
+    /// The most waiting dispatches tracked one by one.
+    public static let maxInFlight = 65_536
+
+    /// Events folded in.
+    public private(set) var events: UInt64 = 0
+    /// Events of each kind, indexed by the kind's raw value.
+    public private(set) var byKind: [UInt64] = Array(repeating: 0, count: TraceEvent.Kind.allCases.count)
+    /// The runtimes seen (their ``TraceEvent/runtimeKey``), and the process of each.
+    public private(set) var runtimes: [UInt64: UInt32] = [:]
+    /// Awaited dispatches not resumed yet, by runtime key and dispatch id.
+    public private(set) var inFlight: Set<InFlightKey> = []
+    /// Awaited dispatches that were not tracked because ``maxInFlight`` were already waiting.
+    public private(set) var untrackedDispatches: UInt64 = 0
+    /// The deepest queue a dispatch or cycle reported.
+    public private(set) var maxQueueDepth: UInt32 = 0
+    /// The first event's time (0 before the first event).
+    public private(set) var firstTime: UInt64 = 0
+    /// The latest event time (0 before the first event).
+    public private(set) var lastTime: UInt64 = 0
+
+    /// An awaited dispatch of one runtime.
+    public struct InFlightKey: Hashable, Sendable {
+        /// The runtime (``TraceEvent/runtimeKey``).
+        public var runtime: UInt64
+        /// The dispatch id within it.
+        public var dispatch: UInt64
+    }
+
+    /// An empty tally.
+    public init() {}
+
+    /// Folds in one event.
+    public mutating func add(_ event: TraceEvent) {
+        events += 1
+        byKind[Int(event.kind.rawValue)] += 1
+        if firstTime == 0 { firstTime = event.time }
+        lastTime = max(lastTime, event.time)
+        let runtime = event.runtimeKey
+        if runtimes[runtime] == nil, runtimes.count < Self.maxRuntimes { runtimes[runtime] = event.process }
+        switch event.kind {
+        case .dispatch:
+            maxQueueDepth = max(maxQueueDepth, event.count)
+            guard event.isAwaitedDispatch else { break }
+            if inFlight.count < Self.maxInFlight {
+                inFlight.insert(InFlightKey(runtime: runtime, dispatch: event.dispatch))
+            } else {
+                untrackedDispatches += 1
+            }
+        case .cycleEnter:
+            maxQueueDepth = max(maxQueueDepth, event.count)
+        case .requestResume:
+            inFlight.remove(InFlightKey(runtime: runtime, dispatch: event.dispatch))
+        case .runtimeStop:
+            inFlight = inFlight.filter { $0.runtime != runtime }
+        default:
+            break
+        }
+    }
+
+    /// The events of `kind` folded in.
+    public func count(of kind: TraceEvent.Kind) -> UInt64 { byKind[Int(kind.rawValue)] }
+
+    /// The kinds seen at least once, in the kinds' order.
+    public var kindsSeen: [TraceEvent.Kind] { TraceEvent.Kind.allCases.filter { count(of: $0) > 0 } }
+}
