@@ -66,8 +66,11 @@ enum CTFChild {
 
     /// The child's whole life: read `path`, stream it to standard output, exit.
     static func run(_ arguments: [String]) -> Never {
+        // `--live URL [TAG]`: an LTTng live session, streamed as it arrives.
+        let live = arguments.first == "--live"
+        let arguments = live ? Array(arguments.dropFirst()) : arguments
         guard arguments.count == 1 || arguments.count == 2 else {
-            Terminal.error("error: usage: trace-view \(command) DIR [RECORD-TAG]")
+            Terminal.error("error: usage: trace-view \(command) [--live] DIR|URL [RECORD-TAG]")
             exit(64)
         }
         // Ends with trace-view, even when trace-view is killed outright.
@@ -86,10 +89,25 @@ enum CTFChild {
         }
         var count: UInt64 = 0
         do {
-            let result = try CTFTraceReader.read(path: arguments[0], recordTag: arguments.count == 2 ? arguments[1] : nil) {
-                event in
-                encoder.append(event, into: sink)
-                count += 1
+            let tag = arguments.count == 2 ? arguments[1] : nil
+            let result: CTFTraceReader.Result
+            if live {
+                // While no data comes, what was read so far goes to the parent at once.
+                result = try CTFTraceReader.readLive(
+                    url: arguments[0], recordTag: tag,
+                    idle: {
+                        encoder.flush(into: sink)
+                        return failed  // the parent is gone
+                    }
+                ) { event in
+                    encoder.append(event, into: sink)
+                    count += 1
+                }
+            } else {
+                result = try CTFTraceReader.read(path: arguments[0], recordTag: tag) { event in
+                    encoder.append(event, into: sink)
+                    count += 1
+                }
             }
             encoder.finish(counts: TraceCounts(events: count, discarded: result.discardedEvents), into: sink)
             for note in result.lossNotes { Terminal.error("loss: \(note)") }
@@ -108,7 +126,8 @@ enum CTFChild {
     /// Reads `path` through a child, streaming its events to `body`. Returns notes (the child's,
     /// and why it stopped if it failed), the counts and the hosts. Throws when the child could
     /// read nothing at all.
-    static func read(path: String, recordTag: String? = nil, _ body: (TraceEvent) -> Void) throws -> (
+    /// With `live`, `path` is an LTTng live URL, read as it is recorded until the session ends.
+    static func read(path: String, recordTag: String? = nil, live: Bool = false, _ body: (TraceEvent) -> Void) throws -> (
         notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool
     ) {
         var template = Array("/tmp/trace-view-ctf-XXXXXX".utf8CString)
@@ -117,11 +136,13 @@ enum CTFChild {
         close(descriptor)
         let errors = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         defer { unlink(errors) }
-        let budget = timeBudget(for: path)
+        // A live session runs as long as it is recorded: no time budget.
+        let budget = live ? Double.infinity : timeBudget(for: path)
         let child: Subprocess.Child
         do {
             child = try Subprocess.start(
-                selfExecutable(), [command, path] + (recordTag.map { [$0] } ?? []), environment: ["TRANSDUCE_LTTNG": "off"],
+                selfExecutable(), [command] + (live ? ["--live"] : []) + [path] + (recordTag.map { [$0] } ?? []),
+                environment: ["TRANSDUCE_LTTNG": "off"],
                 errors: errors)
         } catch {
             throw CLIError.data("\(path): \(error)")
@@ -130,10 +151,12 @@ enum CTFChild {
         let finished = Atomic<Bool>(false)
         let killed = Atomic<Bool>(false)
         let pid = child.pid
-        DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
-            if !finished.load(ordering: .acquiring) {
-                killed.store(true, ordering: .releasing)
-                kill(pid, SIGKILL)
+        if budget.isFinite {
+            DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
+                if !finished.load(ordering: .acquiring) {
+                    killed.store(true, ordering: .releasing)
+                    kill(pid, SIGKILL)
+                }
             }
         }
         var notes: [String] = []
@@ -185,7 +208,7 @@ enum CTFChild {
         } else {
             why = "babeltrace2 failed (status \(status))"
         }
-        if events == 0 { throw CLIError.data("\(path): cannot read this CTF trace: \(why)") }
+        if events == 0 { throw CLIError.data("\(path): cannot read this \(live ? "live session" : "CTF trace"): \(why)") }
         // The child stopped early: what it did not read is lost, in unknown number.
         return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts, true)
     }
