@@ -4,7 +4,8 @@
 set -euo pipefail
 # plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
 # chromium and python3-pip: they open the Chrome export in the Perfetto UI (scripts/perfetto-ui.sh).
-packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml chromium python3 python3-pip)
+# tmux: the terminal UI's tests drive it in a real terminal.
+packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml chromium python3 python3-pip tmux)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

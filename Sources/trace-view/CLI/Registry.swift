@@ -6,7 +6,7 @@ enum Registry {
     static var commands: [any Subcommand.Type] {
         [
             DemoCommand.self, SequenceCommand.self, ContentionCommand.self, TasksCommand.self, SummaryCommand.self,
-            SlowCommand.self, CheckCommand.self, ExportCommand.self, RecordCommand.self, LiveCommand.self,
+            SlowCommand.self, CheckCommand.self, ExportCommand.self, RecordCommand.self, LiveCommand.self, TUICommand.self,
         ]
     }
 

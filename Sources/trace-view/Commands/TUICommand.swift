@@ -1,0 +1,87 @@
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `trace-view tui`: browse a trace in the terminal: requests, tasks and the gate, and any
+/// request's sequence diagram. The state is ``BrowserState`` (a pure value), the drawing
+/// ``BrowserScreen``; this is the shell that reads keys and redraws only the lines that changed.
+enum TUICommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "tui", abstract: "Browse a trace in the terminal: requests, tasks, the gate, diagrams",
+        options: OptionSpec.selection + [OptionSpec.ascii],
+        discussion: """
+            Three panes: the awaited requests, slowest first, with their latency and its largest
+            part; the tasks with their policy, run time and fate; each runtime's gate with its
+            cycles, deepest queue, wait p99, longest hold and the queue depth over the trace as a
+            sparkline. Keys: up/down or j/k move, Tab switches panes, Enter opens the selected
+            request's sequence diagram (scroll it with up/down, PgUp/PgDn; Esc or q closes it), /
+            filters requests and tasks by label, ? shows the keys, q or Ctrl-C quits. It follows
+            the terminal's size, and puts the terminal back as it was however it ends. Without a
+            terminal (a pipe) it prints the three panes once, as plain text.
+            """)
+
+    static func run(_ args: Arguments) throws {
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        var trace = try input.load(progress: Progress())
+        trace.events = trace.events.filter { selection.keep($0) }
+        try selection.check()
+        let data = BrowserData(trace: trace)
+        let title = "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)
+        let ascii = args.flag("ascii")
+        guard TerminalSession.begin() else {
+            // No terminal: each pane once, as plain text.
+            let width = Terminal.width
+            var state = BrowserState()
+            var lines: [String] = []
+            for pane in BrowserState.Pane.allCases {
+                state.pane = pane
+                let screen = BrowserScreen(data: data, title: title, width: width, height: 10_000, ascii: ascii)
+                state.selected[pane] = -1
+                lines += screen.lines(state).dropFirst(pane == .requests ? 0 : 1).filter { !$0.allSatisfy { $0 == " " } }
+                    .dropLast().map { String($0.reversed().drop { $0 == " " }.reversed()) }
+                lines.append("")
+            }
+            Terminal.print(lines)
+            return try finish(notes: trace.notes)
+        }
+        defer { TerminalSession.restore() }
+        var state = BrowserState()
+        var previous: [String] = []
+        var size = TerminalSession.size
+        var ended = false
+        while true {
+            let screen = BrowserScreen(data: data, title: title, width: size.columns, height: size.rows, ascii: ascii)
+            state.counts = screen.counts(state)
+            draw(screen.lines(state), over: &previous)
+            var key: Key?
+            while key == nil && !ended {
+                key = TerminalSession.readKey(timeout: 100, ended: &ended)
+                if TerminalSession.resized.exchange(false, ordering: .relaxed) {
+                    size = TerminalSession.size
+                    previous = []  // everything moves: draw it all
+                    break
+                }
+            }
+            if ended { break }
+            guard let key else { continue }
+            if state.handle(key, rows: screen.bodyRows) == .quit { break }
+        }
+    }
+
+    /// Writes the lines that differ from `previous` (all of them when it is empty), each at its
+    /// row, in one write.
+    static func draw(_ lines: [String], over previous: inout [String]) {
+        var out = previous.isEmpty ? "\u{1B}[2J" : ""
+        for (row, line) in lines.enumerated() where row >= previous.count || previous[row] != line {
+            out += "\u{1B}[\(row + 1);1H" + escapingControls(line)
+        }
+        guard !out.isEmpty else { return }
+        TerminalSession.emit(Array(out.utf8))
+        previous = lines
+    }
+}

@@ -1,0 +1,131 @@
+import TransduceTrace
+
+/// Draws the terminal UI: one screen of exactly `height` lines of exactly `width` columns, from
+/// the state and the data. Pure, so a screen can be checked without a terminal.
+struct BrowserScreen {
+    let data: BrowserData
+    let title: String
+    let width: Int
+    let height: Int
+    let ascii: Bool
+
+    /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
+    var bodyRows: Int { max(1, height - 4) }
+
+    /// The requests the filter lets through, slowest first (ties by dispatch order).
+    func requests(_ state: BrowserState) -> [BrowserData.Request] {
+        data.requests.filter { state.passes($0.label) }.sorted {
+            $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
+        }
+    }
+
+    func tasks(_ state: BrowserState) -> [TaskReport.Row] { data.tasks.filter { state.passes($0.name) } }
+
+    /// Each pane's row count, for the state's moves.
+    func counts(_ state: BrowserState) -> [BrowserState.Pane: Int] {
+        [.requests: requests(state).count, .tasks: tasks(state).count, .gate: data.gates.count]
+    }
+
+    func lines(_ state: BrowserState) -> [String] {
+        var out: [String] = []
+        let panes = BrowserState.Pane.allCases.map { pane -> String in
+            let name = ["Requests", "Tasks", "Gate"][pane.rawValue]
+            return pane == state.pane ? "[\(name)]" : " \(name) "
+        }
+        out.append(
+            "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost | \(panes.joined()) | ? keys")
+        out.append(String(repeating: ascii ? "-" : "─", count: width))
+        switch state.mode {
+        case .diagram(let index, let scroll):
+            let all = requests(state)
+            guard index < all.count else { break }
+            let request = all[index]
+            let diagram = data.diagram(of: request, options: RenderOptions(width: width, ascii: ascii))
+            let top = min(scroll, max(0, diagram.count - bodyRows))
+            out.append("request #\(request.dispatch) \(request.label) (\(request.style), \(duration(request.total)))")
+            out += diagram.dropFirst(top).prefix(bodyRows)
+        case .help:
+            out.append("Keys")
+            out += [
+                "  up/down, j/k     move the selection (in a diagram: scroll)",
+                "  PgUp/PgDn, Home/End  move by a screen, to the first or last",
+                "  Tab              next pane: requests, tasks, gate",
+                "  Enter            open the selected request's sequence diagram (Enter, Esc or q closes it)",
+                "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
+                "  ?                this help (any key closes it)",
+                "  q, Ctrl-C        quit",
+            ]
+        default:
+            out += body(state)
+        }
+        while out.count < height - 1 { out.append("") }
+        out = Array(out.prefix(height - 1))
+        out.append(footer(state))
+        return out.map { fit($0) }
+    }
+
+    private func body(_ state: BrowserState) -> [String] {
+        let selected = state.selected[state.pane] ?? 0
+        let rows: [String]
+        let head: String
+        switch state.pane {
+        case .requests:
+            head = "  " + columns(["#", "label", "style", "latency", "outcome", "largest part"], [8, 22, 14, 10, 10, 24])
+            rows = requests(state).map {
+                columns(
+                    ["\($0.dispatch)", $0.label, $0.style, duration($0.total), $0.outcome, $0.dominant], [8, 22, 14, 10, 10, 24])
+            }
+        case .tasks:
+            head = "  " + columns(["task", "name", "policy", "ran", "outcome", "spawned by"], [8, 18, 16, 10, 22, 24])
+            rows = tasks(state).map {
+                columns(
+                    ["\($0.task)", $0.name, $0.policy, $0.ran.map(duration) ?? "-", $0.outcome, $0.spawnedBy],
+                    [8, 18, 16, 10, 22, 24])
+            }
+        case .gate:
+            head =
+                "  "
+                + columns(
+                    ["runtime", "cycles", "max queue", "wait p99", "longest hold", "depth over time"], [10, 8, 10, 10, 26, 34])
+            rows = data.gates.map {
+                columns(
+                    [
+                        "\(RuntimeKey.runtime($0.runtime))", "\($0.cycles)", "\($0.maxDepth)", duration($0.waitP99),
+                        "\(duration($0.longestHold)) \($0.holder)", sparkline($0.depths),
+                    ], [10, 8, 10, 10, 26, 34])
+            }
+        }
+        if rows.isEmpty { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
+        // Keep the selection in view.
+        let top = max(0, min(selected - bodyRows / 2, rows.count - bodyRows))
+        return [head]
+            + rows.enumerated().dropFirst(top).prefix(bodyRows).map { ($0.offset == selected ? "> " : "  ") + $0.element }
+    }
+
+    private func footer(_ state: BrowserState) -> String {
+        if case .filtering(let draft) = state.mode { return "filter: \(draft)_   (Enter applies, Esc cancels)" }
+        if case .diagram = state.mode { return "up/down scroll, Esc back, q back" }
+        let filter = state.filter.isEmpty ? "" : "filter \"\(state.filter)\" | "
+        return filter + "up/down move, Tab pane, Enter diagram, / filter, ? keys, q quit"
+    }
+
+    private func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }
+
+    private func sparkline(_ depths: [UInt32]) -> String {
+        let marks: [Character] = ascii ? [" ", ".", ":", "-", "=", "+", "*", "#"] : [" ", "▁", "▂", "▃", "▄", "▅", "▆", "█"]
+        let top = max(1, depths.max() ?? 1)
+        return String(depths.map { marks[Int((Double($0) / Double(top) * Double(marks.count - 1)).rounded())] })
+    }
+
+    private func columns(_ values: [String], _ widths: [Int]) -> String {
+        zip(values, widths).map { value, width in
+            let cut = value.count > width - 1 ? String(value.prefix(width - 2)) + "~" : value
+            return cut + String(repeating: " ", count: max(0, width - cut.count))
+        }.joined()
+    }
+
+    /// `line`, cut or padded to exactly `width` characters.
+    private func fit(_ line: String) -> String {
+        line.count > width ? String(line.prefix(width)) : line + String(repeating: " ", count: width - line.count)
+    }
+}

@@ -1,0 +1,83 @@
+/// A key the terminal UI understands, decoded from the terminal's bytes.
+enum Key: Equatable {
+    case up, down, pageUp, pageDown, home, end, tab, enter, escape, backspace
+    case character(Character)
+    case interrupt
+}
+
+/// The terminal UI's state as a pure value: which pane is focused, the selection and scroll of
+/// each, what is open (a request's diagram, the keys' help, the filter prompt) and the label
+/// filter. ``handle(_:rows:)`` returns what the shell must do; drawing is ``BrowserScreen``'s.
+struct BrowserState: Equatable {
+    enum Pane: Int, CaseIterable { case requests, tasks, gate }
+    enum Mode: Equatable {
+        case browse
+        /// The diagram of the request at this index of the filtered requests, scrolled.
+        case diagram(request: Int, scroll: Int)
+        case help
+        /// Typing a filter; `draft` is what is typed so far.
+        case filtering(draft: String)
+    }
+    enum Outcome: Equatable { case redraw, quit }
+
+    var pane = Pane.requests
+    var selected: [Pane: Int] = [.requests: 0, .tasks: 0, .gate: 0]
+    var mode = Mode.browse
+    var filter = ""
+    /// Rows of each pane (after the filter), set by the shell before each key.
+    var counts: [Pane: Int] = [:]
+
+    /// Handles one key; `rows` is how many list rows (or diagram lines) the screen shows.
+    mutating func handle(_ key: Key, rows: Int) -> Outcome {
+        if key == .interrupt { return .quit }
+        switch mode {
+        case .help:
+            if key == .character("q") { return .quit }
+            mode = .browse
+        case .filtering(let draft):
+            switch key {
+            case .enter:
+                filter = draft
+                mode = .browse
+                selected[.requests] = 0
+                selected[.tasks] = 0
+            case .escape: mode = .browse
+            case .backspace: mode = .filtering(draft: String(draft.dropLast()))
+            case .character(let c): mode = .filtering(draft: draft + String(c))
+            default: break
+            }
+        case .diagram(let request, let scroll):
+            switch key {
+            case .character("q"), .escape, .enter: mode = .browse
+            case .down, .character("j"): mode = .diagram(request: request, scroll: scroll + 1)
+            case .up, .character("k"): mode = .diagram(request: request, scroll: max(0, scroll - 1))
+            case .pageDown, .character(" "): mode = .diagram(request: request, scroll: scroll + max(1, rows - 1))
+            case .pageUp: mode = .diagram(request: request, scroll: max(0, scroll - max(1, rows - 1)))
+            case .home: mode = .diagram(request: request, scroll: 0)
+            default: break
+            }
+        case .browse:
+            let count = counts[pane] ?? 0
+            let current = selected[pane] ?? 0
+            switch key {
+            case .character("q"): return .quit
+            case .character("?"): mode = .help
+            case .character("/"): mode = .filtering(draft: filter)
+            case .tab: pane = Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!
+            case .down, .character("j"): selected[pane] = min(max(0, count - 1), current + 1)
+            case .up, .character("k"): selected[pane] = max(0, current - 1)
+            case .pageDown: selected[pane] = min(max(0, count - 1), current + max(1, rows - 1))
+            case .pageUp: selected[pane] = max(0, current - max(1, rows - 1))
+            case .home: selected[pane] = 0
+            case .end: selected[pane] = max(0, count - 1)
+            case .enter:
+                if pane == .requests && count > 0 { mode = .diagram(request: current, scroll: 0) }
+            default: break
+            }
+        }
+        return .redraw
+    }
+
+    /// Whether `label` passes the filter (a case-insensitive substring; empty passes all).
+    func passes(_ label: String) -> Bool { filter.isEmpty || label.lowercased().contains(filter.lowercased()) }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `trace-view tui` driven in a real terminal: tmux on a server of its own, keys sent with
+/// `send-keys`, screens read with `capture-pane` and compared with golden files; the terminal's
+/// settings (`stty -a`) must be the same before and after, however the UI is left.
+@Suite(.serialized) struct TUITests {
+    static let tmux = Subprocess.which("tmux")
+    static var available: Bool {
+        if tmux == nil { print("TUI tests skipped: tmux is not installed (scripts/bootstrap.sh installs it)") }
+        return tmux != nil
+    }
+
+    /// One tmux server (its own socket) with one session running `trace-view tui` in a shell
+    /// that records `stty -a` before and after it, and its exit status.
+    struct Session {
+        let socket = "trace-view-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = TemporaryDirectory()
+
+        func tmux(_ arguments: [String]) throws -> String {
+            let result = try Subprocess.run(
+                TUITests.tmux!, ["-L", socket, "-f", "/dev/null"] + arguments, output: .capture, timeout: 30)
+            guard result.status == 0 else { throw Subprocess.Failure("tmux \(arguments) failed: \(result.output)") }
+            return result.output
+        }
+
+        func start(_ trace: String) throws {
+            let binary = try #require(builtProduct("trace-view"))
+            let script =
+                "stty -a > \(dir.file("before")); \(binary) tui \(trace); echo $? > \(dir.file("status")); "
+                + "stty -a > \(dir.file("after")); sleep 600"
+            _ = try tmux(["new-session", "-d", "-s", "ui", "-x", "120", "-y", "40", "/bin/sh", "-c", script])
+        }
+
+        func keys(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", "ui"] + keys) }
+
+        func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "ui"]) }
+
+        /// The screen once it contains `text` (the UI redraws after each key; waiting for what the
+        /// key must show, not for a time).
+        func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+            let deadline = Date().addingTimeInterval(20)
+            var last = ""
+            while Date() < deadline {
+                last = try screen()
+                if last.contains(text) { return last }
+                usleep(30_000)
+            }
+            Issue.record("the screen never showed \(text):\n\(last)", sourceLocation: sourceLocation)
+            return last
+        }
+
+        /// The UI's exit status, once it has exited, and whether the terminal was put back.
+        func ended() throws -> (status: Int32?, restored: Bool) {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if let status = try? String(contentsOfFile: dir.file("status"), encoding: .utf8),
+                    let after = try? String(contentsOfFile: dir.file("after"), encoding: .utf8), !after.isEmpty
+                {
+                    // The settings, not the size (a test may resize the window on purpose).
+                    let settings = { (text: String) in text.replacing(/rows \d+; columns \d+;/, with: "") }
+                    let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
+                    return (Int32(status.trimmingCharacters(in: .whitespacesAndNewlines)), settings(before) == settings(after))
+                }
+                usleep(30_000)
+            }
+            return (nil, false)
+        }
+
+        func stop() { _ = try? tmux(["kill-server"]) }
+    }
+
+    let demo = fixtures + "/demo.jsonl"
+
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func screensKeysAndAResizeMatchTheGoldens() throws {
+        let session = Session()
+        defer { session.stop() }
+        try session.start(demo)
+        try expectGolden(try session.screen(containing: "admissionWait"), "tui-start.txt")
+        try session.keys("j", "j")
+        try expectGolden(try session.screen(containing: "> 15 "), "tui-moved.txt")
+        try session.keys("Enter")
+        try expectGolden(try session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
+        try session.keys("Escape", "/", "r", "e", "f", "Enter")
+        try expectGolden(try session.screen(containing: "filter \"ref\""), "tui-filter.txt")
+        try session.keys("Tab")
+        try expectGolden(try session.screen(containing: "[Tasks]"), "tui-tasks.txt")
+        _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
+        let narrow = try session.screen(containing: "[Tasks]")
+        #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        try expectGolden(narrow, "tui-80-columns.txt")
+        try session.keys("?")
+        _ = try session.screen(containing: "Keys")
+        try session.keys("q")
+        let (status, restored) = try session.ended()
+        #expect(status == 0)
+        #expect(restored, "stty -a differs after q")
+    }
+
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func ctrlCQuitsAndPutsTheTerminalBack() throws {
+        let session = Session()
+        defer { session.stop() }
+        try session.start(demo)
+        _ = try session.screen(containing: "admissionWait")
+        try session.keys("Enter")
+        _ = try session.screen(containing: "Latency of")
+        try session.keys("C-c")
+        let (status, restored) = try session.ended()
+        #expect(status == 0)
+        #expect(restored, "stty -a differs after Ctrl-C")
+    }
+
+    /// Killed from outside (as a crash would end it), the UI still puts the terminal back.
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func aTerminatedUIPutsTheTerminalBack() throws {
+        let session = Session()
+        defer { session.stop() }
+        try session.start(demo)
+        _ = try session.screen(containing: "admissionWait")
+        // The pane's shell runs the UI as its child: that child, and nothing of other tests.
+        let shell = try session.tmux(["display-message", "-p", "-t", "ui", "#{pane_pid}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try Subprocess.run("/usr/bin/pgrep", ["-P", shell], output: .capture, timeout: 30).output
+        let ui = try #require(children.split(separator: "\n").compactMap { Int32($0) }.first, "no UI process")
+        #expect(kill(ui, SIGTERM) == 0)
+        let (status, restored) = try session.ended()
+        #expect(status == 128 + SIGTERM)
+        #expect(restored, "stty -a differs after SIGTERM")
+    }
+
+    /// Without a terminal the panes are printed once, as plain text.
+    @Test func withoutATerminalThePanesArePrinted() throws {
+        let (status, out, err) = try traceView(["tui", demo])
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("admissionWait") && out.contains("spawned by") && out.contains("depth over time"))
+        #expect(!out.contains("\u{1B}"))
+    }
+}
