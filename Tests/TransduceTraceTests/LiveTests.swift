@@ -22,7 +22,8 @@ import TransduceTraceCTF
     }
 
     /// Lines of a child's standard output, read with a deadline (a hang fails the test, it does
-    /// not stall the run).
+    /// not stall the run); between reads it sleeps asynchronously, so it blocks no thread of the
+    /// pool the runtime's async tests need.
     final class Lines {
         let descriptor: Int32
         var buffer: [UInt8] = []
@@ -30,7 +31,7 @@ import TransduceTraceCTF
         init(_ descriptor: Int32) { self.descriptor = descriptor }
 
         /// The next line, or `nil` at the end of output; throws past `deadline`.
-        func next(before deadline: Date) throws -> String? {
+        func next(before deadline: Date) async throws -> String? {
             while true {
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -41,7 +42,10 @@ import TransduceTraceCTF
                 let left = deadline.timeIntervalSinceNow
                 guard left > 0 else { throw Subprocess.Failure("no output line before the deadline") }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, Int32(min(left, 1) * 1000)) > 0 else { continue }
+                guard poll(&poller, 1, 0) > 0 else {
+                    try await Task.sleep(for: .milliseconds(20))
+                    continue
+                }
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 let n = read(descriptor, &chunk, chunk.count)
                 if n > 0 { buffer += chunk[0..<n] } else if n == 0 || errno != EINTR { ended = true }
@@ -64,7 +68,7 @@ import TransduceTraceCTF
     /// runs (the oracle is the workload's own ring buffer, dumped on SIGUSR2), and its final
     /// counts equal those of the trace it kept.
     @Test(.enabled(if: LiveTests.available), .timeLimit(.minutes(5)))
-    func aLiveViewSeesEveryEventWhileTheWorkloadRunsAndKeepsTheTrace() throws {
+    func aLiveViewSeesEveryEventWhileTheWorkloadRunsAndKeepsTheTrace() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let binary = try #require(builtProduct("trace-view"))
@@ -83,7 +87,7 @@ import TransduceTraceCTF
         let deadline = Date().addingTimeInterval(120)
         // The workload has run and waits for the end of its input: it is still running.
         var workload: pid_t = 0
-        while workload == 0, let line = try lines.next(before: deadline) {
+        while workload == 0, let line = try await lines.next(before: deadline) {
             if line.hasPrefix("ready "), let pid = Int32(line.dropFirst(6)) { workload = pid }
         }
         try #require(workload > 0, "the workload never said it was ready")
@@ -91,14 +95,14 @@ import TransduceTraceCTF
         var ring: Trace?
         while ring == nil && Date() < deadline {
             ring = try? TraceFileReader(path: ringFile).readAll()
-            if ring == nil { usleep(50_000) }
+            if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         let expected = try #require(ring, "the workload's ring dump never came")
         var byKind: [String: Int] = [:]
         for event in expected.events { byKind["\(event.kind)", default: 0] += 1 }
         // A periodic line shows all of it before the workload ends.
         var seenLive: [String: Int] = [:]
-        while seenLive != byKind, let line = try lines.next(before: deadline) {
+        while seenLive != byKind, let line = try await lines.next(before: deadline) {
             if line.hasPrefix("live, ") { seenLive = Self.counts(of: line) }
         }
         #expect(seenLive == byKind, "live saw \(seenLive), the ring holds \(byKind)")
@@ -106,7 +110,7 @@ import TransduceTraceCTF
         // The end of its input ends the workload; the session ends, and the last line says so.
         if let input = child.input { close(input) }
         var ended: [String: Int]?
-        while let line = try lines.next(before: deadline) {
+        while let line = try await lines.next(before: deadline) {
             if line.hasPrefix("live ended, ") { ended = Self.counts(of: line) }
         }
         let status = try Subprocess.wait(child.pid, name: "trace-view live")

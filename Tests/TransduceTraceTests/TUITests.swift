@@ -11,7 +11,9 @@ import Testing
 
 /// `trace-view tui` driven in a real terminal: tmux on a server of its own, keys sent with
 /// `send-keys`, screens read with `capture-pane` and compared with golden files; the terminal's
-/// settings (`stty -a`) must be the same before and after, however the UI is left.
+/// settings (`stty -a`) must be the same before and after, however the UI is left. The waits
+/// sleep asynchronously: a test that blocked a thread of the two-thread pool while it polls
+/// would starve the runtime's async tests.
 @Suite(.serialized) struct TUITests {
     static let tmux = Subprocess.which("tmux")
     static var available: Bool {
@@ -46,20 +48,20 @@ import Testing
 
         /// The screen once it contains `text` (the UI redraws after each key; waiting for what the
         /// key must show, not for a time).
-        func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
             let deadline = Date().addingTimeInterval(20)
             var last = ""
             while Date() < deadline {
                 last = try screen()
                 if last.contains(text) { return last }
-                usleep(30_000)
+                try await Task.sleep(for: .milliseconds(30))
             }
             Issue.record("the screen never showed \(text):\n\(last)", sourceLocation: sourceLocation)
             return last
         }
 
         /// The UI's exit status, once it has exited, and whether the terminal was put back.
-        func ended() throws -> (status: Int32?, restored: Bool) {
+        func ended() async throws -> (status: Int32?, restored: Bool) {
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
                 if let status = try? String(contentsOfFile: dir.file("status"), encoding: .utf8),
@@ -70,7 +72,7 @@ import Testing
                     let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
                     return (Int32(status.trimmingCharacters(in: .whitespacesAndNewlines)), settings(before) == settings(after))
                 }
-                usleep(30_000)
+                try await Task.sleep(for: .milliseconds(30))
             }
             return (nil, false)
         }
@@ -81,59 +83,59 @@ import Testing
     let demo = fixtures + "/demo.jsonl"
 
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
-    func screensKeysAndAResizeMatchTheGoldens() throws {
+    func screensKeysAndAResizeMatchTheGoldens() async throws {
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        try expectGolden(try session.screen(containing: "admissionWait"), "tui-start.txt")
+        try expectGolden(try await session.screen(containing: "admissionWait"), "tui-start.txt")
         try session.keys("j", "j")
-        try expectGolden(try session.screen(containing: "> 15 "), "tui-moved.txt")
+        try expectGolden(try await session.screen(containing: "> 15 "), "tui-moved.txt")
         try session.keys("Enter")
-        try expectGolden(try session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
+        try expectGolden(try await session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
         try session.keys("Escape", "/", "r", "e", "f", "Enter")
-        try expectGolden(try session.screen(containing: "filter \"ref\""), "tui-filter.txt")
+        try expectGolden(try await session.screen(containing: "filter \"ref\""), "tui-filter.txt")
         try session.keys("Tab")
-        try expectGolden(try session.screen(containing: "[Tasks]"), "tui-tasks.txt")
+        try expectGolden(try await session.screen(containing: "[Tasks]"), "tui-tasks.txt")
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
-        let narrow = try session.screen(containing: "[Tasks]")
+        let narrow = try await session.screen(containing: "[Tasks]")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try expectGolden(narrow, "tui-80-columns.txt")
         try session.keys("?")
-        _ = try session.screen(containing: "Keys")
+        _ = try await session.screen(containing: "Keys")
         try session.keys("q")
-        let (status, restored) = try session.ended()
+        let (status, restored) = try await session.ended()
         #expect(status == 0)
         #expect(restored, "stty -a differs after q")
     }
 
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
-    func ctrlCQuitsAndPutsTheTerminalBack() throws {
+    func ctrlCQuitsAndPutsTheTerminalBack() async throws {
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        _ = try session.screen(containing: "admissionWait")
+        _ = try await session.screen(containing: "admissionWait")
         try session.keys("Enter")
-        _ = try session.screen(containing: "Latency of")
+        _ = try await session.screen(containing: "Latency of")
         try session.keys("C-c")
-        let (status, restored) = try session.ended()
+        let (status, restored) = try await session.ended()
         #expect(status == 0)
         #expect(restored, "stty -a differs after Ctrl-C")
     }
 
     /// Killed from outside (as a crash would end it), the UI still puts the terminal back.
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
-    func aTerminatedUIPutsTheTerminalBack() throws {
+    func aTerminatedUIPutsTheTerminalBack() async throws {
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        _ = try session.screen(containing: "admissionWait")
+        _ = try await session.screen(containing: "admissionWait")
         // The pane's shell runs the UI as its child: that child, and nothing of other tests.
         let shell = try session.tmux(["display-message", "-p", "-t", "ui", "#{pane_pid}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let children = try Subprocess.run("/usr/bin/pgrep", ["-P", shell], output: .capture, timeout: 30).output
         let ui = try #require(children.split(separator: "\n").compactMap { Int32($0) }.first, "no UI process")
         #expect(kill(ui, SIGTERM) == 0)
-        let (status, restored) = try session.ended()
+        let (status, restored) = try await session.ended()
         #expect(status == 128 + SIGTERM)
         #expect(restored, "stty -a differs after SIGTERM")
     }
