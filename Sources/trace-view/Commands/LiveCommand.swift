@@ -124,78 +124,55 @@ enum LiveCommand: Subcommand {
 
     /// `live -- COMMAND`.
     static func record(_ args: Arguments, every: Double) throws {
-        let command = args.rest[0]
-        let stamp = Int(Date().timeIntervalSince1970)
-        let output = args.options["output"] ?? "transduce-live-\(stamp)-\(getpid())"
-        let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
-        guard let executable = command.contains("/") ? command : Subprocess.which(command), access(executable, X_OK) == 0
-        else { throw CLIError.usage("cannot run \(command): not an executable file") }
-        if let missing = LTTngSession.toolsMissing ?? LiveRelay.toolMissing { throw CLIError.data(missing) }
-        guard mkdir(directory, 0o755) == 0 else {
-            if errno == EEXIST { throw CLIError.usage("\(output) exists already; choose another --output") }
-            throw CLIError.data("\(output): cannot create: \(String(cString: strerror(errno)))")
-        }
-        for stale in RecordSessions.destroyStale() {
-            Terminal.error("trace-view: destroyed the LTTng session \(stale), left active by a trace-view that was killed")
-        }
-        let relay = try LiveRelay.start(output: directory)
+        if let missing = LiveRelay.toolMissing { throw CLIError.data(missing) }
+        let recording = try RecordSessions.prepare(args, for: "live") { "transduce-live-\($0)-\(getpid())" }
+        let relay = try LiveRelay.start(output: recording.directory)
         defer { relay.stop() }
-        let tag = "\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))"
-        let name = RecordSessions.name(stamp: stamp)
         let session: LTTngSession
         do {
-            try "tag=\(tag)\ncommand=\(args.rest.joined(separator: " "))\n".write(
-                toFile: directory + "/" + TraceInput.recordFile, atomically: true, encoding: .utf8)
             session = try LTTngSession(
-                name: name, output: directory, events: ["transduce:*"], contexts: ["vtid", "vpid"], live: relay.sessionURL)
+                name: recording.name, output: recording.directory, events: ["transduce:*"], contexts: ["vtid", "vpid"],
+                live: relay.sessionURL)
         } catch {
             throw CLIError.data("\(error)")
         }
-        let guardian = RecordSessions.guardSession(name)
+        let guardian = RecordSessions.guardSession(recording.name)
         var destroyed = false
         defer {
             if !destroyed { session.destroy() }
             guardian.release()
         }
-        let previousInterrupt = signal(SIGINT, SIG_IGN)
-        let previousQuit = signal(SIGQUIT, SIG_IGN)
-        defer {
-            signal(SIGINT, previousInterrupt)
-            signal(SIGQUIT, previousQuit)
+        let url = relay.liveURL(session: recording.name)
+        Terminal.error("trace-view: watching \(url)")
+        let (status, tally): (Int32, LiveTally) = try RecordSessions.ignoringInterrupts {
+            do { try session.start() } catch { throw CLIError.data("\(error)") }
+            // The watcher runs beside the command and ends when the session is destroyed.
+            let watched = Mutex<Result<LiveTally, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let result = Result { try watch(url: url, every: every, recordTag: recording.tag) }
+                watched.withLock { $0 = result }
+                done.signal()
+            }
+            let status: Int32
+            do {
+                status = try Subprocess.run(
+                    recording.executable, Array(args.rest.dropFirst()),
+                    environment: ["TRANSDUCE_RECORD_TAG": recording.tag, LTTngProvider.environmentVariable: "required"]
+                ).status
+                try session.stop()
+            } catch {
+                throw CLIError.data("\(error)")
+            }
+            // Destroying the session ends the live stream once its last data is read.
+            session.destroy()
+            destroyed = true
+            done.wait()
+            return (status, try watched.withLock { $0! }.get())
         }
-        do { try session.start() } catch { throw CLIError.data("\(error)") }
-        // The watcher runs beside the command and ends when the session is destroyed.
-        let watched = Mutex<Result<LiveTally, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let url = relay.liveURL(session: name)
-        Thread.detachNewThread {
-            let result = Result { try watch(url: url, every: every, recordTag: tag) }
-            watched.withLock { $0 = result }
-            done.signal()
-        }
-        let status: Int32
-        do {
-            status = try Subprocess.run(
-                executable, Array(args.rest.dropFirst()),
-                environment: ["TRANSDUCE_RECORD_TAG": tag, LTTngProvider.environmentVariable: "required"]
-            ).status
-            try session.stop()
-        } catch {
-            throw CLIError.data("\(error)")
-        }
-        // Destroying the session ends the live stream once its last data is read.
-        session.destroy()
-        destroyed = true
-        done.wait()
-        let tally = try watched.withLock { $0! }.get()
-        guard tally.events > 0 else {
-            let ended = status == 0 ? "" : " (it exited with status \(status))"
-            throw CLIError(
-                message: "\(command) recorded no transduce events\(ended). Either it makes no TraceRecorder, or the "
-                    + "recorder could not load LTTng-UST (see its error output), or TRANSDUCE_LTTNG=off is set",
-                status: status == 0 ? ExitStatus.recordedNothing.rawValue : status)
-        }
-        Terminal.error("trace-view: LTTng trace kept in \(output); view it with: trace-view summary \(output)")
-        if status != 0 { throw CLIError(message: "\(command) exited with status \(status)", status: status) }
+        guard tally.events > 0 else { throw RecordSessions.recordedNothing(recording.command, status: status) }
+        Terminal.error(
+            "trace-view: LTTng trace kept in \(recording.output); view it with: trace-view summary \(recording.output)")
+        if status != 0 { throw CLIError(message: "\(recording.command) exited with status \(status)", status: status) }
     }
 }

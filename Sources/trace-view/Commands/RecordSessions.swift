@@ -1,12 +1,85 @@
 import Foundation
 import TransduceTrace
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The LTTng sessions of `trace-view record`: named `trace-view-PID-STAMP`, so that a session
 /// left behind by a killed trace-view is known by its dead PID.
 enum RecordSessions {
     static let prefix = "trace-view-"
 
     static func name(stamp: Int) -> String { "\(prefix)\(getpid())-\(stamp)" }
+
+    /// What `record` and `live -- COMMAND` prepare before their session: the command to run, the
+    /// trace's directory (made here, this run's alone), the session's name, and the tag that marks
+    /// the command's processes (written with the command line to the directory's record file).
+    struct Recording {
+        let command: String
+        let executable: String
+        let output: String
+        let directory: String
+        let name: String
+        let tag: String
+    }
+
+    /// Checks the command after `--` and the tools, makes the output directory (`--output`, else
+    /// `defaultOutput`), destroys sessions left by a killed trace-view, and writes the record file.
+    static func prepare(_ args: Arguments, for verb: String, defaultOutput: (Int) -> String) throws -> Recording {
+        guard let command = args.rest.first else { throw CLIError.usage("\(verb) needs a command after --") }
+        guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --") }
+        let stamp = Int(Date().timeIntervalSince1970)
+        let output = args.options["output"] ?? defaultOutput(stamp)
+        let directory = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
+        guard let executable = command.contains("/") ? command : Subprocess.which(command),
+            access(executable, X_OK) == 0
+        else { throw CLIError.usage("cannot run \(command): not an executable file") }
+        if let missing = LTTngSession.toolsMissing { throw CLIError.data(missing) }
+        // The directory is this run's alone: mkdir is atomic, so of two runs given one --output
+        // only the first gets it.
+        guard mkdir(directory, 0o755) == 0 else {
+            if errno == EEXIST { throw CLIError.usage("\(output) exists already; choose another --output") }
+            throw CLIError.data("\(output): cannot create: \(String(cString: strerror(errno)))")
+        }
+        for stale in destroyStale() {
+            Terminal.error("trace-view: destroyed the LTTng session \(stale), left active by a trace-view that was killed")
+        }
+        // The tag marks this command's processes (they inherit it), so the trace shows them alone.
+        let tag = "\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))"
+        do {
+            try "tag=\(tag)\ncommand=\(args.rest.joined(separator: " "))\n".write(
+                toFile: directory + "/" + TraceInput.recordFile, atomically: true, encoding: .utf8)
+        } catch {
+            throw CLIError.data("\(error)")
+        }
+        return Recording(
+            command: command, executable: executable, output: output, directory: directory, name: name(stamp: stamp),
+            tag: tag)
+    }
+
+    /// Runs `body` with SIGINT and SIGQUIT ignored, like system(3): Ctrl-C ends the command, and
+    /// trace-view stays to stop the session.
+    static func ignoringInterrupts<R>(_ body: () throws -> R) rethrows -> R {
+        let previousInterrupt = signal(SIGINT, SIG_IGN)
+        let previousQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, previousInterrupt)
+            signal(SIGQUIT, previousQuit)
+        }
+        return try body()
+    }
+
+    /// The error of a command that recorded no transduce event (it exited with `status`).
+    static func recordedNothing(_ command: String, status: Int32, detail: String = "") -> CLIError {
+        let ended = status == 0 ? "" : " (it exited with status \(status))"
+        return CLIError(
+            message: "\(command) recorded no transduce events\(ended). Either it makes no TraceRecorder, or the "
+                + "recorder could not load LTTng-UST (see its error output), or TRANSDUCE_LTTNG=off is set" + detail,
+            status: status == 0 ? ExitStatus.recordedNothing.rawValue : status)
+    }
 
     /// Destroys the sessions whose trace-view no longer runs; returns their names.
     static func destroyStale() -> [String] {
