@@ -36,8 +36,10 @@ let package = Package(
             name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),
         // Benchmarks: `swift run -c release transduce-bench` (Benchmarks/README.md).
         .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
+        // The transducer and the actor both benchmark programs measure.
+        .target(name: "BenchWorkload", dependencies: ["Transduce"], path: "Benchmarks/BenchWorkload"),
         .executableTarget(
-            name: "transduce-bench", dependencies: ["Transduce", "TransduceTrace", "CLTTng", "CBenchFloor"],
+            name: "transduce-bench", dependencies: ["Transduce", "TransduceTrace", "CLTTng", "CBenchFloor", "BenchWorkload"],
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
         // 3.19 crashes on the main thread's sigsuspend under an async main).
@@ -49,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "transduce-stress", dependencies: ["RingStress", "TransduceTrace"], path: "Benchmarks/transduce-stress"),
         .executableTarget(
-            name: "transduce-callgrind", dependencies: ["Transduce", "TransduceTrace"],
+            name: "transduce-callgrind", dependencies: ["Transduce", "TransduceTrace", "BenchWorkload"],
             path: "Benchmarks/transduce-callgrind"),
         // What the test targets share: one latch, timeouts, a recording instrument.
         .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),

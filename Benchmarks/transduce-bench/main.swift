@@ -1,3 +1,4 @@
+import BenchWorkload
 // transduce-bench: the runtime and the toolkit against their floors, measured side by side in
 // one run (see Benchmarks/README.md). `swift run -c release transduce-bench [--json FILE] [--quick]`
 import CBenchFloor
@@ -9,31 +10,10 @@ import Synchronization
 import Transduce
 import TransduceTrace
 
-// MARK: - Workload types
+// The transducer (Bench) is BenchWorkload's, shared with transduce-callgrind.
 
-nonisolated enum Bench: Transducer {
-    struct State: Sendable { var count = 0 }
-    enum Event: Sendable { case tick, work }
-    typealias Response = Int
-    static var initialState: State { State() }
-    static func transduce(_ state: inout State, event: Event) -> Effect {
-        switch event {
-        case .tick:
-            state.count += 1
-            return .none
-        case .work:
-            return .task { _, _ -> TaskReturn in .response(.tick) }
-        }
-    }
-    static func response(state: State, event: Event) -> Int { state.count }
-    static func traceLabel(of event: Event) -> EventLabel {
-        switch event {
-        case .tick: "tick"
-        case .work: "work"
-        }
-    }
-}
-
+/// The floor of `send`, in this program's own module as a caller's actor would be (in another
+/// module its method would not be inlined, and the floor would be higher).
 actor PlainActor {
     var count = 0
     func bump() { count += 1 }

@@ -1,31 +1,9 @@
+import BenchWorkload
 import Transduce
 import TransduceTrace
 
-/// The smallest transducer: `tick` has effect `.none`; `work` a task whose result re-enters.
-nonisolated enum Counter: Transducer {
-    struct State: Sendable { var count = 0 }
-    enum Event: Sendable { case tick, work }
-    typealias Response = Int
-    static var initialState: State { State() }
-    static func transduce(_ state: inout State, event: Event) -> Effect {
-        switch event {
-        case .tick:
-            state.count += 1
-            return .none
-        case .work:
-            return .task { _, _ -> TaskReturn in .response(.tick) }
-        }
-    }
-    static func response(state: State, event: Event) -> Int { state.count }
-    static func traceLabel(of event: Event) -> EventLabel {
-        switch event {
-        case .tick: "tick"
-        case .work: "work"
-        }
-    }
-}
-
-/// The baseline of `send`: an actor with one counter, and a method that bumps it.
+/// The floor of `send`, in this program's own module as a caller's actor would be (in another
+/// module its method would not be inlined, and the floor would be higher).
 actor PlainActor {
     var count = 0
     func bump() { count += 1 }
@@ -51,22 +29,22 @@ enum CallgrindTargets {
     /// `disabled`: with a trace recorder attached whose ring buffer and LTTng are off.
     static func sendLoop(_ n: Int, disabled: Bool = false) async {
         let recorder = disabled ? TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false) : nil
-        let host = BaseRuntime(of: Counter.self, instrument: recorder)
+        let host = BaseRuntime(of: Bench.self, instrument: recorder)
         for _ in 0..<n { await measuredSend(host) }
     }
 
     @inline(never)
-    static func measuredSend(_ host: BaseRuntime<Counter>) async {
+    static func measuredSend(_ host: BaseRuntime<Bench>) async {
         try? await host.input.send(.tick)
     }
 
     static func requestLoop(_ n: Int) async {
-        let host = BaseRuntime(of: Counter.self)
+        let host = BaseRuntime(of: Bench.self)
         for _ in 0..<n { await measuredRequest(host) }
     }
 
     @inline(never)
-    static func measuredRequest(_ host: BaseRuntime<Counter>) async {
+    static func measuredRequest(_ host: BaseRuntime<Bench>) async {
         _ = try? await host.input.request(.work)
     }
 
@@ -94,12 +72,12 @@ enum CallgrindTargets {
 
     @MainActor
     static func observableLoop(_ n: Int) async {
-        let host = EffectObservable(of: Counter.self)
+        let host = EffectObservable(of: Bench.self)
         for _ in 0..<n { await measuredObservableSend(host) }
     }
 
     @MainActor @inline(never)
-    static func measuredObservableSend(_ host: EffectObservable<Counter>) async {
+    static func measuredObservableSend(_ host: EffectObservable<Bench>) async {
         try? await host.send(.tick)
     }
 }
