@@ -25,7 +25,7 @@ struct BrowserData {
         var waitP99: UInt64
         var longestHold: UInt64
         var holder: String
-        /// Queue depth over the trace's span, in equal time buckets (the deepest of each).
+        /// Queue depth over time, in the report's equal time buckets (the deepest of each).
         var depths: [UInt32]
     }
 
@@ -37,9 +37,6 @@ struct BrowserData {
     let requests: [Request]
     let tasks: [TaskReport.Row]
     let gates: [Gate]
-
-    /// Buckets of the gate's depth sparkline.
-    static let buckets = 32
 
     init(trace: Trace) {
         let index = TraceIndex(trace.events)
@@ -55,45 +52,17 @@ struct BrowserData {
                 total: b.total, dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
         }
         tasks = TaskReport(index: index).rows
-        // Gates: cycles and holds from cycle_enter/leave, waits from cycle_enter, depth over time.
-        let end = trace.events.last?.time ?? start
-        let span = max(1, end &- start)
-        var byRuntime: [UInt64: Gate] = [:]
-        var waits: [UInt64: [UInt64]] = [:]
-        var entered: [UInt64: (time: UInt64, label: String)] = [:]
-        for e in trace.events {
-            let key = e.runtimeKey
-            var gate =
-                byRuntime[key]
-                ?? Gate(
-                    runtime: key, cycles: 0, maxDepth: 0, waitP99: 0, longestHold: 0, holder: "",
-                    depths: Array(repeating: 0, count: Self.buckets))
-            let bucket = min(Self.buckets - 1, Int(Double(e.time &- start) / Double(span) * Double(Self.buckets)))
-            switch e.kind {
-            case .dispatch:
-                gate.maxDepth = max(gate.maxDepth, e.count)
-                gate.depths[bucket] = max(gate.depths[bucket], e.count)
-            case .cycleEnter:
-                gate.cycles += 1
-                gate.depths[bucket] = max(gate.depths[bucket], e.count)
-                waits[key, default: []].append(e.nanos)
-                entered[key] = (e.time, index.cycleLabel(runtime: key, cycle: e.cycle))
-            case .cycleLeave:
-                if let enter = entered[key], e.time &- enter.time > gate.longestHold {
-                    gate.longestHold = e.time &- enter.time
-                    gate.holder = enter.label
-                }
-            default:
-                break
-            }
-            byRuntime[key] = gate
-        }
-        runtimes = byRuntime.count
-        gates = byRuntime.keys.sorted().map { key in
-            var gate = byRuntime[key]!
-            let sorted = (waits[key] ?? []).sorted()
-            if !sorted.isEmpty { gate.waitP99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] }
-            return gate
+        // Each runtime's gate is the contention report of its events alone.
+        var reports: [UInt64: ContentionReport] = [:]
+        for e in trace.events { reports[e.runtimeKey, default: ContentionReport()].consume(e) }
+        runtimes = reports.count
+        gates = reports.keys.sorted().map { key in
+            let report = reports[key]!
+            let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
+            return Gate(
+                runtime: key, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
+                waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
+                holder: longest?.key ?? "", depths: Array(report.depth.buckets.prefix(report.depth.used)))
         }
     }
 

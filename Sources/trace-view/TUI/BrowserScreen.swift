@@ -86,13 +86,13 @@ struct BrowserScreen {
             head =
                 "  "
                 + columns(
-                    ["runtime", "cycles", "max queue", "wait p99", "longest hold", "depth over time"], [10, 8, 10, 10, 26, 34])
+                    ["runtime", "cycles", "max queue", "wait p99", "longest hold", "depth over time"], [10, 8, 10, 10, 26, 50])
             rows = data.gates.map {
                 columns(
                     [
                         "\(RuntimeKey.runtime($0.runtime))", "\($0.cycles)", "\($0.maxDepth)", duration($0.waitP99),
                         "\(duration($0.longestHold)) \($0.holder)", sparkline($0.depths),
-                    ], [10, 8, 10, 10, 26, 34])
+                    ], [10, 8, 10, 10, 26, 50])
             }
         }
         if rows.isEmpty { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
