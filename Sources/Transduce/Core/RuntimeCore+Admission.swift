@@ -66,11 +66,7 @@ extension RuntimeCore {
     func admit(_ event: T.Event, style: DispatchStyle, task: UInt64?) throws -> Admitted {
         let start = try startDispatch(event, style: style)
         guard task == nil else { return .queue(start, task: task) }
-        switch claimIdleGate(event, start) {
-        case .refused(let error): throw error
-        case .claimed(let admission): return .claimed(admission)
-        case .queue: return .queue(start, task: nil)
-        }
+        return try claimIdleGate(event, start)
     }
 
     /// Runs a claimed admission's cycle (the fast path's second half), on the host's isolation:
@@ -130,16 +126,16 @@ extension RuntimeCore {
         return DispatchStart(kind: kind, dispatch: dispatch, instrument: instrument, now: now)
     }
 
-    /// Claims the idle gate for an inline cycle, or learns that the admission must queue (or is
-    /// refused), in one lock section.
+    /// Claims the idle gate for an inline cycle, or learns that the admission must queue, in one
+    /// lock section; throws the refusal when the runtime has stopped.
     @inlinable
-    func claimIdleGate(_ event: T.Event, _ start: DispatchStart) -> InlineClaim {
-        control.withLock { control in
+    func claimIdleGate(_ event: T.Event, _ start: DispatchStart) throws -> Admitted {
+        try control.withLock { control in
             if let (error, reason) = refusal(fromTask: false) {
                 if let instrument = start.instrument { rejected(start.dispatch, start.kind, event, reason, instrument) }
-                return .refused(error)
+                throw error
             }
-            guard control.gate.claimInline() else { return .queue }
+            guard control.gate.claimInline() else { return .queue(start, task: nil) }
             control.nextCycle += 1
             var enteredAt: UInt64 = 0
             // Under the lock, so that the trace's dispatch order is the order of acceptance.

@@ -46,16 +46,6 @@ extension RuntimeCore {
         case waiting(ResponseWaiter)
     }
 
-    /// What the admission's lock section decided.
-    @usableFromInline
-    enum InlineClaim {
-        case refused(any Error)
-        /// The gate is the caller's, for this cycle.
-        case claimed(InlineAdmission)
-        /// The gate is busy or the queue is not empty: queue behind it.
-        case queue
-    }
-
     /// How ``admit(_:style:task:)`` admitted an awaited dispatch.
     @usableFromInline
     enum Admitted {
