@@ -154,11 +154,8 @@ where
                 case .queue(let start, let task): rest = .queue(start, task: task)
                 }
             }
-            switch rest {
-            case .finished(let response): return response
-            case .wait(let waiter): return try await core.wait(for: waiter)
-            default: return try await core.complete(rest, event, style: style)
-            }
+            if case .finished(let response) = rest { return response }
+            return try await core.complete(rest, event, style: style)
         }
     }
 
