@@ -34,10 +34,13 @@ import Testing
             return result.output
         }
 
-        func start(_ trace: String) throws {
+        func start(_ trace: String) throws { try run("tui \(trace)") }
+
+        /// Runs `trace-view ARGUMENTS` (a shell's words) in the session.
+        func run(_ arguments: String) throws {
             let binary = try #require(builtProduct("trace-view"))
             let script =
-                "stty -a > \(dir.file("before")); \(binary) tui \(trace); echo $? > \(dir.file("status")); "
+                "stty -a > \(dir.file("before")); \(binary) \(arguments); echo $? > \(dir.file("status")); "
                 + "stty -a > \(dir.file("after")); sleep 600"
             _ = try tmux(["new-session", "-d", "-s", "ui", "-x", "120", "-y", "40", "/bin/sh", "-c", script])
         }

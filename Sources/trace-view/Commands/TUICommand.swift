@@ -8,7 +8,7 @@ import TransduceTrace
 
 /// `trace-view tui`: browse a trace in the terminal: requests, tasks and the gate, and any
 /// request's sequence diagram. The state is ``BrowserState`` (a pure value), the drawing
-/// ``BrowserScreen``; this is the shell that reads keys and redraws only the lines that changed.
+/// ``BrowserScreen``, the shell that reads keys and redraws ``BrowserLoop``.
 enum TUICommand: Subcommand {
     static let spec = CommandSpec(
         name: "tui", abstract: "Browse a trace in the terminal: requests, tasks, the gate, diagrams",
@@ -35,7 +35,8 @@ enum TUICommand: Subcommand {
         let ascii = args.flag("ascii")
         guard TerminalSession.begin() else {
             // No terminal: each pane once, as plain text.
-            let width = Terminal.width
+            // Wide enough for every column: a pipe has no width to fit.
+            let width = max(Terminal.width, 160)
             var state = BrowserState()
             var lines: [String] = []
             for pane in BrowserState.Pane.allCases {
@@ -50,38 +51,8 @@ enum TUICommand: Subcommand {
             return try finish(notes: trace.notes)
         }
         defer { TerminalSession.restore() }
-        var state = BrowserState()
-        var previous: [String] = []
-        var size = TerminalSession.size
-        var ended = false
-        while true {
-            let screen = BrowserScreen(data: data, title: title, width: size.columns, height: size.rows, ascii: ascii)
-            state.counts = screen.counts(state)
-            draw(screen.lines(state), over: &previous)
-            var key: Key?
-            while key == nil && !ended {
-                key = TerminalSession.readKey(timeout: 100, ended: &ended)
-                if TerminalSession.resized.exchange(false, ordering: .relaxed) {
-                    size = TerminalSession.size
-                    previous = []  // everything moves: draw it all
-                    break
-                }
-            }
-            if ended { break }
-            guard let key else { continue }
-            if state.handle(key, rows: screen.bodyRows) == .quit { break }
-        }
-    }
-
-    /// Writes the lines that differ from `previous` (all of them when it is empty), each at its
-    /// row, in one write.
-    static func draw(_ lines: [String], over previous: inout [String]) {
-        var out = previous.isEmpty ? "\u{1B}[2J" : ""
-        for (row, line) in lines.enumerated() where row >= previous.count || previous[row] != line {
-            out += "\u{1B}[\(row + 1);1H" + escapingControls(line)
-        }
-        guard !out.isEmpty else { return }
-        TerminalSession.emit(Array(out.utf8))
-        previous = lines
+        BrowserLoop.run(
+            title: title, ascii: ascii, frame: BrowserLoop.Frame(data: data, status: ""), live: false, refresh: 1
+        ) { nil }
     }
 }

@@ -8,14 +8,18 @@ struct BrowserScreen {
     let width: Int
     let height: Int
     let ascii: Bool
+    /// A live view's state for the header ("live", "paused", "ended"), "" for a recorded trace.
+    var status = ""
 
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
 
-    /// The requests the filter lets through, slowest first (ties by dispatch order).
+    /// The requests the filter lets through: those still waiting first, then the resumed ones;
+    /// each group slowest first (ties by dispatch order).
     func requests(_ state: BrowserState) -> [BrowserData.Request] {
         data.requests.filter { state.passes($0.label) }.sorted {
-            $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
+            if $0.waiting != $1.waiting { return $0.waiting }
+            return $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
         }
     }
 
@@ -32,8 +36,10 @@ struct BrowserScreen {
             let name = ["Requests", "Tasks", "Gate"][pane.rawValue]
             return pane == state.pane ? "[\(name)]" : " \(name) "
         }
+        let status = status.isEmpty ? "" : "\(status) | "
         out.append(
-            "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost | \(panes.joined()) | ? keys")
+            "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost | \(status)\(panes.joined()) | ? keys"
+        )
         out.append(String(repeating: ascii ? "-" : "─", count: width))
         switch state.mode {
         case .diagram(let index, let scroll):
@@ -52,6 +58,7 @@ struct BrowserScreen {
                 "  Tab              next pane: requests, tasks, gate",
                 "  Enter            open the selected request's sequence diagram (Enter, Esc or q closes it)",
                 "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
+                "  p                pause or resume a live view (the panes stop changing; reading goes on)",
                 "  ?                this help (any key closes it)",
                 "  q, Ctrl-C        quit",
             ]
@@ -86,13 +93,15 @@ struct BrowserScreen {
             head =
                 "  "
                 + columns(
-                    ["runtime", "cycles", "max queue", "wait p99", "longest hold", "depth over time"], [10, 8, 10, 10, 26, 50])
+                    ["runtime", "host", "cycles", "max queue", "wait p99", "longest hold", "holding now", "depth over time"],
+                    [9, 12, 8, 10, 10, 24, 16, 40])
             rows = data.gates.map {
                 columns(
                     [
-                        "\(RuntimeKey.runtime($0.runtime))", "\($0.cycles)", "\($0.maxDepth)", duration($0.waitP99),
-                        "\(duration($0.longestHold)) \($0.holder)", sparkline($0.depths),
-                    ], [10, 8, 10, 10, 26, 50])
+                        "\(RuntimeKey.runtime($0.runtime))", $0.host.isEmpty ? "-" : $0.host, "\($0.cycles)", "\($0.maxDepth)",
+                        duration($0.waitP99), "\(duration($0.longestHold)) \($0.holder)",
+                        $0.holdingNow.isEmpty ? "-" : $0.holdingNow, sparkline($0.depths),
+                    ], [9, 12, 8, 10, 10, 24, 16, 40])
             }
         }
         if rows.isEmpty { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
@@ -106,7 +115,7 @@ struct BrowserScreen {
         if case .filtering(let draft) = state.mode { return "filter: \(draft)_   (Enter applies, Esc cancels)" }
         if case .diagram = state.mode { return "up/down scroll, Esc back, q back" }
         let filter = state.filter.isEmpty ? "" : "filter \"\(state.filter)\" | "
-        return filter + "up/down move, Tab pane, Enter diagram, / filter, ? keys, q quit"
+        return filter + "up/down move, Tab pane, Enter diagram, / filter, " + (state.live ? "p pause, " : "") + "? keys, q quit"
     }
 
     private func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }

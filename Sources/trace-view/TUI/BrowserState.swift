@@ -24,6 +24,10 @@ struct BrowserState: Equatable {
     var selected: [Pane: Int] = [.requests: 0, .tasks: 0, .gate: 0]
     var mode = Mode.browse
     var filter = ""
+    /// A live view (its data changes while it is shown); only then does `p` pause it.
+    var live = false
+    /// The live view's panes are held still (the stream is still read).
+    var paused = false
     /// Rows of each pane (after the filter), set by the shell before each key.
     var counts: [Pane: Int] = [:]
 
@@ -62,6 +66,7 @@ struct BrowserState: Equatable {
             switch key {
             case .character("q"): return .quit
             case .character("?"): mode = .help
+            case .character("p") where live: paused.toggle()
             case .character("/"): mode = .filtering(draft: filter)
             case .tab: pane = Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!
             case .down, .character("j"): selected[pane] = min(max(0, count - 1), current + 1)

@@ -1,0 +1,77 @@
+import Transduce
+import TransduceTrace
+
+/// The terminal UI's shell: reads keys into ``BrowserState``, draws ``BrowserScreen`` and writes
+/// only the lines that changed, follows the terminal's size, and in a live view takes a new
+/// ``Frame`` every `refresh` seconds unless the user paused it or reads a diagram.
+///
+/// Runs on the calling thread, on the terminal ``TerminalSession/begin()`` entered; the caller
+/// restores it.
+enum BrowserLoop {
+    /// What the screen shows: the data, and a live view's state for the header.
+    struct Frame {
+        var data: BrowserData
+        /// "live", "ended", … ("" for a recorded trace).
+        var status: String
+    }
+
+    /// Runs until q, Ctrl-C or the end of the terminal's input. `update` is asked for a new frame
+    /// (`nil`: nothing new) when `live`; a recorded trace's frame never changes.
+    static func run(title: String, ascii: Bool, frame first: Frame, live: Bool, refresh: Double, update: () -> Frame?) {
+        var frame = first
+        var state = BrowserState()
+        state.live = live
+        var previous: [String] = []
+        var size = TerminalSession.size
+        var ended = false
+        var nextRefresh = MonotonicClock.now() + UInt64(refresh * 1e9)
+        while true {
+            var screen = BrowserScreen(data: frame.data, title: title, width: size.columns, height: size.rows, ascii: ascii)
+            screen.status = state.paused ? "paused (p resumes)" : frame.status
+            state.counts = screen.counts(state)
+            clampSelection(&state)
+            draw(screen.lines(state), over: &previous)
+            var key: Key?
+            var refreshed = false
+            while key == nil && !ended && !refreshed {
+                key = TerminalSession.readKey(timeout: 100, ended: &ended)
+                if TerminalSession.resized.exchange(false, ordering: .relaxed) {
+                    size = TerminalSession.size
+                    previous = []  // everything moves: draw it all
+                    break
+                }
+                // A diagram is read as it was opened; a paused view stays as it is.
+                guard live, key == nil, !state.paused, state.mode == .browse, MonotonicClock.now() >= nextRefresh else {
+                    continue
+                }
+                nextRefresh = MonotonicClock.now() + UInt64(refresh * 1e9)
+                if let next = update() {
+                    frame = next
+                    refreshed = true
+                }
+            }
+            if ended { break }
+            guard let key else { continue }
+            if state.handle(key, rows: screen.bodyRows) == .quit { break }
+        }
+    }
+
+    /// Keeps each pane's selection on a row when a live view's rows became fewer.
+    private static func clampSelection(_ state: inout BrowserState) {
+        for (pane, count) in state.counts where (state.selected[pane] ?? 0) >= count {
+            state.selected[pane] = max(0, count - 1)
+        }
+    }
+
+    /// Writes the lines that differ from `previous` (all of them when it is empty), each at its
+    /// row, in one write.
+    static func draw(_ lines: [String], over previous: inout [String]) {
+        var out = previous.isEmpty ? "\u{1B}[2J" : ""
+        for (row, line) in lines.enumerated() where row >= previous.count || previous[row] != line {
+            out += "\u{1B}[\(row + 1);1H" + escapingControls(line)
+        }
+        guard !out.isEmpty else { return }
+        TerminalSession.emit(Array(out.utf8))
+        previous = lines
+    }
+}
