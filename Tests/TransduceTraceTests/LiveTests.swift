@@ -139,11 +139,197 @@ extension LTTngTests {
             #expect(summary.out.contains("events      \(expected.events.count)\n"))
         }
 
+        /// The kinds' counts of traces together, by kind name.
+        static func kinds(_ traces: Trace...) -> [String: Int] {
+            var byKind: [String: Int] = [:]
+            for trace in traces { for event in trace.events { byKind["\(event.kind)", default: 0] += 1 } }
+            return byKind
+        }
+
+        static var hostname: String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = gethostname(&buffer, buffer.count - 1)
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+
+        /// The live browser on a terminal (tmux): it shows the running workload's every event in
+        /// its header and every request label in its pane while the workload still runs (the
+        /// oracle is the workload's own ring), keeps the command's output off the screen, pauses
+        /// with p, opens a request's diagram, and q ends the command, puts the terminal back and
+        /// keeps the trace.
+        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(5)))
+        func theLiveBrowserShowsTheRunningWorkloadPausesAndQuitsCleanly() async throws {
+            let session = TUITests.Session()
+            defer { session.stop() }
+            let dir = session.dir
+            let example = try #require(builtProduct("TracedExample"))
+            // The workload runs until the end of its input: a pipe this test holds open, so it
+            // runs until q ends it.
+            let fifo = dir.file("input")
+            try #require(mkfifo(fifo, 0o600) == 0)
+            let holder = open(fifo, O_RDWR)
+            try #require(holder >= 0)
+            defer { close(holder) }
+            let output = dir.file("live")
+            let ringFile = dir.file("ring.tdtrace")
+            try session.run(
+                "live --every 0.2 --output \(output) -- /bin/sh -c 'exec \(example) --serve \(ringFile) < \(fifo)'")
+            // What the command prints goes to its log, not over the screen.
+            let deadline = Date().addingTimeInterval(120)
+            var workload: pid_t = 0
+            while workload == 0 && Date() < deadline {
+                let log = (try? String(contentsOfFile: output + "/command.log", encoding: .utf8)) ?? ""
+                if let line = log.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }) {
+                    workload = Int32(line.dropFirst(6)) ?? 0
+                } else {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            try #require(workload > 0, "the workload never said it was ready")
+            #expect(kill(workload, SIGUSR2) == 0)
+            var ring: Trace?
+            while ring == nil && Date() < deadline {
+                ring = try? TraceFileReader(path: ringFile).readAll()
+                if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let expected = try #require(ring, "the workload's ring dump never came")
+            let screen = try await session.screen(containing: "| \(expected.events.count) events, 1 runtimes")
+            #expect(screen.contains("| live, 0 waiting |"), "\(screen)")
+            for label in Set(expected.events.filter(\.isAwaitedDispatch).map(\.label)) {
+                #expect(screen.contains(" \(label) "), "no request \(label) on the screen:\n\(screen)")
+            }
+            #expect(!screen.contains("ready \(workload)"))
+            #expect(kill(workload, 0) == 0, "the workload was still running")
+            try session.keys("p")
+            _ = try await session.screen(containing: "| paused (p resumes) |")
+            try session.keys("p")
+            _ = try await session.screen(containing: "| live, 0 waiting |")
+            try session.keys("Tab", "Tab")
+            let gate = try await session.screen(containing: "[Gate]")
+            #expect(gate.contains("holding now") && gate.contains(" \(Self.hostname.prefix(10))"), "\(gate)")
+            try session.keys("Tab")
+            _ = try await session.screen(containing: "[Requests]")
+            try session.keys("Enter")
+            _ = try await session.screen(containing: "Latency of")
+            try session.keys("Escape", "q")
+            let (status, restored) = try await session.ended()
+            #expect(status == 0)
+            #expect(restored, "stty -a differs after q")
+            #expect(kill(workload, 0) != 0, "q did not end the command")
+            // The kept trace holds what was seen.
+            let summary = try traceView(["summary", output])
+            #expect(summary.status == 0, "\(summary.err)")
+            #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
+        }
+
+        /// `count` TCP ports free on loopback now.
+        static func freePorts(_ count: Int) -> [Int] {
+            var sockets: [Int32] = []
+            defer { sockets.forEach { close($0) } }
+            return (0..<count).map { _ in
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                sockets.append(fd)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+                }
+                _ = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+                return Int(UInt16(bigEndian: address.sin_port))
+            }
+        }
+
+        /// Two sessions streaming to one relay daemon (as two hosts would) are one view with
+        /// `trace-view live net://RELAY`: its totals are both workloads' (the oracles are their
+        /// own rings), with two runtimes, each shown with its host.
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        func theSessionsOfOneRelayDaemonAreOneView() async throws {
+            let dir = TemporaryDirectory()
+            let example = try #require(builtProduct("TracedExample"))
+            let binary = try #require(builtProduct("trace-view"))
+            let ports = Self.freePorts(3)
+            let relay = try Subprocess.startWatcher(
+                try #require(Subprocess.which("lttng-relayd")),
+                [
+                    "-C", "tcp://127.0.0.1:\(ports[0])", "-D", "tcp://127.0.0.1:\(ports[1])", "-L",
+                    "tcp://127.0.0.1:\(ports[2])", "-o", dir.file("relay"),
+                ])
+            defer {
+                kill(relay, SIGTERM)
+                var status: Int32 = 0
+                waitpid(relay, &status, 0)
+            }
+            let relayURL = "net://127.0.0.1:\(ports[2])"
+            let deadline = Date().addingTimeInterval(120)
+            while (try? CTFTraceReader.liveSessions(url: relayURL)) == nil {
+                try #require(Date() < deadline, "the relay daemon never listened")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let tag = UUID().uuidString.prefix(8)
+            let sessions = try ["a", "b"].map {
+                try LTTngSession(
+                    name: "transduce-live-\($0)-\(tag)", output: dir.file($0), events: ["transduce:*"],
+                    contexts: ["vtid", "vpid"],
+                    live: "net://127.0.0.1:\(ports[0]):\(ports[1])")
+            }
+            defer { sessions.forEach { $0.destroy() } }
+            for session in sessions { try session.start() }
+            let child = try Subprocess.start(
+                binary, ["live", "--plain", "--every", "0.2", relayURL], environment: ["NO_COLOR": "1"],
+                errors: dir.file("errors"))
+            let lines = Lines(child.output)
+            defer {
+                close(child.output)
+                kill(child.pid, SIGKILL)
+                _ = try? Subprocess.wait(child.pid, name: "trace-view live")
+            }
+            // Both sessions have their reader before anything is recorded.
+            while try CTFTraceReader.liveSessions(url: relayURL).filter({ $0.name.hasSuffix(tag) && $0.clients > 0 }).count < 2 {
+                try #require(Date() < deadline, "trace-view never attached to both sessions")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            // Each session records one workload (the other is stopped meanwhile).
+            var rings: [Trace] = []
+            for (i, session) in sessions.enumerated() {
+                try sessions[1 - i].stop()
+                if i == 1 { try session.start() }
+                let ringFile = dir.file("ring-\(i).tdtrace")
+                let run = try Subprocess.run(
+                    example, [ringFile], environment: [LTTngProvider.environmentVariable: "required"], output: .capture,
+                    timeout: 120)
+                #expect(run.status == 0, "\(run.output)")
+                rings.append(try TraceFileReader(path: ringFile).readAll())
+            }
+            try sessions[1].stop()
+            for session in sessions { session.destroy() }
+            var ended: String?
+            var recent: [String] = []
+            while let line = try await lines.next(before: deadline) {
+                if line.hasPrefix("live ended, ") { ended = line }
+                if line.hasPrefix("  recent ") { recent.append(line) }
+            }
+            let status = try Subprocess.wait(child.pid, name: "trace-view live")
+            let errors = (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? ""
+            #expect(status == 0, "\(errors)")
+            let last = try #require(ended, "no final line; errors: \(errors)")
+            #expect(Self.counts(of: last) == Self.kinds(rings[0], rings[1]), "\(last)")
+            #expect(last.contains(" \(rings[0].events.count + rings[1].events.count) events, 2 runtimes, 0 waiting"), "\(last)")
+            #expect(recent.last?.contains(" on \(Self.hostname))") == true, "\(recent.last ?? "no recent line")")
+        }
+
         @Test(.enabled(if: Live.available)) func wrongURLsAndOptionsAreClearErrors() throws {
             let notLive = try traceView(["live", "/tmp/a-directory"])
             #expect(notLive.status == 64 && notLive.err.contains("is not a live URL"), "\(notLive.err)")
             let every = try traceView(["live", "--every", "0", "net://127.0.0.1/host/h/s"])
             #expect(every.status == 64 && every.err.contains("--every takes seconds"), "\(every.err)")
+            let window = try traceView(["live", "--window", "10", "net://127.0.0.1/host/h/s"])
+            #expect(window.status == 64 && window.err.contains("--window takes"), "\(window.err)")
+            let mixed = try traceView(["live", "net://127.0.0.1/host/h/s", "/tmp/a-directory"])
+            #expect(mixed.status == 64 && mixed.err.contains("is not a live URL"), "\(mixed.err)")
             // Nothing listens on port 1: the relay daemon cannot be reached.
             let unreachable = try traceView(["live", "--list", "net://127.0.0.1:1"])
             #expect(unreachable.status == 65, "\(unreachable.err)")

@@ -40,6 +40,9 @@ package enum Subprocess {
         /// Collected apart: standard output into ``Result/output``, standard error into
         /// ``Result/errors``.
         case captureSeparately
+        /// Both streams appended to the file at this path (made if missing), standard input from
+        /// `/dev/null` (a command whose terminal another program draws on).
+        case file(String)
     }
 
     package struct Result: Sendable {
@@ -104,6 +107,8 @@ package enum Subprocess {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
             posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
+        case .file(let path):
+            appendOutput(to: path, &actions)
         }
         defer {
             if let captureFile { unlink(captureFile) }
@@ -210,6 +215,32 @@ package enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         return try launch(executable, arguments, environment: [:], actions: &actions)
+    }
+
+    /// Starts `executable` with its output to this process's (`.inherit`) or appended to a file
+    /// (`.file`), not waited for: wait for it with ``wait(_:timeout:name:)`` (for a child the
+    /// caller may have to stop, which ``run(_:_:environment:output:timeout:)`` cannot).
+    package static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], output: Output
+    ) throws -> pid_t {
+        var actions = makeSpawnFileActions()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        switch output {
+        case .inherit: break
+        case .file(let path):
+            appendOutput(to: path, &actions)
+        case .discard, .capture, .captureSeparately:
+            preconditionFailure("spawn keeps no captured output: use run")
+        }
+        return try launch(executable, arguments, environment: environment, actions: &actions)
+    }
+
+    /// Input from `/dev/null`, both output streams appended to `path`.
+    private static func appendOutput(to path: String, _ actions: inout SpawnFileActions) {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
     }
 
     /// Waits for a child of ``start(_:_:environment:errors:)``: its status as ``Result/status``.

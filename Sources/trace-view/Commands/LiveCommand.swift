@@ -10,62 +10,108 @@ import TransduceTraceCTF
     import Darwin
 #endif
 
-/// `trace-view live`: an LTTng live session read while it is recorded, through a relay daemon.
+/// `trace-view live`: LTTng live sessions read while they are recorded, through a relay daemon.
 ///
-/// Three forms: `live URL` reads a session a relay daemon offers, `live --list [URL]` lists them,
-/// and `live -- COMMAND` records COMMAND under a live session of its own (with a relay daemon of
-/// its own, ``LiveRelay``) and keeps the trace like `record`. What it shows is a ``LiveTally``,
-/// printed as one plain line every `--every` seconds and once more when the session ends.
+/// Three forms: `live URL...` reads sessions a relay daemon offers (a URL without a session:
+/// every session it offers), `live --list [URL]` lists them, and `live -- COMMAND` records
+/// COMMAND under a live session of its own (with a relay daemon of its own, ``LiveRelay``) and
+/// keeps the trace like `record`. What it shows is ``LiveView``'s: the browser on a terminal,
+/// plain lines otherwise.
 enum LiveCommand: Subcommand {
     static let spec = CommandSpec(
-        name: "live", abstract: "Watch a running service through an LTTng live session",
+        name: "live", abstract: "Watch a running service through LTTng live sessions",
         options: [
             .flag("list", "List the sessions the relay daemon at URL offers (default net://127.0.0.1)"),
-            OptionSpec("every", "SECONDS", "Print the running totals every SECONDS (default 1; 0.1 to 3600)"),
+            OptionSpec("every", "SECONDS", "Refresh every SECONDS (default 1; 0.1 to 3600)"),
+            OptionSpec("window", "EVENTS", "Compute the panes from the last EVENTS events (default 50000; 1000 to 2000000)"),
             OptionSpec("output", "DIR", "With -- COMMAND: where to keep the trace (default ./transduce-live-<time>-<pid>)"),
+            .flag("plain", "Plain lines even on a terminal"),
+            OptionSpec.ascii,
         ],
-        arguments: "URL | -- COMMAND [ARG...]",
+        arguments: "URL... | -- COMMAND [ARG...]",
         discussion: """
-            Reads the transduce:* events of an LTTng live session while it is recorded, from a
-            relay daemon (lttng-relayd): URL is net://HOST[:PORT]/host/HOSTNAME/SESSION, as
-            --list shows it. Every --every seconds it prints one line: the time since the first
-            event, the events so far, the runtimes, the awaited dispatches still waiting, the
-            deepest queue and the count of each event kind; the span is from the first event to
-            the latest. When the session ends (it is
-            destroyed) it prints the totals once more and exits; Ctrl-C stops watching.
+            Reads the transduce:* events of LTTng live sessions while they are recorded, from a
+            relay daemon (lttng-relayd). URL is net://HOST[:PORT]/host/HOSTNAME/SESSION, as --list
+            shows it; net://HOST[:PORT] alone reads every session that relay daemon offers now.
+            Several URLs (several sessions, hosts or relay daemons) are one view, each runtime
+            shown with its host.
+
+            On a terminal it opens the browser of `tui` on the stream: the header counts every
+            event so far, the requests still waiting and the state (live, paused, ended); the
+            panes are computed every --every seconds from the last --window events (requests
+            still waiting first, then the slowest; tasks; each runtime's gate, with the cycle
+            holding it now). p pauses the panes (the reading goes on), Enter opens a request's
+            diagram, q quits (and stops reading). When the sessions end the view stays, marked
+            ended, until q.
+
+            Without a terminal (or with --plain) it prints two lines every --every seconds: the
+            totals (the time since the first event, the events so far, the runtimes, the awaited
+            dispatches still waiting, the deepest queue and the count of each event kind) and the
+            window's requests and busiest gate; when the sessions end (they are destroyed) it
+            prints the totals once more and exits; Ctrl-C stops watching.
 
             With -- COMMAND it starts a relay daemon of its own on loopback, a live session that
             enables transduce:* with the vtid and vpid contexts, runs COMMAND (which needs a
             TraceRecorder) and shows it live; when COMMAND ends it destroys the session, stops the
-            daemon and keeps the trace in DIR, readable by every other command.
+            daemon and keeps the trace in DIR, readable by every other command. Under the browser,
+            COMMAND's input is /dev/null and its output goes to DIR/command.log; q ends COMMAND
+            (SIGTERM, then SIGKILL after 5 s) and keeps what was recorded.
 
             Several hosts: start one relay daemon, create each host's session with
-            `lttng create NAME --live --set-url=net://RELAY-HOST`, and watch each with its URL
-            (live --list net://RELAY-HOST shows them all, host by host).
+            `lttng create NAME --live --set-url=net://RELAY-HOST`, and watch them all with
+            `trace-view live net://RELAY-HOST` (live --list net://RELAY-HOST shows them, host by
+            host).
             """,
         epilogue:
-            "Exits 0 when the session ended; with -- COMMAND, the command's status (69 when it recorded nothing); 65 when the relay daemon or the session cannot be read."
+            "Exits 0 when the sessions ended or you quit; with -- COMMAND, the command's status (0 when you quit; 69 when it recorded nothing); 65 when a relay daemon or a session cannot be read."
     )
 
     static func run(_ args: Arguments) throws {
         guard CTFTraceReader.isAvailable else { throw CLIError.data("this trace-view was built without libbabeltrace2") }
-        let every = try interval(args.options["every"])
+        let view = LiveView(
+            every: try interval(args.options["every"]), window: try window(args.options["window"]), plain: args.flag("plain"),
+            ascii: args.flag("ascii"))
         if args.flag("list") {
             guard args.rest.isEmpty, args.positionals.count <= 1 else { throw CLIError.usage("--list takes one URL at most") }
             return try list(args.positionals.first ?? "net://127.0.0.1")
         }
         if !args.rest.isEmpty {
             guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --, and no URL") }
-            return try record(args, every: every)
+            return try record(args, view: view)
         }
-        guard args.positionals.count == 1, let url = args.positionals.first else {
-            throw CLIError.usage("live needs a URL, --list, or -- COMMAND")
-        }
-        guard url.hasPrefix("net://") || url.hasPrefix("net4://") || url.hasPrefix("net6://") else {
+        guard !args.positionals.isEmpty else { throw CLIError.usage("live needs a URL, --list, or -- COMMAND") }
+        for url in args.positionals where !(url.hasPrefix("net://") || url.hasPrefix("net4://") || url.hasPrefix("net6://")) {
             throw CLIError.usage("\(url) is not a live URL (net://HOST[:PORT]/host/HOSTNAME/SESSION)")
         }
-        let tally = try watch(url: url, every: every, recordTag: nil)
-        if tally.events == 0 { Terminal.error("trace-view: the session ended without a transduce event") }
+        let urls = try sessions(args.positionals)
+        let title =
+            "trace-view live " + (urls.count == 1 ? String(urls[0].split(separator: "/").last ?? "") : "\(urls.count) sessions")
+        let watched = try view.watch(urls: urls, title: title, recordTag: nil) { $0.stop() }
+        if watched.tally.events == 0 && !watched.quit {
+            Terminal.error("trace-view: the session\(urls.count == 1 ? "" : "s") ended without a transduce event")
+        }
+    }
+
+    /// Each URL's sessions: a session's URL itself, a relay daemon's URL every session it offers.
+    static func sessions(_ urls: [String]) throws -> [String] {
+        var out: [String] = []
+        for url in urls {
+            if url.contains("/host/") {
+                out.append(url)
+                continue
+            }
+            let offered: [CTFTraceReader.LiveSession]
+            do {
+                offered = try CTFTraceReader.liveSessions(url: url)
+            } catch {
+                throw CLIError.data("\(error)")
+            }
+            guard !offered.isEmpty else { throw CLIError.data("no live sessions at \(url)") }
+            out += offered.map(\.url)
+        }
+        // The same session named twice is read once.
+        var seen = Set<String>()
+        return out.filter { seen.insert($0).inserted }
     }
 
     static func interval(_ value: String?) throws -> Double {
@@ -74,6 +120,14 @@ enum LiveCommand: Subcommand {
             throw CLIError.usage("--every takes seconds from 0.1 to 3600, not \(value)")
         }
         return seconds
+    }
+
+    static func window(_ value: String?) throws -> Int {
+        guard let value else { return 50_000 }
+        guard let events = Int(value), events >= 1_000, events <= 2_000_000 else {
+            throw CLIError.usage("--window takes 1000 to 2000000 events, not \(value)")
+        }
+        return events
     }
 
     static func list(_ url: String) throws {
@@ -88,42 +142,8 @@ enum LiveCommand: Subcommand {
             sessions.map { "\($0.url)  (host \($0.hostname), \($0.streams) streams, \($0.clients) readers connected)" })
     }
 
-    /// Reads the live session at `url` until it ends, printing the tally every `every` seconds.
-    static func watch(url: String, every: Double, recordTag: String?) throws -> LiveTally {
-        let state = Mutex(LiveTally())
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.schedule(deadline: .now() + every, repeating: every)
-        timer.setEventHandler {
-            let tally = state.withLock { $0 }
-            if tally.events > 0 { Terminal.print([line(tally, ended: false)]) }
-        }
-        timer.resume()
-        let result: (notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool)
-        do {
-            result = try CTFChild.read(path: url, recordTag: recordTag, live: true) { event in
-                state.withLock { $0.add(event) }
-            }
-        } catch {
-            timer.cancel()
-            throw error
-        }
-        timer.cancel()
-        let tally = state.withLock { $0 }
-        Terminal.print([line(tally, ended: true)])
-        for note in result.notes.prefix(20) { Terminal.error("trace-view: note: \(note)") }
-        return tally
-    }
-
-    /// One plain line of running totals.
-    static func line(_ tally: LiveTally, ended: Bool) -> String {
-        let kinds = tally.kindsSeen.map { "\($0)=\(tally.count(of: $0))" }.joined(separator: " ")
-        return (ended ? "live ended, " : "live, ") + "span \(formatDuration(tally.lastTime &- tally.firstTime, ascii: true))"
-            + ": \(tally.events) events, \(tally.runtimes.count) runtimes, \(tally.inFlight.count) waiting, "
-            + "max queue \(tally.maxQueueDepth); \(kinds)"
-    }
-
     /// `live -- COMMAND`.
-    static func record(_ args: Arguments, every: Double) throws {
+    static func record(_ args: Arguments, view: LiveView) throws {
         if let missing = LiveRelay.toolMissing { throw CLIError.data(missing) }
         let recording = try RecordSessions.prepare(args, for: "live") { "transduce-live-\($0)-\(getpid())" }
         let relay = try LiveRelay.start(output: recording.directory)
@@ -143,36 +163,63 @@ enum LiveCommand: Subcommand {
             guardian.release()
         }
         let url = relay.liveURL(session: recording.name)
-        Terminal.error("trace-view: watching \(url)")
-        let (status, tally): (Int32, LiveTally) = try RecordSessions.ignoringInterrupts {
+        // Under the browser the command must not write over the screen nor read its keys.
+        let browsing = !view.plain && isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0
+        let log = recording.directory + "/command.log"
+        if !browsing { Terminal.error("trace-view: watching \(url)") }
+        let (status, watched): (Int32, LiveView.Watched) = try RecordSessions.ignoringInterrupts {
             do { try session.start() } catch { throw CLIError.data("\(error)") }
-            // The watcher runs beside the command and ends when the session is destroyed.
-            let watched = Mutex<Result<LiveTally, any Error>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                let result = Result { try watch(url: url, every: every, recordTag: recording.tag) }
-                watched.withLock { $0 = result }
-                done.signal()
+            // When the command ends, its session is stopped and destroyed, which ends the live
+            // stream once its last data is read.
+            let command = Mutex<(pid: pid_t, status: Int32?)>((0, nil))
+            let commandEnded = DispatchSemaphore(value: 0)
+            let begin = { (feed: LiveFeed) throws in
+                // The reader sees a stream from where it was when it attached: attached first, it
+                // sees everything the command records.
+                try relay.awaitReader(session: recording.name, ended: { feed.ended })
+                let pid: pid_t
+                do {
+                    pid = try Subprocess.spawn(
+                        recording.executable, Array(args.rest.dropFirst()),
+                        environment: ["TRANSDUCE_RECORD_TAG": recording.tag, LTTngProvider.environmentVariable: "required"],
+                        output: browsing ? .file(log) : .inherit)
+                } catch {
+                    throw CLIError.data("\(error)")
+                }
+                command.withLock { $0.pid = pid }
+                Thread.detachNewThread {
+                    let status = (try? Subprocess.wait(pid, name: recording.command)) ?? 1
+                    command.withLock { $0.status = status }
+                    try? session.stop()
+                    session.destroy()
+                    commandEnded.signal()
+                }
             }
-            let status: Int32
-            do {
-                status = try Subprocess.run(
-                    recording.executable, Array(args.rest.dropFirst()),
-                    environment: ["TRANSDUCE_RECORD_TAG": recording.tag, LTTngProvider.environmentVariable: "required"]
-                ).status
-                try session.stop()
-            } catch {
-                throw CLIError.data("\(error)")
+            let watched = try view.watch(
+                urls: [url], title: "trace-view live -- \(recording.command)", recordTag: recording.tag, begin: begin
+            ) { _ in
+                // q before the command ended: end it; its end ends the stream.
+                let pid = command.withLock { $0.status == nil ? $0.pid : 0 }
+                if pid > 0 { kill(pid, SIGTERM) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
+                    let pid = command.withLock { $0.status == nil ? $0.pid : 0 }
+                    if pid > 0 { kill(pid, SIGKILL) }
+                }
             }
-            // Destroying the session ends the live stream once its last data is read.
-            session.destroy()
+            commandEnded.wait()
             destroyed = true
-            done.wait()
-            return (status, try watched.withLock { $0! }.get())
+            return (command.withLock { $0.status } ?? 1, watched)
         }
-        guard tally.events > 0 else { throw RecordSessions.recordedNothing(recording.command, status: status) }
+        guard watched.tally.events > 0 || watched.quit else {
+            throw RecordSessions.recordedNothing(recording.command, status: status)
+        }
         Terminal.error(
-            "trace-view: LTTng trace kept in \(recording.output); view it with: trace-view summary \(recording.output)")
+            "trace-view: LTTng trace kept in \(recording.output); view it with: trace-view summary \(recording.output)"
+                + (browsing ? "; the command's output is in \(recording.output)/command.log" : ""))
+        if watched.quit {
+            if status != 0 { Terminal.error("trace-view: \(recording.command) was ended (status \(status))") }
+            return
+        }
         if status != 0 { throw CLIError(message: "\(recording.command) exited with status \(status)", status: status) }
     }
 }

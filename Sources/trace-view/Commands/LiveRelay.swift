@@ -1,5 +1,6 @@
 import Foundation
 import TransduceTrace
+import TransduceTraceCTF
 
 #if canImport(Glibc)
     import Glibc
@@ -59,6 +60,24 @@ struct LiveRelay {
 
     /// The live URL of `session`, recorded on this host.
     func liveURL(session: String) -> String { "net://127.0.0.1:\(livePort)/host/\(Self.hostname)/\(session)" }
+
+    /// Seconds a live reader may take to attach to a session.
+    static let attachTimeout = 20.0
+
+    /// Waits until a live reader is attached to `session` (the daemon counts it), or `ended`
+    /// says the reader gave up.
+    func awaitReader(session: String, ended: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(Self.attachTimeout)
+        while true {
+            let sessions = (try? CTFTraceReader.liveSessions(url: "net://127.0.0.1:\(livePort)")) ?? []
+            if sessions.contains(where: { $0.name == session && $0.clients > 0 }) { return }
+            guard !ended() else { throw CLIError.data("the live reader of \(session) ended before it attached") }
+            guard Date() < deadline else {
+                throw CLIError.data("no live reader attached to \(session) within \(Int(Self.attachTimeout)) s")
+            }
+            usleep(20_000)
+        }
+    }
 
     /// Stops the daemon and reaps it.
     func stop() {

@@ -127,7 +127,11 @@ enum CTFChild {
     /// and why it stopped if it failed), the counts and the hosts. Throws when the child could
     /// read nothing at all.
     /// With `live`, `path` is an LTTng live URL, read as it is recorded until the session ends.
-    static func read(path: String, recordTag: String? = nil, live: Bool = false, _ body: (TraceEvent) -> Void) throws -> (
+    /// `started` is given the child's process id as soon as it runs (to stop it early).
+    static func read(
+        path: String, recordTag: String? = nil, live: Bool = false, started: (pid_t) -> Void = { _ in },
+        _ body: (TraceEvent) -> Void
+    ) throws -> (
         notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool
     ) {
         var template = Array("/tmp/trace-view-ctf-XXXXXX".utf8CString)
@@ -151,6 +155,7 @@ enum CTFChild {
         let finished = Atomic<Bool>(false)
         let killed = Atomic<Bool>(false)
         let pid = child.pid
+        started(pid)
         if budget.isFinite {
             DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
                 if !finished.load(ordering: .acquiring) {

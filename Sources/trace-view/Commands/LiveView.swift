@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What `trace-view live` shows of a ``LiveFeed`` while it is read: on a terminal the browser
+/// (``BrowserLoop``) over the feed's window, with the whole stream's totals in its header; else
+/// (a pipe, `--plain`) two plain lines every `every` seconds, the totals and the recent window's
+/// requests and gates, and the totals once more at the end.
+struct LiveView {
+    /// Seconds between refreshes (the screen's, or the plain lines').
+    var every: Double
+    /// The most recent events the panes are computed from.
+    var window: Int
+    var plain: Bool
+    var ascii: Bool
+
+    /// How a watch ended.
+    struct Watched {
+        var tally: LiveTally
+        /// The user quit the UI before every session ended.
+        var quit: Bool
+    }
+
+    /// Reads `urls` until every session ends or the user quits. `begin` runs once the readers
+    /// started (before anything is shown); `quit` when the user quit before the sessions ended,
+    /// before waiting for the readers (it must make them end: stop the feed, or the command).
+    func watch(
+        urls: [String], title: String, recordTag: String?, begin: (LiveFeed) throws -> Void = { _ in },
+        quit: (LiveFeed) -> Void
+    ) throws -> Watched {
+        let feed = LiveFeed(urls: urls, capacity: window, recordTag: recordTag)
+        do {
+            try begin(feed)
+        } catch {
+            feed.stop()
+            _ = feed.wait()
+            throw error
+        }
+        var quitEarly = false
+        if !plain && TerminalSession.begin() {
+            var shown: (events: UInt64, ended: Bool) = (UInt64.max, false)
+            let frame = { () -> BrowserLoop.Frame? in
+                let ended = feed.ended
+                let now = feed.snapshot()
+                guard (now.window.tally.events, ended) != shown else { return nil }
+                shown = (now.window.tally.events, ended)
+                return Self.frame(now, ended: ended)
+            }
+            BrowserLoop.run(title: title, ascii: ascii, frame: frame()!, live: true, refresh: every, update: frame)
+            TerminalSession.restore()
+            quitEarly = !feed.ended
+            if quitEarly { quit(feed) }
+        } else {
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+            timer.schedule(deadline: .now() + every, repeating: every)
+            timer.setEventHandler {
+                let now = feed.snapshot()
+                guard now.window.tally.events > 0 else { return }
+                Terminal.print([Self.line(now.window.tally), Self.recent(BrowserData(trace: now.trace))])
+            }
+            timer.resume()
+            _ = feed.wait()
+            timer.cancel()
+        }
+        let endings = feed.wait()
+        let tally = feed.snapshot().window.tally
+        Terminal.print([Self.line(tally, ended: quitEarly ? "live stopped, " : "live ended, ")])
+        // A reader the user stopped says only that it was stopped.
+        if !quitEarly {
+            for ending in endings {
+                for note in ending.notes.prefix(20) { Terminal.error("trace-view: note: \(note)") }
+                if let failure = ending.failure {
+                    guard urls.count > 1 else { throw CLIError.data(failure) }
+                    Terminal.error("trace-view: \(failure)")
+                }
+            }
+        }
+        return Watched(tally: tally, quit: quitEarly)
+    }
+
+    /// The browser's frame of a live window: the panes from its events, the header's counts
+    /// from the whole stream.
+    static func frame(_ state: LiveFeed.State, ended: Bool) -> BrowserLoop.Frame {
+        var data = BrowserData(trace: state.trace)
+        let tally = state.window.tally
+        data.events = tally.events
+        data.runtimes = tally.runtimes.count
+        let kept = data.index.events.count
+        return BrowserLoop.Frame(
+            data: data,
+            status: (ended ? "ended, q quits" : "live, \(tally.inFlight.count) waiting")
+                + (UInt64(kept) < tally.events ? ", panes: last \(kept) events" : ""))
+    }
+
+    /// One plain line of running totals, after `prefix` (the last one says how the watch ended).
+    static func line(_ tally: LiveTally, ended prefix: String = "live, ") -> String {
+        let kinds = tally.kindsSeen.map { "\($0)=\(tally.count(of: $0))" }.joined(separator: " ")
+        return prefix + "span \(formatDuration(tally.lastTime &- tally.firstTime, ascii: true))"
+            + ": \(tally.events) events, \(tally.runtimes.count) runtimes, \(tally.inFlight.count) waiting, "
+            + "max queue \(tally.maxQueueDepth); \(kinds)"
+    }
+
+    /// One plain line of what the window holds: its requests (the slowest, and its largest
+    /// part) and the busiest gate.
+    static func recent(_ data: BrowserData) -> String {
+        let done = data.requests.filter { !$0.waiting }
+        let waiting = data.requests.count - done.count
+        var parts = ["  recent \(data.index.events.count) events: \(done.count) requests resumed, \(waiting) waiting"]
+        if let slowest = done.max(by: { $0.total < $1.total }) {
+            parts.append(
+                "slowest #\(slowest.dispatch) \(slowest.label) \(formatDuration(slowest.total, ascii: true))"
+                    + (slowest.dominant.isEmpty ? "" : " (\(slowest.dominant))"))
+        }
+        if let gate = data.gates.max(by: { $0.waitP99 < $1.waitP99 }) {
+            parts.append(
+                "gate wait p99 \(formatDuration(gate.waitP99, ascii: true)) (runtime \(RuntimeKey.runtime(gate.runtime))"
+                    + (gate.host.isEmpty ? "" : " on \(gate.host)") + "), max queue \(gate.maxDepth)"
+                    + (gate.holdingNow.isEmpty ? "" : ", held by \(gate.holdingNow)"))
+        }
+        return parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One or more LTTng live sessions read at once, each by its own reader child (``CTFChild``,
+/// `--live`) on its own thread, folded as they arrive into one ``LiveWindow`` with the host of
+/// each process (the host the session's URL names). Several sessions, from several hosts through
+/// one relay daemon, are so one view.
+///
+/// Thread-safe: the readers fold under a lock; ``snapshot()`` copies the window in O(1) (the
+/// next event copies its storage once). Memory is the window's and one host name per process
+/// (at most ``maxProcesses``).
+final class LiveFeed: Sendable {
+    /// What one reader ended with.
+    struct Ending: Sendable {
+        var url: String
+        /// Its notes, or why it could not read at all.
+        var notes: [String]
+        var failure: String?
+    }
+
+    /// What the readers have made so far.
+    struct State: Sendable {
+        var window: LiveWindow
+        var hosts: [UInt32: String] = [:]
+
+        /// The window as a trace, with each process's host.
+        var trace: Trace {
+            var trace = window.trace
+            trace.hosts = hosts
+            return trace
+        }
+    }
+
+    static let maxProcesses = 65_536
+
+    let urls: [String]
+    private let state: Mutex<State>
+    /// The readers' children, and whether ``stop()`` was called (a child that starts after it is
+    /// stopped at once).
+    private let children = Mutex<(pids: [pid_t], stopped: Bool)>(([], false))
+    private let endings = Mutex<[Ending]>([])
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts reading each of `urls` (live URLs) at once; `recordTag` keeps only the processes of
+    /// a `trace-view live -- COMMAND`.
+    init(urls: [String], capacity: Int, recordTag: String?) {
+        self.urls = urls
+        state = Mutex(State(window: LiveWindow(capacity: capacity)))
+        for url in urls {
+            let host = Self.hostName(of: url)
+            Thread.detachNewThread { [self] in
+                var ending = Ending(url: url, notes: [])
+                do {
+                    let result = try CTFChild.read(
+                        path: url, recordTag: recordTag, live: true,
+                        started: { pid in
+                            children.withLock { if $0.stopped { kill(pid, SIGTERM) } else { $0.pids.append(pid) } }
+                        }
+                    ) { event in
+                        state.withLock { state in
+                            state.window.add(event)
+                            if state.hosts[event.process] == nil, state.hosts.count < Self.maxProcesses {
+                                state.hosts[event.process] = host
+                            }
+                        }
+                    }
+                    ending.notes = result.notes
+                } catch {
+                    ending.failure = "\(error)"
+                }
+                endings.withLock { $0.append(ending) }
+                finished.signal()
+            }
+        }
+    }
+
+    /// The host a live URL names (`net://RELAY/host/HOSTNAME/SESSION`), "" when it names none.
+    static func hostName(of url: String) -> String {
+        let parts = url.split(separator: "/")
+        guard let at = parts.firstIndex(of: "host"), at + 1 < parts.count else { return "" }
+        return String(parts[at + 1])
+    }
+
+    /// The window and hosts now.
+    func snapshot() -> State { state.withLock { $0 } }
+
+    /// Whether every reader has ended (every session was destroyed, or failed).
+    var ended: Bool { endings.withLock { $0.count } == urls.count }
+
+    /// Stops every reader (the user quit before the sessions ended).
+    func stop() {
+        children.withLock {
+            $0.stopped = true
+            for pid in $0.pids { kill(pid, SIGTERM) }
+        }
+    }
+
+    /// Waits until every reader has ended; their endings, in the order they ended.
+    func wait() -> [Ending] {
+        for _ in urls { finished.wait() }
+        for _ in urls { finished.signal() }  // a later wait returns at once
+        return endings.withLock { $0 }
+    }
+}
