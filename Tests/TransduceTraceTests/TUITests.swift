@@ -147,7 +147,9 @@ import Testing
     @Test func withoutATerminalThePanesArePrinted() throws {
         let (status, out, err) = try traceView(["tui", demo])
         #expect(status == 0, "\(err)")
-        #expect(out.contains("admissionWait") && out.contains("spawned by") && out.contains("depth over time"))
+        #expect(
+            out.contains("admissionWait") && out.contains("spawned by") && out.contains("depth/time")
+                && out.contains("wait p99/time"))
         #expect(!out.contains("\u{1B}"))
     }
 }

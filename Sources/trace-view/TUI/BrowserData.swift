@@ -32,8 +32,11 @@ struct BrowserData {
         var holder: String
         /// The cycle holding the gate at the trace's end (its event's label), "" when idle.
         var holdingNow: String
-        /// Queue depth over time, in the report's equal time buckets (the deepest of each).
+        /// Queue depth over time, in equal time buckets (the deepest of each): the report's depth
+        /// timeline, its neighbouring buckets merged to at most ``sparkWidth``.
         var depths: [UInt32]
+        /// The p99 of the gate waits that ended in each of the same buckets (0 for none).
+        var waitP99s: [UInt64]
     }
 
     let index: TraceIndex
@@ -77,9 +80,14 @@ struct BrowserData {
         var reports: [UInt64: ContentionReport] = [:]
         for e in trace.events { reports[e.runtimeKey, default: ContentionReport()].consume(e) }
         runtimes = reports.count
-        // Each runtime's latest cycle, which holds the gate still if it has not left.
+        // Each runtime's latest cycle, which holds the gate still if it has not left, and its
+        // waits for the gate by the time they ended (bounded by the trace: a live view's window).
         var latest: [UInt64: UInt64] = [:]
-        for e in trace.events where e.kind == .cycleEnter { latest[e.runtimeKey] = e.cycle }
+        var waits: [UInt64: [(time: UInt64, nanos: UInt64)]] = [:]
+        for e in trace.events where e.kind == .cycleEnter {
+            latest[e.runtimeKey] = e.cycle
+            waits[e.runtimeKey, default: []].append((e.time, e.nanos))
+        }
         var holding: [UInt64: String] = [:]
         for (runtime, cycle) in latest where index.cycles[TraceIndex.Key(runtime: runtime, id: cycle)]?.leave == nil {
             holding[runtime] = index.cycleLabel(runtime: runtime, cycle: cycle)
@@ -87,13 +95,37 @@ struct BrowserData {
         gates = reports.keys.sorted().map { key in
             let report = reports[key]!
             let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
+            let (depths, p99s) = Self.timelines(report.depth, waits: waits[key] ?? [])
             return Gate(
                 runtime: key, host: trace.hosts[RuntimeKey.process(key)] ?? "", cycles: Int(report.holds.count),
                 maxDepth: report.maxDepth[key] ?? 0,
                 waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
                 holder: longest?.key ?? "", holdingNow: holding[key] ?? "",
-                depths: Array(report.depth.buckets.prefix(report.depth.used)))
+                depths: depths, waitP99s: p99s)
         }
+    }
+
+    /// The most buckets a gate's timelines have (a sparkline's characters).
+    static let sparkWidth = 16
+
+    /// The depth timeline with its neighbouring buckets merged to at most ``sparkWidth``, and the
+    /// p99 of the waits that ended in each merged bucket.
+    static func timelines(_ timeline: DepthTimeline, waits: [(time: UInt64, nanos: UInt64)]) -> ([UInt32], [UInt64]) {
+        guard let start = timeline.start, timeline.used > 0 else { return ([], []) }
+        let used = Array(timeline.buckets.prefix(timeline.used))
+        let group = (used.count + sparkWidth - 1) / sparkWidth
+        let depths = stride(from: 0, to: used.count, by: group).map { used[$0..<min($0 + group, used.count)].max() ?? 0 }
+        let width = timeline.width.multipliedReportingOverflow(by: UInt64(group)).partialValue
+        var samples = [[UInt64]](repeating: [], count: depths.count)
+        for wait in waits {
+            let bucket = wait.time <= start ? 0 : (wait.time - start) / max(1, width)
+            samples[Int(min(UInt64(depths.count - 1), bucket))].append(wait.nanos)
+        }
+        let p99s = samples.map { s -> UInt64 in
+            guard !s.isEmpty else { return 0 }
+            return s.sorted()[min(s.count - 1, Int(Double(s.count) * 0.99))]
+        }
+        return (depths, p99s)
     }
 
     /// The sequence diagram of one request's lifecycle, at `width` columns.

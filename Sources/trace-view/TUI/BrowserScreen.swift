@@ -93,15 +93,19 @@ struct BrowserScreen {
             head =
                 "  "
                 + columns(
-                    ["runtime", "host", "cycles", "max queue", "wait p99", "longest hold", "holding now", "depth over time"],
-                    [9, 12, 8, 10, 10, 24, 16, 40])
+                    [
+                        "runtime", "host", "cycles", "queue", "wait p99", "longest hold", "holding now", "depth/time",
+                        "wait p99/time",
+                    ],
+                    Self.gateColumns)
             rows = data.gates.map {
                 columns(
                     [
                         "\(RuntimeKey.runtime($0.runtime))", $0.host.isEmpty ? "-" : $0.host, "\($0.cycles)", "\($0.maxDepth)",
                         duration($0.waitP99), "\(duration($0.longestHold)) \($0.holder)",
-                        $0.holdingNow.isEmpty ? "-" : $0.holdingNow, sparkline($0.depths),
-                    ], [9, 12, 8, 10, 10, 24, 16, 40])
+                        $0.holdingNow.isEmpty ? "-" : $0.holdingNow, sparkline($0.depths.map(UInt64.init)),
+                        sparkline($0.waitP99s),
+                    ], Self.gateColumns)
             }
         }
         if rows.isEmpty { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
@@ -120,10 +124,14 @@ struct BrowserScreen {
 
     private func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }
 
-    private func sparkline(_ depths: [UInt32]) -> String {
+    /// The gate pane's column widths (two sparklines of ``BrowserData/sparkWidth`` fit in 120).
+    private static let gateColumns = [9, 11, 7, 6, 9, 22, 14, 17, 17]
+
+    /// Each value as one of eight heights, relative to the largest.
+    private func sparkline(_ values: [UInt64]) -> String {
         let marks: [Character] = ascii ? [" ", ".", ":", "-", "=", "+", "*", "#"] : [" ", "▁", "▂", "▃", "▄", "▅", "▆", "█"]
-        let top = max(1, depths.max() ?? 1)
-        return String(depths.map { marks[Int((Double($0) / Double(top) * Double(marks.count - 1)).rounded())] })
+        let top = max(1, values.max() ?? 1)
+        return String(values.map { marks[Int((Double($0) / Double(top) * Double(marks.count - 1)).rounded())] })
     }
 
     private func columns(_ values: [String], _ widths: [Int]) -> String {
