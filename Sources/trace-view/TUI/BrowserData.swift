@@ -76,32 +76,37 @@ struct BrowserData {
                     total: b.total, dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
             }
         tasks = TaskReport(index: index).rows
-        // Each runtime's gate is the contention report of its events alone.
-        var reports: [UInt64: ContentionReport] = [:]
-        for e in trace.events { reports[e.runtimeKey, default: ContentionReport()].consume(e) }
-        runtimes = reports.count
-        // Each runtime's latest cycle, which holds the gate still if it has not left, and its
-        // waits for the gate by the time they ended (bounded by the trace: a live view's window).
-        var latest: [UInt64: UInt64] = [:]
-        var waits: [UInt64: [(time: UInt64, nanos: UInt64)]] = [:]
-        for e in trace.events where e.kind == .cycleEnter {
-            latest[e.runtimeKey] = e.cycle
-            waits[e.runtimeKey, default: []].append((e.time, e.nanos))
-        }
-        var holding: [UInt64: String] = [:]
-        for (runtime, cycle) in latest where index.cycles[TraceIndex.Key(runtime: runtime, id: cycle)]?.leave == nil {
-            holding[runtime] = index.cycleLabel(runtime: runtime, cycle: cycle)
-        }
-        gates = reports.keys.sorted().map { key in
-            let report = reports[key]!
+        // Each runtime's gate is the contention report of its events alone, made one runtime at
+        // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)
+        // of thousands of runtimes would hold them all at once.
+        var byRuntime: [UInt64: [Int]] = [:]
+        for (i, e) in trace.events.enumerated() { byRuntime[e.runtimeKey, default: []].append(i) }
+        runtimes = byRuntime.count
+        gates = byRuntime.keys.sorted().map { key in
+            var report = ContentionReport()
+            // Its latest cycle, which holds the gate still if it has not left, and its waits for
+            // the gate by the time they ended.
+            var latest: UInt64?
+            var waits: [(time: UInt64, nanos: UInt64)] = []
+            for i in byRuntime[key]! {
+                let e = trace.events[i]
+                report.consume(e)
+                if e.kind == .cycleEnter {
+                    latest = e.cycle
+                    waits.append((e.time, e.nanos))
+                }
+            }
+            let holding = latest.flatMap { cycle -> String? in
+                index.cycles[TraceIndex.Key(runtime: key, id: cycle)]?.leave == nil
+                    ? index.cycleLabel(runtime: key, cycle: cycle) : nil
+            }
             let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
-            let (depths, p99s) = Self.timelines(report.depth, waits: waits[key] ?? [])
+            let (depths, p99s) = Self.timelines(report.depth, waits: waits)
             return Gate(
                 runtime: key, host: trace.hosts[RuntimeKey.process(key)] ?? "", cycles: Int(report.holds.count),
                 maxDepth: report.maxDepth[key] ?? 0,
                 waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
-                holder: longest?.key ?? "", holdingNow: holding[key] ?? "",
-                depths: depths, waitP99s: p99s)
+                holder: longest?.key ?? "", holdingNow: holding ?? "", depths: depths, waitP99s: p99s)
         }
     }
 
