@@ -10,7 +10,8 @@ import TransduceTrace
 /// `live_1m_rss_mb`: the peak resident memory of `trace-view live` (the viewer and its
 /// babeltrace2 reader child together) while it watches a live session of about `events` events:
 /// `TracedExample --repeat` runs the demo workload (128 events) over and over under
-/// `trace-view live -- …`. Each process's peak is its `VmHWM`, sampled every 50 ms until it exits
+/// `trace-view live -- …`, whose plain view builds the panes of its window (the browser's model:
+/// the last 50,000 events' requests, tasks and gates) every second. Each process's peak is its `VmHWM`, sampled every 50 ms until it exits
 /// (a high-water mark: the last sample is the peak). `nil`, with the reason, when trace-view,
 /// TracedExample or LTTng is not there.
 func liveMemory(events: Int, traceView: String, example: String) throws -> (megabytes: Double, received: Int)? {
@@ -22,7 +23,7 @@ func liveMemory(events: Int, traceView: String, example: String) throws -> (mega
     let runs = max(1, events / 128)
     let child = try Subprocess.start(
         traceView,
-        ["live", "--every", "3600", "--output", directory, "--", example, "--repeat", String(runs), directory + ".ring"],
+        ["live", "--every", "1", "--output", directory, "--", example, "--repeat", String(runs), directory + ".ring"],
         errors: directory + ".errors")
     defer {
         try? FileManager.default.removeItem(atPath: directory + ".ring")
