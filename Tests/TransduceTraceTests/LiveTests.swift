@@ -243,6 +243,114 @@ extension LTTngTests {
             }
         }
 
+        /// A relay daemon of the test's own, on free loopback ports.
+        struct Relay {
+            let pid: pid_t
+            let ports: [Int]
+            var liveURL: String { "net://127.0.0.1:\(ports[2])" }
+            var sessionURL: String { "net://127.0.0.1:\(ports[0]):\(ports[1])" }
+
+            /// Starts it and waits until it answers on its live port.
+            init(output: String) async throws {
+                ports = Live.freePorts(3)
+                pid = try Subprocess.startWatcher(
+                    try #require(Subprocess.which("lttng-relayd")),
+                    [
+                        "-C", "tcp://127.0.0.1:\(ports[0])", "-D", "tcp://127.0.0.1:\(ports[1])", "-L",
+                        "tcp://127.0.0.1:\(ports[2])", "-o", output,
+                    ])
+                let deadline = Date().addingTimeInterval(60)
+                while (try? CTFTraceReader.liveSessions(url: "net://127.0.0.1:\(ports[2])")) == nil {
+                    guard Date() < deadline else {
+                        stop()
+                        throw Subprocess.Failure("the relay daemon never listened")
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+
+            func stop() {
+                kill(pid, SIGTERM)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+
+            /// Waits until `count` sessions whose names end with `suffix` have a reader attached.
+            func awaitReaders(_ count: Int, suffix: Substring, before deadline: Date) async throws {
+                while try CTFTraceReader.liveSessions(url: liveURL).filter({ $0.name.hasSuffix(suffix) && $0.clients > 0 }).count
+                    < count
+                {
+                    guard Date() < deadline else { throw Subprocess.Failure("the reader never attached") }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+
+        /// LTTng's losses in a live session are counted as the kept trace counts them: a small
+        /// discard-mode channel under a burst discards events, and `trace-view live` reports the
+        /// same events and the same discarded count as `summary` of the relay daemon's trace.
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        func liveLossesAreTheKeptTracesLosses() async throws {
+            let dir = TemporaryDirectory()
+            let example = try #require(builtProduct("TracedExample"))
+            let binary = try #require(builtProduct("trace-view"))
+            let relay = try await Relay(output: dir.file("relay"))
+            defer { relay.stop() }
+            let tag = UUID().uuidString.prefix(8)
+            let session = try LTTngSession(
+                name: "transduce-live-loss-\(tag)", output: dir.file("unused"), events: ["transduce:*"],
+                contexts: ["vtid", "vpid"],
+                channel: .init(subbufferSize: 4_096, subbuffers: 2, discard: true, readTimer: 2_000_000),
+                live: relay.sessionURL)
+            defer { session.destroy() }
+            try session.start()
+            let url = try #require(try CTFTraceReader.liveSessions(url: relay.liveURL).first { $0.name.hasSuffix(tag) }?.url)
+            let child = try Subprocess.start(
+                binary, ["live", "--plain", "--every", "60", url], environment: ["NO_COLOR": "1"], errors: dir.file("errors"))
+            let lines = Lines(child.output)
+            defer {
+                close(child.output)
+                kill(child.pid, SIGKILL)
+                _ = try? Subprocess.wait(child.pid, name: "trace-view live")
+            }
+            let deadline = Date().addingTimeInterval(180)
+            try await relay.awaitReaders(1, suffix: tag, before: deadline)
+            let run = try Subprocess.run(
+                example, ["--repeat", "300", dir.file("ring.tdtrace")],
+                environment: [LTTngProvider.environmentVariable: "required"],
+                output: .capture, timeout: 120)
+            #expect(run.status == 0, "\(run.output)")
+            try session.stop()
+            session.destroy()
+            var ended: String?
+            while let line = try await lines.next(before: deadline) {
+                if line.hasPrefix("live ended, ") { ended = line }
+            }
+            #expect(try Subprocess.wait(child.pid, name: "trace-view live") == 0)
+            let errors = (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? ""
+            let last = try #require(ended, "no final line: \(errors)")
+            // The relay daemon's trace of the session, read back through babeltrace2.
+            let kept = try #require(
+                try FileManager.default.subpathsOfDirectory(atPath: dir.file("relay")).first { $0.hasSuffix("/ust") }.map {
+                    dir.file("relay") + "/" + $0.dropLast(4)
+                })
+            let summary = try traceView(["summary", "--all-processes", kept])
+            #expect(summary.status == 0, "\(summary.err)")
+            let discarded = try #require(
+                summary.out.split(separator: "\n").first { $0.contains(" discarded") }.flatMap { line in
+                    line.split(separator: " ").firstIndex(of: "discarded,").map { UInt64(line.split(separator: " ")[$0 - 1]) }
+                        ?? nil
+                }, "\(summary.out)")
+            let events = try #require(
+                summary.out.split(separator: "\n").first { $0.hasPrefix("  events ") }.flatMap {
+                    Int($0.split(separator: " ").last!)
+                })
+            #expect(discarded > 0, "the burst lost nothing: \(summary.out)")
+            #expect(last.contains(" \(events) events,") && last.contains(", \(discarded) lost;"), "\(last)\n\(summary.out)")
+            #expect(errors.contains("LTTng discarded \(discarded) event(s)"), "\(errors)")
+            #expect(UInt64(events) + discarded <= 300 * 128)
+        }
+
         /// Two sessions streaming to one relay daemon (as two hosts would) are one view with
         /// `trace-view live net://RELAY`: its totals are both workloads' (the oracles are their
         /// own rings), with two runtimes, each shown with its host.
@@ -251,30 +359,16 @@ extension LTTngTests {
             let dir = TemporaryDirectory()
             let example = try #require(builtProduct("TracedExample"))
             let binary = try #require(builtProduct("trace-view"))
-            let ports = Self.freePorts(3)
-            let relay = try Subprocess.startWatcher(
-                try #require(Subprocess.which("lttng-relayd")),
-                [
-                    "-C", "tcp://127.0.0.1:\(ports[0])", "-D", "tcp://127.0.0.1:\(ports[1])", "-L",
-                    "tcp://127.0.0.1:\(ports[2])", "-o", dir.file("relay"),
-                ])
-            defer {
-                kill(relay, SIGTERM)
-                var status: Int32 = 0
-                waitpid(relay, &status, 0)
-            }
-            let relayURL = "net://127.0.0.1:\(ports[2])"
+            let relay = try await Relay(output: dir.file("relay"))
+            defer { relay.stop() }
+            let relayURL = relay.liveURL
             let deadline = Date().addingTimeInterval(120)
-            while (try? CTFTraceReader.liveSessions(url: relayURL)) == nil {
-                try #require(Date() < deadline, "the relay daemon never listened")
-                try await Task.sleep(for: .milliseconds(50))
-            }
             let tag = UUID().uuidString.prefix(8)
             let sessions = try ["a", "b"].map {
                 try LTTngSession(
                     name: "transduce-live-\($0)-\(tag)", output: dir.file($0), events: ["transduce:*"],
                     contexts: ["vtid", "vpid"],
-                    live: "net://127.0.0.1:\(ports[0]):\(ports[1])")
+                    live: relay.sessionURL)
             }
             defer { sessions.forEach { $0.destroy() } }
             for session in sessions { try session.start() }
@@ -288,10 +382,7 @@ extension LTTngTests {
                 _ = try? Subprocess.wait(child.pid, name: "trace-view live")
             }
             // Both sessions have their reader before anything is recorded.
-            while try CTFTraceReader.liveSessions(url: relayURL).filter({ $0.name.hasSuffix(tag) && $0.clients > 0 }).count < 2 {
-                try #require(Date() < deadline, "trace-view never attached to both sessions")
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await relay.awaitReaders(2, suffix: tag, before: deadline)
             // Each session records one workload (the other is stopped meanwhile).
             var rings: [Trace] = []
             for (i, session) in sessions.enumerated() {

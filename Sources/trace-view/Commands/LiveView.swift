@@ -70,8 +70,12 @@ struct LiveView {
             timer.cancel()
         }
         let endings = feed.wait()
-        let tally = feed.snapshot().window.tally
-        Terminal.print([Self.line(tally, ended: quitEarly ? "live stopped, " : "live ended, ")])
+        let end = feed.snapshot()
+        let tally = end.window.tally
+        Terminal.print([Self.line(tally, ended: quitEarly ? "live stopped, " : "live ended, ", lost: end.lost)])
+        if end.lossesUnknown && !quitEarly {
+            Terminal.error("trace-view: note: LTTng lost events it could not count (whole packets)")
+        }
         // A reader the user stopped says only that it was stopped.
         if !quitEarly {
             for ending in endings {
@@ -92,6 +96,7 @@ struct LiveView {
         let tally = state.window.tally
         data.events = tally.events
         data.runtimes = tally.runtimes.count
+        data.lost = state.lost
         let kept = data.index.events.count
         return BrowserLoop.Frame(
             data: data,
@@ -100,11 +105,11 @@ struct LiveView {
     }
 
     /// One plain line of running totals, after `prefix` (the last one says how the watch ended).
-    static func line(_ tally: LiveTally, ended prefix: String = "live, ") -> String {
+    static func line(_ tally: LiveTally, ended prefix: String = "live, ", lost: UInt64 = 0) -> String {
         let kinds = tally.kindsSeen.map { "\($0)=\(tally.count(of: $0))" }.joined(separator: " ")
         return prefix + "span \(formatDuration(tally.lastTime &- tally.firstTime, ascii: true))"
             + ": \(tally.events) events, \(tally.runtimes.count) runtimes, \(tally.inFlight.count) waiting, "
-            + "max queue \(tally.maxQueueDepth); \(kinds)"
+            + "max queue \(tally.maxQueueDepth)" + (lost > 0 ? ", \(lost) lost" : "") + "; \(kinds)"
     }
 
     /// One plain line of what the window holds: its requests (the slowest, and its largest

@@ -29,6 +29,11 @@ final class LiveFeed: Sendable {
     struct State: Sendable {
         var window: LiveWindow
         var hosts: [UInt32: String] = [:]
+        /// Events LTTng discarded, as each reader counted them when its session ended (a reader
+        /// learns its session's count at the end).
+        var lost: UInt64 = 0
+        /// A reader could not count all its losses (LTTng lost whole packets, or it stopped early).
+        var lossesUnknown = false
 
         /// The window as a trace, with each process's host.
         var trace: Trace {
@@ -72,6 +77,10 @@ final class LiveFeed: Sendable {
                         }
                     }
                     ending.notes = result.notes
+                    state.withLock {
+                        $0.lost += result.counts?.discarded ?? 0
+                        $0.lossesUnknown = $0.lossesUnknown || result.lossesUnknown
+                    }
                 } catch {
                     ending.failure = "\(error)"
                 }
