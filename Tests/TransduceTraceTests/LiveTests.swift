@@ -424,6 +424,13 @@ extension LTTngTests {
             // Nothing listens on port 1: the relay daemon cannot be reached.
             let unreachable = try traceView(["live", "--list", "net://127.0.0.1:1"])
             #expect(unreachable.status == 65, "\(unreachable.err)")
+            let session = try traceView(["live", "net://127.0.0.1:1/host/h/s"])
+            #expect(
+                session.status == 65 && session.err.contains("cannot read this live session")
+                    && !session.out.contains("live ended"),
+                "\(session.out)\(session.err)")
+            let relay = try traceView(["live", "net://127.0.0.1:1"])
+            #expect(relay.status == 65, "\(relay.err)")
             let noCommand = try traceView(["live"])
             #expect(noCommand.status == 64, "\(noCommand.err)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TransduceTraceCTF
 
 @testable import TransduceTrace
 
@@ -141,6 +142,20 @@ import Testing
         let (status, restored) = try await session.ended()
         #expect(status == 128 + SIGTERM)
         #expect(restored, "stty -a differs after SIGTERM")
+    }
+
+    /// A live view on a terminal whose session cannot be read (nothing listens on port 1) ends
+    /// with the error and status 65, and the terminal as it was, rather than an empty screen.
+    @Test(.enabled(if: TUITests.available && CTFTraceReader.isAvailable), .timeLimit(.minutes(3)))
+    func aLiveViewThatCannotReadSaysWhyAndPutsTheTerminalBack() async throws {
+        let session = Session()
+        defer { session.stop() }
+        try session.run("live net://127.0.0.1:1/host/h/s 2> \(session.dir.file("errors"))")
+        let (status, restored) = try await session.ended()
+        #expect(status == 65)
+        #expect(restored, "stty -a differs")
+        let errors = try String(contentsOfFile: session.dir.file("errors"), encoding: .utf8)
+        #expect(errors.contains("cannot read this live session"), "\(errors)")
     }
 
     /// Without a terminal the panes are printed once, as plain text.

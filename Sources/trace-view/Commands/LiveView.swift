@@ -51,7 +51,10 @@ struct LiveView {
                 let now = feed.snapshot()
                 guard (now.window.tally.events, ended) != shown else { return nil }
                 shown = (now.window.tally.events, ended)
-                return Self.frame(now, ended: ended)
+                var frame = Self.frame(now, ended: ended)
+                // Every reader failed before any event: the error says why, not an empty screen.
+                frame.closes = ended && now.window.tally.events == 0 && feed.failed
+                return frame
             }
             BrowserLoop.run(title: title, ascii: ascii, frame: frame()!, live: true, refresh: every, update: frame)
             TerminalSession.restore()
@@ -72,7 +75,10 @@ struct LiveView {
         let endings = feed.wait()
         let end = feed.snapshot()
         let tally = end.window.tally
-        Terminal.print([Self.line(tally, ended: quitEarly ? "live stopped, " : "live ended, ", lost: end.lost)])
+        // Nothing read and a reader failed: its error is the whole answer.
+        if tally.events > 0 || !feed.failed {
+            Terminal.print([Self.line(tally, ended: quitEarly ? "live stopped, " : "live ended, ", lost: end.lost)])
+        }
         if end.lossesUnknown && !quitEarly {
             Terminal.error("trace-view: note: LTTng lost events it could not count (whole packets)")
         }

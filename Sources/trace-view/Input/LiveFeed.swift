@@ -82,7 +82,7 @@ final class LiveFeed: Sendable {
                         $0.lossesUnknown = $0.lossesUnknown || result.lossesUnknown
                     }
                 } catch {
-                    ending.failure = "\(error)"
+                    ending.failure = (error as? CLIError)?.message ?? "\(error)"
                 }
                 endings.withLock { $0.append(ending) }
                 finished.signal()
@@ -102,6 +102,9 @@ final class LiveFeed: Sendable {
 
     /// Whether every reader has ended (every session was destroyed, or failed).
     var ended: Bool { endings.withLock { $0.count } == urls.count }
+
+    /// Whether a reader failed (could not read its session at all).
+    var failed: Bool { endings.withLock { $0.contains { $0.failure != nil } } }
 
     /// Stops every reader (the user quit before the sessions ended).
     func stop() {

@@ -13,6 +13,9 @@ enum BrowserLoop {
         var data: BrowserData
         /// "live", "ended", … ("" for a recorded trace).
         var status: String
+        /// Nothing is left to show (a live view whose every reader failed before any event): the
+        /// loop ends as if q were pressed.
+        var closes = false
     }
 
     /// Runs until q, Ctrl-C or the end of the terminal's input. `update` is asked for a new frame
@@ -50,7 +53,7 @@ enum BrowserLoop {
                     refreshed = true
                 }
             }
-            if ended { break }
+            if ended || frame.closes { break }
             guard let key else { continue }
             if state.handle(key, rows: screen.bodyRows) == .quit { break }
         }
