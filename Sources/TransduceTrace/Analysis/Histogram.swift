@@ -1,6 +1,6 @@
 /// A fixed-memory latency histogram with about 3% relative precision (log-linear buckets, 32
 /// sub-buckets per power of two), for percentiles over any number of samples.
-public struct LatencyHistogram: Sendable {
+public struct LatencyHistogram: Sendable, Equatable {
     static let subBits = 5
     static let sub = 1 << subBits
     private var buckets = [UInt64](repeating: 0, count: 64 * (1 << 5))

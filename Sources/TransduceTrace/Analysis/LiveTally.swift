@@ -1,8 +1,10 @@
 /// Running totals of a trace that is still being recorded (a live session), kept in bounded
-/// memory: counts over everything, and the awaited dispatches still waiting for their resume.
+/// memory: counts and latency distributions over everything (requests, gate waits, the longest
+/// hold), and the awaited dispatches still waiting for their resume.
 ///
 /// A value: fold events into it with ``add(_:)`` in the order they arrive; read it at any time.
-/// Memory is bounded whatever the trace's length: one counter per event kind, one entry per
+/// Memory is bounded whatever the trace's length: one counter per event kind, two fixed-size
+/// histograms (``LatencyHistogram``, about 16 KiB each), one entry per
 /// runtime (at most ``maxRuntimes``) and per waiting dispatch (at most ``maxInFlight``; beyond it
 /// they are counted in ``untrackedDispatches`` instead).
 public struct LiveTally: Sendable, Equatable {
@@ -23,6 +25,12 @@ public struct LiveTally: Sendable, Equatable {
     public private(set) var untrackedDispatches: UInt64 = 0
     /// The deepest queue a dispatch or cycle reported.
     public private(set) var maxQueueDepth: UInt32 = 0
+    /// Every awaited request's latency, dispatch to resume (its `requestResume`).
+    public private(set) var requestLatencies = LatencyHistogram()
+    /// Every admission's wait for the gate (its `cycleEnter`).
+    public private(set) var gateWaits = LatencyHistogram()
+    /// The longest a cycle held the gate.
+    public private(set) var longestHold: UInt64 = 0
     /// The first event's time (0 before the first event).
     public private(set) var firstTime: UInt64 = 0
     /// The latest event time (0 before the first event).
@@ -58,8 +66,12 @@ public struct LiveTally: Sendable, Equatable {
             }
         case .cycleEnter:
             maxQueueDepth = max(maxQueueDepth, event.count)
+            gateWaits.record(event.nanos)
+        case .cycleLeave:
+            longestHold = max(longestHold, event.nanos)
         case .requestResume:
             inFlight.remove(InFlightKey(runtime: runtime, dispatch: event.dispatch))
+            requestLatencies.record(event.nanos)
         case .runtimeStop:
             inFlight = inFlight.filter { $0.runtime != runtime }
         default:

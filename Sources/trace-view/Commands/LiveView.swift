@@ -51,7 +51,7 @@ struct LiveView {
                 let now = feed.snapshot()
                 guard (now.window.tally.events, ended) != shown else { return nil }
                 shown = (now.window.tally.events, ended)
-                var frame = Self.frame(now, ended: ended)
+                var frame = Self.frame(now, ended: ended, ascii: ascii)
                 // Every reader failed before any event: the error says why, not an empty screen.
                 frame.closes = ended && now.window.tally.events == 0 && feed.failed
                 return frame
@@ -97,7 +97,7 @@ struct LiveView {
 
     /// The browser's frame of a live window: the panes from its events, the header's counts
     /// from the whole stream.
-    static func frame(_ state: LiveFeed.State, ended: Bool) -> BrowserLoop.Frame {
+    static func frame(_ state: LiveFeed.State, ended: Bool, ascii: Bool) -> BrowserLoop.Frame {
         var data = BrowserData(trace: state.trace)
         let tally = state.window.tally
         data.events = tally.events
@@ -107,7 +107,15 @@ struct LiveView {
         return BrowserLoop.Frame(
             data: data,
             status: (ended ? "ended, q quits" : "live, \(tally.inFlight.count) waiting")
-                + (UInt64(kept) < tally.events ? ", panes: last \(kept) events" : ""))
+                + (UInt64(kept) < tally.events ? ", panes: last \(kept) events" : ""),
+            totals: "all: " + aggregates(tally, ascii: ascii))
+    }
+
+    /// The stream's latency aggregates: requests' p99, gate waits' p99, the longest hold.
+    static func aggregates(_ tally: LiveTally, ascii: Bool) -> String {
+        "request p99 \(formatDuration(tally.requestLatencies.percentile(0.99), ascii: ascii)), "
+            + "gate wait p99 \(formatDuration(tally.gateWaits.percentile(0.99), ascii: ascii)), "
+            + "longest hold \(formatDuration(tally.longestHold, ascii: ascii))"
     }
 
     /// One plain line of running totals, after `prefix` (the last one says how the watch ended).
@@ -115,7 +123,8 @@ struct LiveView {
         let kinds = tally.kindsSeen.map { "\($0)=\(tally.count(of: $0))" }.joined(separator: " ")
         return prefix + "span \(formatDuration(tally.lastTime &- tally.firstTime, ascii: true))"
             + ": \(tally.events) events, \(tally.runtimes.count) runtimes, \(tally.inFlight.count) waiting, "
-            + "max queue \(tally.maxQueueDepth)" + (lost > 0 ? ", \(lost) lost" : "") + "; \(kinds)"
+            + "max queue \(tally.maxQueueDepth)" + (lost > 0 ? ", \(lost) lost" : "")
+            + ", \(aggregates(tally, ascii: true)); \(kinds)"
     }
 
     /// One plain line of what the window holds: its requests (the slowest, and its largest

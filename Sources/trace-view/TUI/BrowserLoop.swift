@@ -13,6 +13,8 @@ enum BrowserLoop {
         var data: BrowserData
         /// "live", "ended", … ("" for a recorded trace).
         var status: String
+        /// Aggregates over a live stream's every event, for the rule under the header.
+        var totals = ""
         /// Nothing is left to show (a live view whose every reader failed before any event): the
         /// loop ends as if q were pressed.
         var closes = false
@@ -31,6 +33,7 @@ enum BrowserLoop {
         while true {
             var screen = BrowserScreen(data: frame.data, title: title, width: size.columns, height: size.rows, ascii: ascii)
             screen.status = state.paused ? "paused (p resumes)" : frame.status
+            screen.totals = frame.totals
             state.counts = screen.counts(state)
             clampSelection(&state)
             draw(screen.lines(state), over: &previous)

@@ -10,6 +10,8 @@ struct BrowserScreen {
     let ascii: Bool
     /// A live view's state for the header ("live", "paused", "ended"), "" for a recorded trace.
     var status = ""
+    /// A live view's aggregates over the whole stream, shown in the rule under the header.
+    var totals = ""
 
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
@@ -40,7 +42,11 @@ struct BrowserScreen {
         out.append(
             "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost | \(status)\(panes.joined()) | ? keys"
         )
-        out.append(String(repeating: ascii ? "-" : "─", count: width))
+        let rule = ascii ? "-" : "─"
+        out.append(
+            totals.isEmpty
+                ? String(repeating: rule, count: width)
+                : String(repeating: rule, count: 2) + " \(totals) " + String(repeating: rule, count: width))
         switch state.mode {
         case .diagram(let index, let scroll):
             let all = requests(state)
