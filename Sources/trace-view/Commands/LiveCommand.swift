@@ -196,7 +196,8 @@ enum LiveCommand: Subcommand {
                 }
             }
             let watched = try view.watch(
-                urls: [url], title: "trace-view live -- \(recording.command)", recordTag: recording.tag, begin: begin
+                urls: [url], title: "trace-view live -- \(recording.command.split(separator: "/").last ?? "")",
+                recordTag: recording.tag, begin: begin
             ) { _ in
                 // q before the command ended: end it; its end ends the stream.
                 let pid = command.withLock { $0.status == nil ? $0.pid : 0 }

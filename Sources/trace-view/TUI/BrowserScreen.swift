@@ -83,17 +83,24 @@ struct BrowserScreen {
         let head: String
         switch state.pane {
         case .requests:
-            head = "  " + columns(["#", "label", "style", "latency", "outcome", "largest part"], [8, 22, 14, 10, 10, 24])
+            head =
+                "  " + runtimeHead
+                + columns(["#", "label", "style", "latency", "outcome", "largest part"], [8, 22, 14, 10, 10, 24])
             rows = requests(state).map {
-                columns(
-                    ["\($0.dispatch)", $0.label, $0.style, duration($0.total), $0.outcome, $0.dominant], [8, 22, 14, 10, 10, 24])
+                runtimeColumn($0.runtime)
+                    + columns(
+                        ["\($0.dispatch)", $0.label, $0.style, duration($0.total), $0.outcome, $0.dominant],
+                        [8, 22, 14, 10, 10, 24])
             }
         case .tasks:
-            head = "  " + columns(["task", "name", "policy", "ran", "outcome", "spawned by"], [8, 18, 16, 10, 22, 24])
+            head =
+                "  " + runtimeHead
+                + columns(["task", "name", "policy", "ran", "outcome", "spawned by"], [8, 18, 16, 10, 22, 24])
             rows = tasks(state).map {
-                columns(
-                    ["\($0.task)", $0.name, $0.policy, $0.ran.map(duration) ?? "-", $0.outcome, $0.spawnedBy],
-                    [8, 18, 16, 10, 22, 24])
+                runtimeColumn($0.runtime)
+                    + columns(
+                        ["\($0.task)", $0.name, $0.policy, $0.ran.map(duration) ?? "-", $0.outcome, $0.spawnedBy],
+                        [8, 18, 16, 10, 22, 24])
             }
         case .gate:
             head =
@@ -119,6 +126,13 @@ struct BrowserScreen {
         let top = max(0, min(selected - bodyRows / 2, rows.count - bodyRows))
         return [head]
             + rows.enumerated().dropFirst(top).prefix(bodyRows).map { ($0.offset == selected ? "> " : "  ") + $0.element }
+    }
+
+    /// With several runtimes, ids repeat: the requests and tasks panes then lead with the runtime.
+    private var runtimeHead: String { data.gates.count > 1 ? columns(["runtime"], [9]) : "" }
+
+    private func runtimeColumn(_ key: UInt64) -> String {
+        data.gates.count > 1 ? columns(["\(RuntimeKey.runtime(key))"], [9]) : ""
     }
 
     private func footer(_ state: BrowserState) -> String {
