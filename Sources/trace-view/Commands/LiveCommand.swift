@@ -37,18 +37,19 @@ enum LiveCommand: Subcommand {
             shown with its host.
 
             On a terminal it opens the browser of `tui` on the stream: the header counts every
-            event so far, the requests still waiting and the state (live, paused, ended); the
-            panes are computed every --every seconds from the last --window events (requests
-            still waiting first, then the slowest; tasks; each runtime's gate, with the cycle
-            holding it now). p pauses the panes (the reading goes on), Enter opens a request's
-            diagram, q quits (and stops reading). When the sessions end the view stays, marked
-            ended, until q.
+            event so far, what LTTng discarded, the requests still waiting and the state (live,
+            paused, ended); the rule under it gives the requests' p99, the gate waits' p99 and
+            the longest hold over everything. The panes are computed every --every seconds from
+            the last --window events (requests still waiting first, then the slowest; tasks;
+            each runtime's gate, with the cycle holding it now). p pauses the panes (the reading
+            goes on), Enter opens a request's diagram, q quits (and stops reading). When the
+            sessions end the view stays, marked ended, until q.
 
             Without a terminal (or with --plain) it prints two lines every --every seconds: the
             totals (the time since the first event, the events so far, the runtimes, the awaited
-            dispatches still waiting, the deepest queue and the count of each event kind) and the
-            window's requests and busiest gate; when the sessions end (they are destroyed) it
-            prints the totals once more and exits; Ctrl-C stops watching.
+            dispatches still waiting, the deepest queue, those three aggregates and the count of
+            each event kind) and the window's requests and busiest gate; when the sessions end
+            (they are destroyed) it prints the totals once more and exits; Ctrl-C stops watching.
 
             With -- COMMAND it starts a relay daemon of its own on loopback, a live session that
             enables transduce:* with the vtid and vpid contexts, runs COMMAND (which needs a
