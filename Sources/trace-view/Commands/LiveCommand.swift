@@ -196,21 +196,32 @@ enum LiveCommand: Subcommand {
                     commandEnded.signal()
                 }
             }
-            let watched = try view.watch(
-                urls: [url], title: "trace-view live -- \(recording.command.split(separator: "/").last ?? "")",
-                recordTag: recording.tag, begin: begin
-            ) { _ in
-                // q before the command ended: end it; its end ends the stream.
-                let pid = command.withLock { $0.status == nil ? $0.pid : 0 }
-                if pid > 0 { kill(pid, SIGTERM) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
+            let watched = Result {
+                try view.watch(
+                    urls: [url], title: "trace-view live -- \(recording.command.split(separator: "/").last ?? "")",
+                    recordTag: recording.tag, begin: begin
+                ) { _ in
+                    // q before the command ended: end it; its end ends the stream.
                     let pid = command.withLock { $0.status == nil ? $0.pid : 0 }
-                    if pid > 0 { kill(pid, SIGKILL) }
+                    if pid > 0 { kill(pid, SIGTERM) }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
+                        let pid = command.withLock { $0.status == nil ? $0.pid : 0 }
+                        if pid > 0 { kill(pid, SIGKILL) }
+                    }
                 }
             }
-            commandEnded.wait()
-            destroyed = true
-            return (command.withLock { $0.status } ?? 1, watched)
+            let started = command.withLock { $0.pid > 0 }
+            if case .failure(let error) = watched, started, command.withLock({ $0.status == nil }) {
+                // The view failed, not the recording: the command goes on to its end.
+                Terminal.error(
+                    "trace-view: \((error as? CLIError)?.message ?? "\(error)"); \(recording.command) goes on recording into "
+                        + "\(recording.output): waiting for it to end (Ctrl-C ends it)")
+            }
+            if started {
+                commandEnded.wait()
+                destroyed = true
+            }
+            return (command.withLock { $0.status } ?? 1, try watched.get())
         }
         guard watched.tally.events > 0 || watched.quit else {
             throw RecordSessions.recordedNothing(recording.command, status: status)

@@ -61,7 +61,9 @@ struct LiveView {
             quitEarly = !feed.ended
             if quitEarly { quit(feed) }
         } else {
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+            // A serial queue of its own, so that the last tick has finished before the last line.
+            let ticks = DispatchQueue(label: "trace-view.live.plain")
+            let timer = DispatchSource.makeTimerSource(queue: ticks)
             timer.schedule(deadline: .now() + every, repeating: every)
             timer.setEventHandler {
                 let now = feed.snapshot()
@@ -71,6 +73,7 @@ struct LiveView {
             timer.resume()
             _ = feed.wait()
             timer.cancel()
+            ticks.sync {}
         }
         let endings = feed.wait()
         let end = feed.snapshot()
