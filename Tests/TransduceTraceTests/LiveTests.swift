@@ -84,8 +84,14 @@ extension LTTngTests {
                 binary, ["live", "--every", "0.2", "--output", output, "--", example, "--serve", ringFile],
                 environment: ["NO_COLOR": "1"], errors: dir.file("errors"), input: true)
             let lines = Lines(child.output)
+            // The workload's input: closed once (a descriptor closed twice may be another test's by then).
+            var input = child.input
+            func endInput() {
+                if let open = input { close(open) }
+                input = nil
+            }
             defer {
-                if let input = child.input { close(input) }
+                endInput()
                 close(child.output)
                 kill(child.pid, SIGKILL)
                 _ = try? Subprocess.wait(child.pid, name: "trace-view live")
@@ -114,7 +120,7 @@ extension LTTngTests {
             #expect(seenLive == byKind, "live saw \(seenLive), the ring holds \(byKind)")
             #expect(kill(workload, 0) == 0, "the workload was still running")
             // The end of its input ends the workload; the session ends, and the last line says so.
-            if let input = child.input { close(input) }
+            endInput()
             var ended: [String: Int]?
             while let line = try await lines.next(before: deadline) {
                 if line.hasPrefix("live ended, ") { ended = Self.counts(of: line) }
@@ -217,6 +223,64 @@ extension LTTngTests {
             #expect(restored, "stty -a differs after q")
             #expect(kill(workload, 0) != 0, "q did not end the command")
             // The kept trace holds what was seen.
+            let summary = try traceView(["summary", output])
+            #expect(summary.status == 0, "\(summary.err)")
+            #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
+        }
+
+        /// The live reader killed while the command runs: trace-view says so, lets the command
+        /// record to its end, exits 65, and the kept trace holds everything the command recorded.
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        func aKilledReaderLosesNothingOfTheRecording() async throws {
+            let dir = TemporaryDirectory()
+            let example = try #require(builtProduct("TracedExample"))
+            let binary = try #require(builtProduct("trace-view"))
+            let output = dir.file("live")
+            let ringFile = dir.file("ring.tdtrace")
+            let child = try Subprocess.start(
+                binary, ["live", "--plain", "--every", "0.2", "--output", output, "--", example, "--serve", ringFile],
+                environment: ["NO_COLOR": "1"], errors: dir.file("errors"), input: true)
+            let lines = Lines(child.output)
+            // The workload's input: closed once (a descriptor closed twice may be another test's by then).
+            var input = child.input
+            func endInput() {
+                if let open = input { close(open) }
+                input = nil
+            }
+            defer {
+                endInput()
+                close(child.output)
+                kill(child.pid, SIGKILL)
+                _ = try? Subprocess.wait(child.pid, name: "trace-view live")
+            }
+            let deadline = Date().addingTimeInterval(120)
+            var workload: pid_t = 0
+            while workload == 0, let line = try await lines.next(before: deadline) {
+                if line.hasPrefix("ready "), let pid = Int32(line.dropFirst(6)) { workload = pid }
+            }
+            try #require(workload > 0, "the workload never said it was ready")
+            let readers = try Subprocess.run(
+                "/usr/bin/pgrep", ["-P", String(child.pid), "-f", "__read-ctf"], output: .capture, timeout: 30)
+            let reader = try #require(readers.output.split(separator: "\n").compactMap { Int32($0) }.first, "no reader child")
+            #expect(kill(reader, SIGKILL) == 0)
+            var said = ""
+            while !said.contains("goes on recording") && Date() < deadline {
+                said = (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? ""
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(said.contains("goes on recording into \(output)"), "\(said)")
+            #expect(kill(workload, 0) == 0, "the workload was ended with the view")
+            #expect(kill(workload, SIGUSR2) == 0)
+            var ring: Trace?
+            while ring == nil && Date() < deadline {
+                ring = try? TraceFileReader(path: ringFile).readAll()
+                if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let expected = try #require(ring, "the workload's ring dump never came")
+            endInput()
+            while try await lines.next(before: deadline) != nil {}
+            let status = try Subprocess.wait(child.pid, name: "trace-view live")
+            #expect(status == 65)
             let summary = try traceView(["summary", output])
             #expect(summary.status == 0, "\(summary.err)")
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
