@@ -70,46 +70,85 @@ extension LTTngTests {
             return counts
         }
 
+        /// The workload's own ring, which it dumps to `file` on SIGUSR2: the oracle.
+        static func ring(dumpedBy workload: pid_t, to file: String, before deadline: Date) async throws -> Trace {
+            #expect(kill(workload, SIGUSR2) == 0)
+            while Date() < deadline {
+                if let ring = try? TraceFileReader(path: file).readAll() { return ring }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw Subprocess.Failure("the workload's ring dump never came")
+        }
+
+        /// `trace-view live OPTIONS --output DIR -- TracedExample --serve RING`, its standard
+        /// output read line by line: the workload runs, says `ready PID`, and waits for the end of
+        /// its input, which this holds until ``endInput()``.
+        final class ServedRun {
+            let dir = TemporaryDirectory()
+            let output: String
+            let ringFile: String
+            let child: Subprocess.Child
+            let lines: Lines
+            /// Closed once: a descriptor closed twice may be another test's by then.
+            private var input: Int32?
+            /// Once reaped, its pid may be another process's: never signalled again.
+            private var reaped = false
+
+            init(_ options: [String]) throws {
+                let example = try #require(builtProduct("TracedExample"))
+                let binary = try #require(builtProduct("trace-view"))
+                output = dir.file("live")
+                ringFile = dir.file("ring.tdtrace")
+                child = try Subprocess.start(
+                    binary, ["live"] + options + ["--output", output, "--", example, "--serve", ringFile],
+                    environment: ["NO_COLOR": "1"], errors: dir.file("errors"), input: true)
+                lines = Lines(child.output)
+                input = child.input
+            }
+
+            var errors: String { (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? "" }
+
+            /// The workload's process, once it has run and waits for the end of its input.
+            func ready(before deadline: Date) async throws -> pid_t {
+                while let line = try await lines.next(before: deadline) {
+                    if line.hasPrefix("ready "), let pid = Int32(line.dropFirst(6)) { return pid }
+                }
+                throw Subprocess.Failure("the workload never said it was ready: \(errors)")
+            }
+
+            /// Ends the workload's input: it ends.
+            func endInput() {
+                if let open = input { close(open) }
+                input = nil
+            }
+
+            /// trace-view's exit status, once it exited.
+            func status() throws -> Int32 {
+                defer { reaped = true }
+                return try Subprocess.wait(child.pid, name: "trace-view live")
+            }
+
+            deinit {
+                endInput()
+                close(child.output)
+                if !reaped {
+                    kill(child.pid, SIGKILL)
+                    _ = try? Subprocess.wait(child.pid, name: "trace-view live")
+                }
+            }
+        }
+
         /// The workload streams live; `trace-view live` shows every event it made while it still
         /// runs (the oracle is the workload's own ring buffer, dumped on SIGUSR2), and its final
         /// counts equal those of the trace it kept.
         @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
         func aLiveViewSeesEveryEventWhileTheWorkloadRunsAndKeepsTheTrace() async throws {
-            let dir = TemporaryDirectory()
-            let example = try #require(builtProduct("TracedExample"))
-            let binary = try #require(builtProduct("trace-view"))
-            let output = dir.file("live")
-            let ringFile = dir.file("ring.tdtrace")
-            let child = try Subprocess.start(
-                binary, ["live", "--every", "0.2", "--output", output, "--", example, "--serve", ringFile],
-                environment: ["NO_COLOR": "1"], errors: dir.file("errors"), input: true)
-            let lines = Lines(child.output)
-            // The workload's input: closed once (a descriptor closed twice may be another test's by then).
-            var input = child.input
-            func endInput() {
-                if let open = input { close(open) }
-                input = nil
-            }
-            defer {
-                endInput()
-                close(child.output)
-                kill(child.pid, SIGKILL)
-                _ = try? Subprocess.wait(child.pid, name: "trace-view live")
-            }
+            let run = try ServedRun(["--every", "0.2"])
+            let (lines, output) = (run.lines, run.output)
             let deadline = Date().addingTimeInterval(120)
             // The workload has run and waits for the end of its input: it is still running.
-            var workload: pid_t = 0
-            while workload == 0, let line = try await lines.next(before: deadline) {
-                if line.hasPrefix("ready "), let pid = Int32(line.dropFirst(6)) { workload = pid }
-            }
-            try #require(workload > 0, "the workload never said it was ready")
-            #expect(kill(workload, SIGUSR2) == 0)
-            var ring: Trace?
-            while ring == nil && Date() < deadline {
-                ring = try? TraceFileReader(path: ringFile).readAll()
-                if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let expected = try #require(ring, "the workload's ring dump never came")
+            let workload = try await run.ready(before: deadline)
+            let expected = try await Self.ring(dumpedBy: workload, to: run.ringFile, before: deadline)
             var byKind: [String: Int] = [:]
             for event in expected.events { byKind["\(event.kind)", default: 0] += 1 }
             // A periodic line shows all of it before the workload ends.
@@ -120,13 +159,13 @@ extension LTTngTests {
             #expect(seenLive == byKind, "live saw \(seenLive), the ring holds \(byKind)")
             #expect(kill(workload, 0) == 0, "the workload was still running")
             // The end of its input ends the workload; the session ends, and the last line says so.
-            endInput()
+            run.endInput()
             var ended: [String: Int]?
             while let line = try await lines.next(before: deadline) {
                 if line.hasPrefix("live ended, ") { ended = Self.counts(of: line) }
             }
-            let status = try Subprocess.wait(child.pid, name: "trace-view live")
-            let errors = (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? ""
+            let status = try run.status()
+            let errors = run.errors
             #expect(status == 0, "\(errors)")
             #expect(ended == byKind)
             #expect(errors.contains("LTTng trace kept in \(output)"), "\(errors)")
@@ -192,13 +231,7 @@ extension LTTngTests {
                 }
             }
             try #require(workload > 0, "the workload never said it was ready")
-            #expect(kill(workload, SIGUSR2) == 0)
-            var ring: Trace?
-            while ring == nil && Date() < deadline {
-                ring = try? TraceFileReader(path: ringFile).readAll()
-                if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let expected = try #require(ring, "the workload's ring dump never came")
+            let expected = try await Self.ring(dumpedBy: workload, to: ringFile, before: deadline)
             let screen = try await session.screen(containing: "| \(expected.events.count) events, 1 runtimes")
             #expect(screen.contains("| live, 0 waiting |"), "\(screen)")
             for label in Set(expected.events.filter(\.isAwaitedDispatch).map(\.label)) {
@@ -232,56 +265,21 @@ extension LTTngTests {
         /// record to its end, exits 65, and the kept trace holds everything the command recorded.
         @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
         func aKilledReaderLosesNothingOfTheRecording() async throws {
-            let dir = TemporaryDirectory()
-            let example = try #require(builtProduct("TracedExample"))
-            let binary = try #require(builtProduct("trace-view"))
-            let output = dir.file("live")
-            let ringFile = dir.file("ring.tdtrace")
-            let child = try Subprocess.start(
-                binary, ["live", "--plain", "--every", "0.2", "--output", output, "--", example, "--serve", ringFile],
-                environment: ["NO_COLOR": "1"], errors: dir.file("errors"), input: true)
-            let lines = Lines(child.output)
-            // The workload's input: closed once (a descriptor closed twice may be another test's by then).
-            var input = child.input
-            func endInput() {
-                if let open = input { close(open) }
-                input = nil
-            }
-            defer {
-                endInput()
-                close(child.output)
-                kill(child.pid, SIGKILL)
-                _ = try? Subprocess.wait(child.pid, name: "trace-view live")
-            }
+            let run = try ServedRun(["--plain", "--every", "0.2"])
             let deadline = Date().addingTimeInterval(120)
-            var workload: pid_t = 0
-            while workload == 0, let line = try await lines.next(before: deadline) {
-                if line.hasPrefix("ready "), let pid = Int32(line.dropFirst(6)) { workload = pid }
-            }
-            try #require(workload > 0, "the workload never said it was ready")
+            let workload = try await run.ready(before: deadline)
             let readers = try Subprocess.run(
-                "/usr/bin/pgrep", ["-P", String(child.pid), "-f", "__read-ctf"], output: .capture, timeout: 30)
+                "/usr/bin/pgrep", ["-P", String(run.child.pid), "-f", "__read-ctf"], output: .capture, timeout: 30)
             let reader = try #require(readers.output.split(separator: "\n").compactMap { Int32($0) }.first, "no reader child")
             #expect(kill(reader, SIGKILL) == 0)
-            var said = ""
-            while !said.contains("goes on recording") && Date() < deadline {
-                said = (try? String(contentsOfFile: dir.file("errors"), encoding: .utf8)) ?? ""
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(said.contains("goes on recording into \(output)"), "\(said)")
+            while !run.errors.contains("goes on recording") && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(run.errors.contains("goes on recording into \(run.output)"), "\(run.errors)")
             #expect(kill(workload, 0) == 0, "the workload was ended with the view")
-            #expect(kill(workload, SIGUSR2) == 0)
-            var ring: Trace?
-            while ring == nil && Date() < deadline {
-                ring = try? TraceFileReader(path: ringFile).readAll()
-                if ring == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let expected = try #require(ring, "the workload's ring dump never came")
-            endInput()
-            while try await lines.next(before: deadline) != nil {}
-            let status = try Subprocess.wait(child.pid, name: "trace-view live")
-            #expect(status == 65)
-            let summary = try traceView(["summary", output])
+            let expected = try await Self.ring(dumpedBy: workload, to: run.ringFile, before: deadline)
+            run.endInput()
+            while try await run.lines.next(before: deadline) != nil {}
+            #expect(try run.status() == 65)
+            let summary = try traceView(["summary", run.output])
             #expect(summary.status == 0, "\(summary.err)")
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
         }

@@ -1,13 +1,5 @@
 import Dispatch
-import Foundation
-import Synchronization
 import TransduceTrace
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// What `trace-view live` shows of a ``LiveFeed`` while it is read: on a terminal the browser
 /// (``BrowserLoop``) over the feed's window, with the whole stream's totals in its header; else
