@@ -284,6 +284,56 @@ extension LTTngTests {
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
         }
 
+        /// While requests keep coming, the browser's selection stays on the request it was on
+        /// (runtime and dispatch), wherever the new rows move it.
+        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(5)))
+        func theLiveSelectionFollowsItsRequest() async throws {
+            let session = TUITests.Session()
+            defer { session.stop() }
+            let example = try #require(builtProduct("TracedExample"))
+            let output = session.dir.file("live")
+            try session.run(
+                "live --every 0.2 --window 2000000 --output \(output) -- \(example) --repeat 3000 \(session.dir.file("ring"))")
+            // Several runtimes, so the rows lead with the runtime.
+            let top = try await session.screen(containing: "  runtime  #  ")
+            let selected = { (screen: String) -> (row: Int, key: String)? in
+                let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+                guard let row = rows.firstIndex(where: { $0.hasPrefix("> ") }) else { return nil }
+                return (row, rows[row].split(separator: " ").prefix(3).joined(separator: " "))
+            }
+            let header = { (screen: String) in screen.split(separator: "\n").first.map(String.init) ?? "" }
+            let start = try #require(selected(top)).row
+            try session.keys("j", "j", "j")
+            var first = try session.screen()
+            let moved = Date().addingTimeInterval(20)
+            while selected(first)?.row != start + 3 && Date() < moved {
+                try await Task.sleep(for: .milliseconds(30))
+                first = try session.screen()
+            }
+            try #require(selected(first)?.row == start + 3, "j did not move the selection:\n\(first)")
+            let key = try #require(selected(first)).key
+            // Refreshes while the workload runs: the header's count moves, the selection does not.
+            var refreshes = 0
+            var last = header(first)
+            let deadline = Date().addingTimeInterval(60)
+            while refreshes < 5 && Date() < deadline {
+                let screen = try session.screen()
+                guard header(screen) != last, !screen.contains("ended, q quits") else {
+                    if screen.contains("ended, q quits") { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
+                last = header(screen)
+                refreshes += 1
+                #expect(selected(screen)?.key == key, "the selection moved off \(key):\n\(screen)")
+            }
+            #expect(refreshes > 0, "no refresh while the workload ran")
+            try session.keys("q")
+            let (status, restored) = try await session.ended()
+            #expect(status == 0)
+            #expect(restored)
+        }
+
         /// `count` TCP ports free on loopback now.
         static func freePorts(_ count: Int) -> [Int] {
             var sockets: [Int32] = []

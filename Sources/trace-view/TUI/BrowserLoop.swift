@@ -52,7 +52,16 @@ enum BrowserLoop {
                 }
                 nextRefresh = MonotonicClock.now() + UInt64(refresh * 1e9)
                 if let next = update() {
+                    // The selection follows its request, task or gate to where it moved.
+                    let before = screen
+                    let selected = BrowserState.Pane.allCases.map { pane in
+                        state.selected[pane].flatMap { i in before.rowKeys(pane, state).dropFirst(i).first }
+                    }
                     frame = next
+                    let after = BrowserScreen(data: frame.data, title: title, width: 1, height: 1, ascii: ascii)
+                    for (pane, key) in zip(BrowserState.Pane.allCases, selected) {
+                        if let key, let moved = after.rowKeys(pane, state).firstIndex(of: key) { state.selected[pane] = moved }
+                    }
                     refreshed = true
                 }
             }

@@ -27,6 +27,16 @@ struct BrowserScreen {
 
     func tasks(_ state: BrowserState) -> [TaskReport.Row] { data.tasks.filter { state.passes($0.name) } }
 
+    /// What each row of `pane` is (runtime and dispatch, task or nothing), in the pane's order:
+    /// a live view keeps the selection on the same request, task or gate when the rows move.
+    func rowKeys(_ pane: BrowserState.Pane, _ state: BrowserState) -> [TraceIndex.Key] {
+        switch pane {
+        case .requests: requests(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
+        case .tasks: tasks(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.task) }
+        case .gate: data.gates.map { TraceIndex.Key(runtime: $0.runtime, id: 0) }
+        }
+    }
+
     /// Each pane's row count, for the state's moves.
     func counts(_ state: BrowserState) -> [BrowserState.Pane: Int] {
         [.requests: requests(state).count, .tasks: tasks(state).count, .gate: data.gates.count]
