@@ -2,15 +2,18 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+    typealias SignalHandler = __sighandler_t
 #elseif canImport(Darwin)
     import Darwin
+    typealias SignalHandler = sig_t
 #endif
 
 /// The terminal while the UI runs: raw mode on the alternate screen with the cursor hidden, put
 /// back exactly as it was on every way out: a normal exit (``restore()``), Ctrl-C (read as a key:
 /// raw mode has no signals from the keyboard), SIGTERM/SIGHUP/SIGINT from elsewhere, and a crash
 /// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT), whose handlers restore the terminal and then die
-/// of the signal as before.
+/// of the signal as before. A signal the caller ignored stays ignored, and every signal's handler
+/// is put back as it was when the UI ends.
 ///
 /// One at a time per process; its state is process-global because signal handlers need it.
 enum TerminalSession {
@@ -33,10 +36,17 @@ enum TerminalSession {
         // positioned); reads wait for one byte (the loop polls first).
         cfmakeraw(&raw)
         active = true
-        for signal in fatalSignals { installRestoring(signal) }
-        signal(SIGWINCH) { _ in TerminalSession.resized.store(true, ordering: .relaxed) }
+        for number in fatalSignals {
+            // A signal the caller ignores stays ignored (`live -- COMMAND` ignores SIGINT and
+            // SIGQUIT while its command runs, like system(3)).
+            let before = signal(number, SIG_IGN)
+            previous[number] = before
+            if !isIgnore(before) { installRestoring(number) }
+        }
+        previous[SIGWINCH] = signal(SIGWINCH) { _ in TerminalSession.resized.store(true, ordering: .relaxed) }
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
             active = false
+            putHandlersBack()
             return false
         }
         emit(Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J".utf8))
@@ -49,8 +59,19 @@ enum TerminalSession {
         active = false
         emit(leave)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        for number in fatalSignals { signal(number, SIG_DFL) }
-        signal(SIGWINCH, SIG_DFL)
+        putHandlersBack()
+    }
+
+    /// The handlers the signals had before ``begin()``.
+    nonisolated(unsafe) private static var previous: [Int32: SignalHandler?] = [:]
+
+    private static func putHandlersBack() {
+        for (number, handler) in previous { signal(number, handler) }
+        previous = [:]
+    }
+
+    private static func isIgnore(_ handler: SignalHandler?) -> Bool {
+        unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// The terminal's size now (columns, rows).
