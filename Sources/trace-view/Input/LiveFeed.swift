@@ -62,10 +62,14 @@ final class LiveFeed: Sendable {
             let host = Self.hostName(of: url)
             Thread.detachNewThread { [self] in
                 var ending = Ending(url: url, notes: [])
+                var reader: pid_t = 0
+                // Once its reader is reaped, its pid may be another process's: never signalled.
+                defer { children.withLock { $0.pids.removeAll { $0 == reader } } }
                 do {
                     let result = try CTFChild.read(
                         path: url, recordTag: recordTag, live: true,
                         started: { pid in
+                            reader = pid
                             children.withLock { if $0.stopped { kill(pid, SIGTERM) } else { $0.pids.append(pid) } }
                         }
                     ) { event in
