@@ -65,7 +65,7 @@ import TransduceDemo
         let path = dir.file("race.tdtrace")
         try recorder.write(to: path)
         let writing = Atomic<Int>(4)
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         let threads = (0..<4).map { _ in
             Thread {
                 for _ in 0..<40 {

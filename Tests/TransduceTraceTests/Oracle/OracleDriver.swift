@@ -1,7 +1,6 @@
 // Runs an oracle script on a real runtime, one step at a time: each step waits (on the trace,
 // with a deadline) until what it started is done, so the model's order is the runtime's.
 import Foundation
-import Synchronization
 import Transduce
 
 @testable import TransduceTrace
@@ -57,7 +56,7 @@ final class OracleRun: Sendable {
     let recording = TraceRecording(capacity: 1 << 16)
     let env = OracleEnv()
     /// What each awaited op's caller got: a response (which op's event), nil, or an error.
-    let results = Mutex<[Int: OracleResume]>([:])
+    let results = Lock<[Int: OracleResume]>([:])
 
     let queueCapacity: Int
 

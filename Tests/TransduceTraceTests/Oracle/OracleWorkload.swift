@@ -2,7 +2,6 @@
 // from tasks), tasks (named and anonymous, switchToLatest and shareable), joins, cancels,
 // uniqueRequests, sync and async actions, re-entries and failures, run step by step on a real
 // runtime, with a reference model that says what each step must do (OracleModel.swift).
-import Synchronization
 import Transduce
 
 @testable import TransduceTrace
@@ -47,8 +46,8 @@ final class OracleEnv: Sendable {
         case released(OracleOutcome)
         case cancelled
     }
-    private let gates = Mutex<[Int: Gate]>([:])
-    private let started = Mutex<Set<Int>>([])
+    private let gates = Lock<[Int: Gate]>([:])
+    private let started = Lock<Set<Int>>([])
 
     /// Waits for the driver's outcome for op `op`'s task; throws `CancellationError` when the
     /// task is cancelled first.
