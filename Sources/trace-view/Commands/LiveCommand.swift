@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Transduce
 import TransduceTrace
 import TransduceTraceCTF
 
@@ -172,7 +172,7 @@ enum LiveCommand: Subcommand {
             do { try session.start() } catch { throw CLIError.data("\(error)") }
             // When the command ends, its session is stopped and destroyed, which ends the live
             // stream once its last data is read.
-            let command = Mutex<(pid: pid_t, status: Int32?)>((0, nil))
+            let command = Lock<(pid: pid_t, status: Int32?)>((0, nil))
             let commandEnded = DispatchSemaphore(value: 0)
             let begin = { (feed: LiveFeed) throws in
                 // The reader sees a stream from where it was when it attached: attached first, it

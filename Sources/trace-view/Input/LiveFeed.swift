@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Transduce
 import TransduceTrace
 
 #if canImport(Glibc)
@@ -46,18 +46,18 @@ final class LiveFeed: Sendable {
     static let maxProcesses = 65_536
 
     let urls: [String]
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// The readers' children, and whether ``stop()`` was called (a child that starts after it is
     /// stopped at once).
-    private let children = Mutex<(pids: [pid_t], stopped: Bool)>(([], false))
-    private let endings = Mutex<[Ending]>([])
+    private let children = Lock<(pids: [pid_t], stopped: Bool)>(([], false))
+    private let endings = Lock<[Ending]>([])
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts reading each of `urls` (live URLs) at once; `recordTag` keeps only the processes of
     /// a `trace-view live -- COMMAND`.
     init(urls: [String], capacity: Int, recordTag: String?) {
         self.urls = urls
-        state = Mutex(State(window: LiveWindow(capacity: capacity)))
+        state = Lock(State(window: LiveWindow(capacity: capacity)))
         for url in urls {
             let host = Self.hostName(of: url)
             Thread.detachNewThread { [self] in
