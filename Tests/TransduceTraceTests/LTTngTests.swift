@@ -111,11 +111,14 @@ struct Comparable: Hashable {
         let example = try #require(builtProduct("TracedExample"))
         let ringFile = dir.file("ring.jsonl")
         let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
-        // Durations are measured by the runtime and identical in both; event times are stamped by
-        // each sink, so only what derives from them (time spans, queue-depth columns) may differ.
+        // Event times are stamped by each sink, so what derives from them (time spans, a task's
+        // run from its spawn to its settle, queue-depth columns) may differ: durations are masked,
+        // and so is the padding that a duration's width gives its column (one run of the tasks
+        // table differed by one space: "refresh       <t>" against "refresh      <t>").
         func masked(_ text: String) -> [String] {
             text.split(separator: "\n", omittingEmptySubsequences: false).map {
                 String($0).replacingOccurrences(of: #"\d+(\.\d+)?(ns|µs|ms|s)\b"#, with: "<t>", options: .regularExpression)
+                    .replacingOccurrences(of: " {2,}", with: " ", options: .regularExpression)
             }
         }
         func section(_ lines: [String], from start: String, to end: String) -> [String] {
