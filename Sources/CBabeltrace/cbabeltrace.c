@@ -16,6 +16,8 @@ typedef struct reader {
     cbt_callback callback;
     void *context;
     cbt_losses *losses;
+    /* Where losses go when the caller does not ask for them. */
+    cbt_losses scratch;
     int stopped;
     cbt_field fields[MAX_FIELDS];
     char text[MAX_FIELDS][256];
@@ -265,26 +267,34 @@ done:
     return result;
 }
 
-static reader *make_reader(cbt_callback callback, void *context, cbt_losses *losses) {
+/* What both readers start from: a reader counting into `losses` (zeroed first; into a scratch
+ * of its own when the caller passes NULL) and the source's parameters with an empty "inputs"
+ * array. NULL when out of memory, with nothing left allocated. */
+static reader *make_reader(cbt_callback callback, void *context, cbt_losses *losses, bt_value **params,
+                           bt_value **inputs) {
+    if (losses) memset(losses, 0, sizeof *losses);
     reader *r = calloc(1, sizeof(reader));
-    if (!r) return NULL;
+    *params = bt_value_map_create();
+    if (!r || !*params || bt_value_map_insert_empty_array_entry(*params, "inputs", inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+        free(r);
+        bt_value_put_ref(*params);
+        *params = NULL;
+        return NULL;
+    }
     r->callback = callback;
     r->context = context;
-    r->losses = losses;
+    r->losses = losses ? losses : &r->scratch;
     return r;
 }
 
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
-    cbt_losses ignored;
-    if (losses == NULL) losses = &ignored;
-    memset(losses, 0, sizeof *losses);
-    reader *r = make_reader(callback, context, losses);
-    bt_value *params = bt_value_map_create();
+    bt_value *params = NULL;
     bt_value *inputs = NULL;
+    reader *r = make_reader(callback, context, losses, &params, &inputs);
     int result = 1;
-    if (!r || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+    if (!r) {
         fail(error, error_size, "out of memory");
-        goto done;
+        return result;
     }
     int traces = collect_traces(path, inputs, 0, 0);
     if (traces == 0) {
@@ -304,15 +314,11 @@ done:
 
 int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle, void *context, cbt_losses *losses,
                   char *error, size_t error_size) {
-    cbt_losses ignored;
-    if (losses == NULL) losses = &ignored;
-    memset(losses, 0, sizeof *losses);
-    reader *r = make_reader(callback, context, losses);
-    bt_value *params = bt_value_map_create();
+    bt_value *params = NULL;
     bt_value *inputs = NULL;
+    reader *r = make_reader(callback, context, losses, &params, &inputs);
     int result = 1;
-    if (!r || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-        bt_value_array_append_string_element(inputs, url) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
+    if (!r || bt_value_array_append_string_element(inputs, url) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
         bt_value_map_insert_string_entry(params, "session-not-found-action", "fail") != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
         fail(error, error_size, "out of memory");
         goto done;
