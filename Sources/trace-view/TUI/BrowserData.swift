@@ -45,6 +45,8 @@ struct BrowserData {
     var events: UInt64
     var runtimes: Int
     var lost: UInt64
+    /// Those still waiting first, then the resumed ones; each group slowest first (ties by
+    /// runtime and dispatch). Sorted once here: the screen filters them on every draw.
     let requests: [Request]
     let tasks: [TaskReport.Row]
     let gates: [Gate]
@@ -66,7 +68,7 @@ struct BrowserData {
                 runtime: e.runtimeKey, dispatch: e.dispatch, label: e.label, style: e.codeName, outcome: "waiting",
                 start: e.time, total: end &- e.time, dominant: "", waiting: true)
         }
-        requests =
+        var requests =
             waiting
             + index.latencyBreakdowns().map { b in
                 let top = b.parts.max { $0.nanos < $1.nanos }
@@ -75,6 +77,11 @@ struct BrowserData {
                     runtime: b.runtime, dispatch: b.dispatch, label: b.label, style: b.style, outcome: b.outcome, start: b.start,
                     total: b.total, dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
             }
+        requests.sort {
+            if $0.waiting != $1.waiting { return $0.waiting }
+            return $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
+        }
+        self.requests = requests
         tasks = TaskReport(index: index).rows
         // Each runtime's gate is the contention report of its events alone, made one runtime at
         // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)

@@ -16,14 +16,8 @@ struct BrowserScreen {
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
 
-    /// The requests the filter lets through: those still waiting first, then the resumed ones;
-    /// each group slowest first (ties by dispatch order).
-    func requests(_ state: BrowserState) -> [BrowserData.Request] {
-        data.requests.filter { state.passes($0.label) }.sorted {
-            if $0.waiting != $1.waiting { return $0.waiting }
-            return $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
-        }
-    }
+    /// The requests the filter lets through, in the data's order (waiting, then slowest first).
+    func requests(_ state: BrowserState) -> [BrowserData.Request] { data.requests.filter { state.passes($0.label) } }
 
     func tasks(_ state: BrowserState) -> [TaskReport.Row] { data.tasks.filter { state.passes($0.name) } }
 
@@ -89,27 +83,34 @@ struct BrowserScreen {
 
     private func body(_ state: BrowserState) -> [String] {
         let selected = state.selected[state.pane] ?? 0
-        let rows: [String]
+        // Only the rows in view are formatted: a trace's pane may hold a hundred thousand.
+        let count: Int
+        let row: (Int) -> String
         let head: String
         switch state.pane {
         case .requests:
             head =
                 "  " + runtimeHead
                 + columns(["#", "label", "style", "latency", "outcome", "largest part"], [8, 22, 14, 10, 10, 24])
-            rows = requests(state).map {
-                runtimeColumn($0.runtime)
+            let all = requests(state)
+            count = all.count
+            row = { i in
+                let r = all[i]
+                return runtimeColumn(r.runtime)
                     + columns(
-                        ["\($0.dispatch)", $0.label, $0.style, duration($0.total), $0.outcome, $0.dominant],
-                        [8, 22, 14, 10, 10, 24])
+                        ["\(r.dispatch)", r.label, r.style, duration(r.total), r.outcome, r.dominant], [8, 22, 14, 10, 10, 24])
             }
         case .tasks:
             head =
                 "  " + runtimeHead
                 + columns(["task", "name", "policy", "ran", "outcome", "spawned by"], [8, 18, 16, 10, 22, 24])
-            rows = tasks(state).map {
-                runtimeColumn($0.runtime)
+            let all = tasks(state)
+            count = all.count
+            row = { i in
+                let t = all[i]
+                return runtimeColumn(t.runtime)
                     + columns(
-                        ["\($0.task)", $0.name, $0.policy, $0.ran.map(duration) ?? "-", $0.outcome, $0.spawnedBy],
+                        ["\(t.task)", t.name, t.policy, t.ran.map(duration) ?? "-", t.outcome, t.spawnedBy],
                         [8, 18, 16, 10, 22, 24])
             }
         case .gate:
@@ -121,21 +122,22 @@ struct BrowserScreen {
                         "wait p99/time",
                     ],
                     Self.gateColumns)
-            rows = data.gates.map {
-                columns(
+            count = data.gates.count
+            row = { i in
+                let g = data.gates[i]
+                return columns(
                     [
-                        "\(RuntimeKey.runtime($0.runtime))", $0.host.isEmpty ? "-" : $0.host, "\($0.cycles)", "\($0.maxDepth)",
-                        duration($0.waitP99), "\(duration($0.longestHold)) \($0.holder)",
-                        $0.holdingNow.isEmpty ? "-" : $0.holdingNow, sparkline($0.depths.map(UInt64.init)),
-                        sparkline($0.waitP99s),
+                        "\(RuntimeKey.runtime(g.runtime))", g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
+                        duration(g.waitP99), "\(duration(g.longestHold)) \(g.holder)",
+                        g.holdingNow.isEmpty ? "-" : g.holdingNow, sparkline(g.depths.map(UInt64.init)),
+                        sparkline(g.waitP99s),
                     ], Self.gateColumns)
             }
         }
-        if rows.isEmpty { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
+        if count == 0 { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
         // Keep the selection in view.
-        let top = max(0, min(selected - bodyRows / 2, rows.count - bodyRows))
-        return [head]
-            + rows.enumerated().dropFirst(top).prefix(bodyRows).map { ($0.offset == selected ? "> " : "  ") + $0.element }
+        let top = max(0, min(selected - bodyRows / 2, count - bodyRows))
+        return [head] + (top..<min(count, top + bodyRows)).map { ($0 == selected ? "> " : "  ") + row($0) }
     }
 
     /// With several runtimes, ids repeat: the requests and tasks panes then lead with the runtime.
