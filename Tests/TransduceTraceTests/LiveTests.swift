@@ -191,11 +191,7 @@ extension LTTngTests {
             return byKind
         }
 
-        static var hostname: String {
-            var buffer = [CChar](repeating: 0, count: 256)
-            _ = gethostname(&buffer, buffer.count - 1)
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        static var hostname: String { TraceRecorder.hostName }
 
         /// The live browser on a terminal (tmux): it shows the running workload's every event in
         /// its header and every request label in its pane while the workload still runs (the
@@ -334,27 +330,6 @@ extension LTTngTests {
             #expect(restored)
         }
 
-        /// `count` TCP ports free on loopback now.
-        static func freePorts(_ count: Int) -> [Int] {
-            var sockets: [Int32] = []
-            defer { sockets.forEach { close($0) } }
-            return (0..<count).map { _ in
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                sockets.append(fd)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-                }
-                _ = withUnsafeMutablePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-                }
-                return Int(UInt16(bigEndian: address.sin_port))
-            }
-        }
-
         /// A relay daemon of the test's own, on free loopback ports.
         struct Relay {
             let pid: pid_t
@@ -364,7 +339,7 @@ extension LTTngTests {
 
             /// Starts it and waits until it answers on its live port.
             init(output: String) async throws {
-                ports = Live.freePorts(3)
+                ports = try Loopback.freePorts(3)
                 pid = try Subprocess.startWatcher(
                     try #require(Subprocess.which("lttng-relayd")),
                     [

@@ -262,7 +262,7 @@ public final class TraceRecorder: RuntimeInstrument {
     static var processID: UInt32 { UInt32(bitPattern: getpid()) }
 
     /// This machine's host name (`gethostname`), "" when unknown.
-    static var hostName: String {
+    package static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -30,7 +30,8 @@ struct LiveRelay {
     /// Starts the daemon and waits until its live port accepts connections.
     static func start(output: String) throws -> LiveRelay {
         guard let relayd = Subprocess.which("lttng-relayd") else { throw CLIError.data(toolMissing!) }
-        let ports = try freePorts(3)
+        let ports: [Int]
+        do { ports = try Loopback.freePorts(3) } catch { throw CLIError.data("\(error)") }
         let pid = try Subprocess.startWatcher(
             relayd,
             [
@@ -41,7 +42,7 @@ struct LiveRelay {
         let watcher = (try? Subprocess.startWatcher("/bin/sh", ["-c", script, "sh", String(getpid()), String(pid)])) ?? 0
         let relay = LiveRelay(pid: pid, watcher: watcher, controlPort: ports[0], dataPort: ports[1], livePort: ports[2])
         let deadline = Date().addingTimeInterval(startTimeout)
-        while !accepts(port: ports[2]) {
+        while !Loopback.accepts(port: ports[2]) {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 throw CLIError.data("lttng-relayd exited at once (status \(status)); is another one using its ports?")
@@ -88,51 +89,6 @@ struct LiveRelay {
         }
     }
 
-    static var hostname: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// `count` distinct TCP ports free on loopback now (bound to port 0, then released: another
-    /// process could take one in between, and then the daemon fails to start, which is said).
-    private static func freePorts(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
-        var ports: [Int] = []
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw CLIError.data("cannot open a socket: \(String(cString: strerror(errno)))") }
-            sockets.append(fd)
-            var address = loopback(port: 0)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            }
-            guard bound == 0, named == 0 else { throw CLIError.data("cannot find a free port on loopback") }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
-        }
-        return ports
-    }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: UInt16(port))
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
+    /// The name the session daemon gives this host in live URLs.
+    static var hostname: String { TraceRecorder.hostName.isEmpty ? "localhost" : TraceRecorder.hostName }
 }
