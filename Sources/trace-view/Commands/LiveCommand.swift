@@ -182,7 +182,7 @@ enum LiveCommand: Subcommand {
                 do {
                     pid = try Subprocess.spawn(
                         recording.executable, Array(args.rest.dropFirst()),
-                        environment: ["TRANSDUCE_RECORD_TAG": recording.tag, LTTngProvider.environmentVariable: "required"],
+                        environment: recording.environment,
                         output: browsing ? .file(log) : .inherit)
                 } catch {
                     throw CLIError.data("\(error)")

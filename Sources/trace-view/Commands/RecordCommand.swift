@@ -44,10 +44,9 @@ enum RecordCommand: Subcommand {
         let status: Int32 = try RecordSessions.ignoringInterrupts {
             do {
                 try session.start()
-                // TRANSDUCE_LTTNG=required: a recorder that cannot reach LTTng says why on stderr.
                 let status = try Subprocess.run(
                     recording.executable, Array(args.rest.dropFirst()),
-                    environment: ["TRANSDUCE_RECORD_TAG": recording.tag, LTTngProvider.environmentVariable: "required"]
+                    environment: recording.environment
                 ).status
                 try session.stop()
                 return status

@@ -24,6 +24,10 @@ enum RecordSessions {
         let directory: String
         let name: String
         let tag: String
+
+        /// The command's environment: the tag its processes carry into the trace, and a recorder
+        /// required to reach LTTng (one that cannot says why on its standard error).
+        var environment: [String: String] { ["TRANSDUCE_RECORD_TAG": tag, LTTngProvider.environmentVariable: "required"] }
     }
 
     /// Checks the command after `--` and the tools, makes the output directory (`--output`, else
