@@ -3,10 +3,8 @@
 # liblttng-ust's helper threads trip TSan's "thread finished with ignores enabled" check, so the
 # LTTng end-to-end test skips here and runs in scripts/test.sh instead.
 #
-# Without arguments, in two runs: the runtime's tests (TransduceTests), then the rest. Together,
-# on a two-core machine, the trace tests' synchronous waits for their child processes (five to ten
-# times slower under TSan) held both threads of the concurrency pool long enough that the
-# runtime's gate test timed out waiting for it (twice in about ten CI runs).
+# Without arguments in two runs, the runtime's tests and then the rest (scripts/two-runs.sh says
+# why; child processes are five to ten times slower under TSan); with arguments, one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -14,5 +12,4 @@ export TRANSDUCE_LTTNG=off
 if [ $# -gt 0 ]; then
     exec swift test --sanitize=thread --scratch-path .build-tsan "$@"
 fi
-swift test --sanitize=thread --scratch-path .build-tsan --filter 'TransduceTests\.'
-swift test --sanitize=thread --scratch-path .build-tsan --skip 'TransduceTests\.'
+exec scripts/two-runs.sh swift test --sanitize=thread --scratch-path .build-tsan
