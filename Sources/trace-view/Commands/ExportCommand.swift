@@ -15,9 +15,11 @@ enum ExportCommand: Subcommand {
             OptionSpec("to", "T", "mermaid, plantuml: end of the time window"),
         ],
         discussion: """
-            chrome: Chrome Trace Event JSON for Perfetto UI: cycles on a gate track, tasks on
-            reused lanes, requests as async slices on reused slots, one flow per request through
-            every cycle and task that carried it; absolute times and threads in each event's args.
+            chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
+            host), each runtime's tracks grouped and named with it: cycles on its gate track, a
+            queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
+            one flow per request, forward in time, through every cycle and task that carried it;
+            every time from the trace's timestamps; absolute times and threads in each event's args.
             mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
             diagram over Mermaid's default 50,000 characters is written with a warning).
             jsonl: one event per line. Writes to standard output unless --output is given.
@@ -44,7 +46,7 @@ enum ExportCommand: Subcommand {
         case "chrome":
             var exporter = ChromeTraceExporter { output.write($0) }
             (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
-            exporter.finish()
+            exporter.finish(hosts: input.hosts)
             try selection.check()
         case "jsonl":
             var buffer: [UInt8] = []
@@ -59,8 +61,8 @@ enum ExportCommand: Subcommand {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            // The losses travel with the events (hosts go first in `JSONLines.encode`; a stream
-            // learns them only at its end, so they are not repeated here).
+            // A stream learns its hosts and losses only at its end: they follow the events.
+            JSONLines.processLines(input.hosts, into: &buffer)
             if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
             output.write(buffer)
             try selection.check()

@@ -277,33 +277,30 @@ struct OracleChecks {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let events = object["traceEvents"] as? [[String: Any]]
         else { return ["chrome export: not JSON"] }
-        var flowPoints: [UInt64: [(phase: String, tid: Int, time: UInt64)]] = [:]
-        // Slices per track, and async slots' begin and end times, which Perfetto (sorting by
-        // time) needs properly nested and not reused before they end.
+        var flowPoints: [UInt64: [(phase: String, track: String, time: UInt64)]] = [:]
+        // Each track's name, and its slices, which Perfetto (sorting by time) needs properly
+        // nested; every request is one slice from its dispatch to its resume.
+        var trackNames: [String: String] = [:]
         var slices: [String: [(Double, Double)]] = [:]
-        var slotTimes: [Int: [(Double, String)]] = [:]
-        var begins: [Int: [String]] = [:]
+        var requestSlices: [UInt64: (start: UInt64, duration: Double)] = [:]
         var problems: [String] = []
+        for e in events where e["ph"] as? String == "M" && e["name"] as? String == "thread_name" {
+            trackNames["\(e["pid"]!)/\(e["tid"]!)"] = (e["args"] as? [String: Any])?["name"] as? String
+        }
         for e in events {
             guard let ph = e["ph"] as? String, let args = e["args"] as? [String: Any] else { continue }
             let time = UInt64(args["time_ns"] as? String ?? "") ?? 0
             let ts = e["ts"] as? Double ?? 0
-            if ph == "X" { slices["\(e["pid"]!)/\(e["tid"]!)", default: []].append((ts, ts + (e["dur"] as? Double ?? 0))) }
-            if ph == "b" || ph == "e" { slotTimes[e["id"] as? Int ?? -1, default: []].append((ts, ph)) }
-            switch ph {
-            case "s", "t", "f":
+            let track = trackNames["\(e["pid"] ?? "")/\(e["tid"] ?? "")"] ?? "?"
+            if ph == "X" { slices[track, default: []].append((ts, ts + (e["dur"] as? Double ?? 0))) }
+            if ph == "X", e["cat"] as? String == "request" {
+                requestSlices[UInt64(args["dispatch"] as? Int ?? 0)] = (time, e["dur"] as? Double ?? -1)
+            }
+            if ["s", "t", "f"].contains(ph) {
                 let dispatch = UInt64(args["dispatch"] as? Int ?? 0)
-                flowPoints[dispatch, default: []].append((ph, e["tid"] as? Int ?? -1, time))
-            case "b": begins[e["id"] as? Int ?? -1, default: []].append(e["name"] as? String ?? "")
-            case "e":
-                let name = e["name"] as? String ?? ""
-                if begins[e["id"] as? Int ?? -1]?.popLast() != name {
-                    problems.append("chrome: async end '\(name)' has no begin")
-                }
-            default: break
+                flowPoints[dispatch, default: []].append((ph, track, time))
             }
         }
-        if begins.values.contains(where: { !$0.isEmpty }) { problems.append("chrome: an async request never ends") }
         for (track, list) in slices {
             let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
             var stack: [Double] = []
@@ -316,12 +313,17 @@ struct OracleChecks {
                 stack.append(end)
             }
         }
-        for (slot, times) in slotTimes {
-            // In the order written, each begin comes at or after the slot's previous end.
-            var lastEnd = -Double.infinity
-            for (ts, ph) in times {
-                if ph == "b", ts < lastEnd { problems.append("chrome: async slot \(slot) reused at \(ts) µs before its end") }
-                if ph == "e" { lastEnd = ts }
+        var dispatchTime: [UInt64: UInt64] = [:]
+        for e in trace.events where e.kind == .dispatch { dispatchTime[e.dispatch] = e.time }
+        for e in trace.events where e.kind == .requestResume {
+            // One time base: the slice runs from the dispatch's timestamp to the resume's.
+            guard let start = dispatchTime[e.dispatch], let slice = requestSlices[e.dispatch] else {
+                problems.append("chrome: no request slice for dispatch #\(e.dispatch)")
+                continue
+            }
+            if slice.start != start || abs(slice.duration * 1000 - Double(e.time.minus(start))) > 1 {
+                problems.append(
+                    "chrome: dispatch #\(e.dispatch)'s slice lasts \(slice.duration) µs, not \(e.time.minus(start)) ns")
             }
         }
         var enterTime: [UInt64: UInt64] = [:]
@@ -333,11 +335,11 @@ struct OracleChecks {
                 problems.append("chrome: the flow of \(op) (dispatch #\(e.dispatch)) is \(points.map(\.phase))")
                 continue
             }
-            let gate = Set(points.filter { $0.tid == 2 }.map(\.time))
+            let gate = Set(points.filter { $0.track.hasSuffix("compute gate") }.map(\.time))
             // The flow ends where the caller waits: a task's lane for a request made inside one.
             let madeByTask = facts.opOfDispatch[e.dispatch].map { run.model.madeByTask[$0] != nil } ?? false
-            if let end = points.last, (end.tid >= ChromeTraceExporter.firstLane) != madeByTask {
-                problems.append("chrome: the flow of \(op) ends on track \(end.tid)")
+            if let end = points.last, end.track.contains("task lane") != madeByTask {
+                problems.append("chrome: the flow of \(op) ends on track \(end.track)")
             }
             var serving = [e.cycle]
             if let own = facts.opOfDispatch[e.dispatch].flatMap({ facts.cycleOfOp[$0] }) { serving.append(own) }

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+extension LTTngTests {
+    /// Real processes at once under one LTTng session: their Chrome export opens clean in
+    /// Perfetto, each process under its own pid, each request lasting what the trace says.
+    @Suite(.disabled(if: underThreadSanitizer)) struct MultiProcess {
+        /// Three `TracedExample --repeat 2` (two runtimes each, the same runtime ids, dispatch ids
+        /// and labels in every process) started together under `trace-view record`; each keeps its
+        /// ring, the ground truth of its own events.
+        @Test(.enabled(if: LTTngTools.available && PerfettoTests.available))
+        func threeProcessesOfTwoRuntimesExportCleanToPerfetto() throws {
+            let dir = TemporaryDirectory()
+            let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
+            let ctf = dir.file("ctf")
+            let script = "for i in 1 2 3; do \"$0\" --repeat 2 \"$1/ring-$i.tdtrace\" & done; wait"
+            let recorded = try traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
+            #expect(recorded.status == 0, "\(recorded.output)")
+
+            // What each process's ring holds, by pid.
+            var rings: [UInt32: [TraceEvent]] = [:]
+            for i in 1...3 {
+                let trace = try TraceFileReader(path: dir.file("ring-\(i).tdtrace")).readAll()
+                let pid = try #require(trace.events.first?.process)
+                rings[pid] = trace.events
+            }
+            // The session's events of these processes alone (the record's tag), in trace order.
+            let jsonl = dir.file("events.jsonl")
+            let exported = try traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])
+            #expect(exported.status == 0, "\(exported.err)")
+            let reader = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: jsonl))))
+            let read = reader.readAll()
+            let events = read.events
+            #expect(Set(events.map(\.process)) == Set(rings.keys))
+            for (pid, ring) in rings {
+                let ours = events.filter { $0.process == pid }
+                #expect(ours.count == ring.count, "pid \(pid): \(ours.count) events in LTTng, \(ring.count) in its ring")
+                #expect(Set(ours.map(\.runtime)) == [1, 2])
+            }
+            let path = dir.file("processes.json")
+            let chrome = try traceView(["export", "--format", "chrome", "--output", path, ctf])
+            #expect(chrome.status == 0, "\(chrome.err)")
+            try PerfettoTests.expectClean(path, of: events, hosts: read.hosts)
+        }
+    }
+}
