@@ -5,12 +5,12 @@ import Testing
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
-/// Runs the built trace-view with a fixed width and no colour.
+/// Runs the built trace-view with a fixed width (`nil`: none, as in a pipe) and no colour.
 func traceView(
-    _ arguments: [String], columns: Int = 100, lttng: Bool = false, environment extra: [String: String] = [:]
+    _ arguments: [String], columns: Int? = 100, lttng: Bool = false, environment extra: [String: String] = [:]
 ) throws -> (status: Int32, out: String, err: String) {
     let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
-    var environment = ["COLUMNS": String(columns), "NO_COLOR": "1"]
+    var environment = ["COLUMNS": columns.map(String.init) ?? "", "NO_COLOR": "1"]
     if !lttng { environment["TRANSDUCE_LTTNG"] = "off" }
     environment.merge(extra) { $1 }
     let result = try Subprocess.run(binary, arguments, environment: environment, output: .captureSeparately, timeout: 300)
@@ -61,6 +61,43 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(status == 0, "\(err)")
         #expect(err.isEmpty)
         try expectGolden(out, golden)
+    }
+
+    /// In a pipe with no width asked for (no terminal, no `COLUMNS`, no `--width`) nothing is
+    /// cut, so `tasks | grep` and `slow | grep` find whole cells; a width given still cuts.
+    @Test func pipedOutputIsNeverCut() throws {
+        var whole: [String: String] = [:]
+        for command in [["tasks"], ["slow"], ["summary"], ["sequence"], ["sequence", "--request", "11"]] {
+            let (status, out, err) = try traceView(command + [demo], columns: nil)
+            #expect(status == 0, "\(err)")
+            whole[command.joined(separator: " ")] = out
+        }
+        // The tables as at the widest width asked for; the diagrams with no cut label.
+        for command in ["tasks", "slow", "summary"] {
+            #expect(whole[command] == (try traceView([command, "--width", "1000", demo])).out, "\(command)")
+        }
+        for command in ["sequence", "sequence --request 11"] {
+            let cut = whole[command]!.split(separator: "\n").first { $0.hasSuffix("…") || $0.contains("… ") }
+            #expect(cut == nil, "\(command) cut a label: \(cut ?? "")")
+        }
+        let tasks = whole["tasks"]!.split(separator: "\n")
+        #expect(tasks.contains { $0.contains("refresh #5") && $0.contains("cancelled (uniqueRequest)") })
+        #expect(tasks.contains { $0.contains("catalogue #4") && $0.contains("joined by dispatch #8") })
+        let slow = whole["slow"]!.split(separator: "\n")
+        #expect(
+            slow.contains { $0.contains("uniqueRequest(refresh) dispatch #11") && $0.contains("cycle #11 refresh 106µs (35.6%)") }
+        )
+        #expect(slow.contains { $0.contains("98% waiting behind syncPrices (async action)") })
+        #expect(whole["sequence --request 11"]!.contains("dispatch #12 taskResponse(loaded)"))
+        let (_, demoOut, _) = try traceView(["demo"], columns: nil)
+        #expect(
+            demoOut.contains(
+                "(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|check|export FILE)"))
+        // The same at a width: cut, with the mark.
+        let (_, narrow, _) = try traceView(["slow", demo], columns: 80)
+        #expect(narrow.contains("…") && !narrow.contains("uniqueRequest(refresh) dispatch #11"))
+        let (_, given, _) = try traceView(["tasks", "--width", "60", demo], columns: nil)
+        #expect(given.split(separator: "\n").allSatisfy { $0.count <= 60 })
     }
 
     /// Usage and help are generated from one registry: every command the tool lists has a help
@@ -157,15 +194,27 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let events = try #require(object["traceEvents"] as? [[String: Any]])
         let other = try #require(object["otherData"] as? [String: Any])
         #expect(other["clock"] as? String == "CLOCK_MONOTONIC" && other["origin_ns"] is String)
-        var asyncNames: [Int: [String]] = [:]
         var slices: [String: [(Double, Double)]] = [:]
         var flows: [Int: [String]] = [:]
-        var asyncOpen: [Int: Int] = [:]
+        var requests = 0
+        let pids = Set(events.compactMap { $0["pid"] as? Int })
         for e in events {
             let ph = try #require(e["ph"] as? String)
-            #expect(["X", "M", "b", "e", "s", "t", "f", "i"].contains(ph))
+            #expect(["X", "M", "C", "s", "t", "f", "i"].contains(ph))
             #expect(e["pid"] is Int)
-            if ph == "M" { continue }
+            // Perfetto takes tids as the system's: none may be a process's own id (its main thread).
+            if let tid = e["tid"] as? Int { #expect(!pids.contains(tid)) }
+            if ph == "M" {
+                if e["name"] as? String == "thread_name" {
+                    let name = (e["args"] as? [String: Any])?["name"] as? String ?? ""
+                    #expect(name.hasPrefix("runtime 1 · "), "track '\(name)' does not say its runtime")
+                }
+                continue
+            }
+            if ph == "C" {
+                #expect((e["args"] as? [String: Any])?["depth"] is Int, "a queue-depth counter's value")
+                continue
+            }
             let args = try #require(e["args"] as? [String: Any], "every event keeps its absolute time and thread")
             #expect(UInt64(args["time_ns"] as? String ?? "") != nil && args["thread"] is Int)
             let ts = try #require(e["ts"] as? Double, "ts must be a number of microseconds")
@@ -176,18 +225,12 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
                 let dur = try #require(e["dur"] as? Double)
                 #expect(dur >= 0)
                 slices["\(e["pid"]!)/\(tid)", default: []].append((ts, ts + dur))
+                if e["cat"] as? String == "request" {
+                    requests += 1
+                    #expect(args["dispatch"] is Int && args["outcome"] is String)
+                }
             case "s", "t", "f":
                 flows[try #require(e["id"] as? Int), default: []].append(ph)
-            case "b", "e":
-                // Perfetto closes an async slice only at an `e` of the same name and id.
-                let id = try #require(e["id"] as? Int)
-                asyncOpen[id, default: 0] += ph == "b" ? 1 : -1
-                let name = try #require(e["name"] as? String)
-                if ph == "b" {
-                    asyncNames[id, default: []].append(name)
-                } else {
-                    #expect(asyncNames[id]?.popLast() == name, "async end '\(name)' closes no begin of that name")
-                }
             default: break
             }
         }
@@ -201,13 +244,13 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
                 stack.append(end)
             }
         }
-        // Every flow starts once, ends once; every async request is closed.
+        // Every flow starts once, ends once; every awaited request is one slice.
         #expect(!flows.isEmpty)
         for (id, phases) in flows {
             #expect(phases.first == "s" && phases.last == "f" && phases.filter { $0 == "s" }.count == 1, "flow \(id): \(phases)")
             #expect(phases.contains("t"), "flow \(id) links no cycle")
         }
-        #expect(asyncOpen.values.allSatisfy { $0 == 0 })
+        #expect(requests == 12)
         #expect(events.contains { ($0["name"] as? String)?.hasPrefix("cycle #1 request(load)") == true })
     }
 

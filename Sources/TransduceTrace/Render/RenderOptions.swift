@@ -6,17 +6,23 @@ public struct RenderOptions: Sendable {
     public var ascii: Bool
     /// ANSI colours (only for a terminal, never with `NO_COLOR`).
     public var color: Bool
+    /// Whether text is cut to ``width`` (with `…`). Off, nothing is cut: tables widen to their
+    /// cells and a diagram's labels run past its width, as `ps` and `git` print to a pipe;
+    /// ``width`` then only lays out what has a shape (a diagram's lifelines, a histogram's bars).
+    public var cuts: Bool
 
     /// The widths any renderer draws at; others are brought into this range.
     public static let minWidth = 40
     /// The widest lines renderers draw.
     public static let maxWidth = 1000
 
-    /// Options for `width` columns (clamped to ``minWidth``…``maxWidth``).
-    public init(width: Int = 100, ascii: Bool = false, color: Bool = false) {
+    /// Options for `width` columns (clamped to ``minWidth``…``maxWidth``), cutting lines to it
+    /// unless `cuts` is false.
+    public init(width: Int = 100, ascii: Bool = false, color: Bool = false, cuts: Bool = true) {
         self.width = Swift.min(Self.maxWidth, Swift.max(Self.minWidth, width))
         self.ascii = ascii
         self.color = color
+        self.cuts = cuts
     }
 
     var vertical: Character { ascii ? "|" : "│" }
@@ -44,11 +50,12 @@ public struct RenderOptions: Sendable {
         case bold = "1"
     }
 
-    /// `line` cut to the width (`…` at the cut), counting characters but not colour sequences.
+    /// `line` cut to the width (`…` at the cut), counting characters but not colour sequences;
+    /// whole when ``cuts`` is off.
     public func fit(_ line: String) -> String {
         // Control characters count as the escapes the terminal output will show for them.
         let line = escapingControls(line)
-        guard line.count > width, Self.visibleCount(line) > width else { return line }
+        guard cuts, line.count > width, Self.visibleCount(line) > width else { return line }
         var out = ""
         var visible = 0
         var escape = false

@@ -3,7 +3,8 @@
 /// enter/leave, effects, spawn/join/cancel/settle and resume, and times and durations in a margin.
 ///
 /// Every line fits ``RenderOptions/width`` (one column per character): labels that do not fit
-/// are cut with `…`, never spill into another lifeline's column. Task lanes follow the tasks of
+/// are cut with `…`, never spill into another lifeline's column. With ``RenderOptions/cuts`` off
+/// a label that does not fit runs on past the width instead, right of its arrow. Task lanes follow the tasks of
 /// the rows drawn: a task gets a free lane at its first row and gives it up after its last, and a
 /// row announces each lane's new owner. A task that finds no free lane is drawn on `tasks`, its
 /// name in the label.
@@ -139,6 +140,10 @@ public struct SequenceDiagram: Sendable {
         let start = layout.margin + lane * layout.columnWidth
         let room = min(layout.columnWidth - 1, layout.width - start)
         guard room > 0 else { return }
+        if !options.cuts, text.count > room {
+            // Whole, from its column on, over the lifelines to its right in this title row.
+            return place(Array(text), at: start, in: &line)
+        }
         let cut = Array(fit(text, room))
         place(cut, at: start + (room - cut.count) / 2, in: &line, limit: start + room)
     }
@@ -150,8 +155,12 @@ public struct SequenceDiagram: Sendable {
         return String(text.prefix(width - 1)) + options.ellipsis
     }
 
-    /// Writes `text` from `start`, up to (not including) `limit`.
+    /// Writes `text` from `start`, up to (not including) `limit`; without a limit, past the
+    /// line's end when nothing is cut (the line grows).
     private func place(_ text: [Character], at start: Int, in line: inout [Character], limit: Int? = nil) {
+        if limit == nil, !options.cuts, start + text.count > line.count {
+            line += Array(repeating: " ", count: start + text.count - line.count)
+        }
         let end = min(limit ?? line.count, line.count)
         for (offset, c) in text.enumerated() where start + offset < end && start + offset >= 0 {
             line[start + offset] = c
@@ -159,8 +168,10 @@ public struct SequenceDiagram: Sendable {
     }
 
     private func draw(_ interaction: Interaction, lanes: [Participant: Int], origin: UInt64, layout: Layout) -> String {
-        let width = layout.width
-        var line = Array(repeating: Character(" "), count: width)
+        // Where a label may reach: the width, or anywhere to its right when nothing is cut.
+        let width = options.cuts ? layout.width : Int.max / 4
+        let lineWidth = layout.width
+        var line = Array(repeating: Character(" "), count: lineWidth)
         for lane in lanes.values where lane < layout.lanes { line[layout.position(lane)] = options.vertical }
         let ms =
             interaction.time >= origin
@@ -179,7 +190,7 @@ public struct SequenceDiagram: Sendable {
         if lanes[to] == nil { to = .tasks }
         if interaction.style == .banner {
             let start = layout.margin - 1
-            place(Array(repeating: options.horizontal, count: width - start), at: start, in: &line)
+            place(Array(repeating: options.horizontal, count: lineWidth - start), at: start, in: &line)
             place(Array(" " + fit(label, width - start - 4) + " "), at: start + 1, in: &line)
         } else if from == to {
             // Right of its lifeline; or left of it when only that side has room.

@@ -1,6 +1,6 @@
 /// A table of text columns laid out to a width: each column as wide as its widest cell, then the
 /// widest columns cut down (cells cut with `…`) until the row fits; a column never runs into the
-/// next. Columns are two spaces apart.
+/// next. Columns are two spaces apart. With ``RenderOptions/cuts`` off no column is cut.
 package struct TextTable: Sendable {
     package struct Column: Sendable {
         package var title: String
@@ -26,12 +26,12 @@ package struct TextTable: Sendable {
     /// will be printed.
     package mutating func append(_ row: [String]) { rows.append(row.map { escapingControls($0, keepingColour: false) }) }
 
-    /// The column widths at `width`.
-    func widths(_ width: Int) -> [Int] {
+    /// The column widths at `width` (each as wide as its widest cell when `cuts` is false).
+    func widths(_ width: Int, cuts: Bool = true) -> [Int] {
         var widths = columns.indices.map { c in
             rows.reduce(columns[c].title.count) { max($0, c < $1.count ? $1[c].count : 0) }
         }
-        let room = width - indent - 2 * (columns.count - 1)
+        let room = cuts ? width - indent - 2 * (columns.count - 1) : Int.max
         // The widest column gives up a character at a time, down to its minimum.
         while widths.reduce(0, +) > room {
             guard
@@ -44,7 +44,7 @@ package struct TextTable: Sendable {
 
     /// The header and rows, each at most `options.width` wide.
     package func render(options: RenderOptions) -> [String] {
-        let widths = widths(options.width)
+        let widths = widths(options.width, cuts: options.cuts)
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for (c, w) in widths.enumerated() {

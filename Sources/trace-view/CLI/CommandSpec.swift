@@ -24,7 +24,9 @@ struct OptionSpec: Sendable {
     static let pid = OptionSpec("pid", "PID", "Only this process")
     static let allProcesses = flag("all-processes", "In a `record` trace, every process the session caught")
     static let ascii = flag("ascii", "Pure ASCII")
-    static let width = OptionSpec("width", "N", "Fit lines to N columns (40 to 1000; default COLUMNS, the terminal, or 80)")
+    static let width = OptionSpec(
+        "width", "N",
+        "Fit lines to N columns (40 to 1000; default COLUMNS or the terminal; in a pipe with neither, nothing is cut)")
     static let noColor = flag("no-color", "No colour (colour is only ever used on a terminal, and never with NO_COLOR)")
     static let help = flag("help", "Show this help")
 

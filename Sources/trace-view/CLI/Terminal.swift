@@ -25,6 +25,13 @@ enum Terminal {
         return 80
     }
 
+    /// Whether output has a width to keep to: a valid `COLUMNS`, or standard output is a
+    /// terminal. Without one (a pipe, a file) nothing is cut, as `ps` and `git` do.
+    static var hasWidth: Bool {
+        if let columns = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(columns), n > 0 { return true }
+        return isatty(STDOUT_FILENO) != 0
+    }
+
     /// Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb`.
     static var color: Bool {
         if getenv("NO_COLOR") != nil { return false }
@@ -34,12 +41,14 @@ enum Terminal {
 
     static func options(_ arguments: Arguments) throws -> RenderOptions {
         var width = Terminal.width
+        var cuts = Terminal.hasWidth
         if let w = try arguments.integer("width") {
             guard w >= 40 && w <= 1000 else { throw CLIError.usage("--width must be between 40 and 1000") }
             width = Int(w)
+            cuts = true
         }
         let color = Terminal.color && !arguments.flag("no-color")
-        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: color)
+        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: color, cuts: cuts)
     }
 
     static func print(_ lines: [String]) {
