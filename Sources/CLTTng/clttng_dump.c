@@ -252,7 +252,7 @@ static int64_t dump(const struct dump_config *c) {
             written += count;
         }
     }
-    uint8_t footer[CLTTNG_FOOTER_SIZE];
+    uint8_t footer[CLTTNG_FOOTER_OCCASION_SIZE];
     struct timespec mono, real;
     clock_gettime(CLOCK_MONOTONIC, &mono);
     clock_gettime(CLOCK_REALTIME, &real);
@@ -262,6 +262,9 @@ static int64_t dump(const struct dump_config *c) {
     put64(footer + 24, 0);
     put64(footer + 32, (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec);
     put64(footer + 40, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
+    put64(footer + 48, 0); /* slow requests and dumps: the Swift side's, not readable here */
+    put64(footer + 56, 0);
+    put64(footer + 64, CLTTNG_OCCASION_TERMINATION);
     ok = ok && write_chunk(fd, CLTTNG_CHUNK_FOOTER, footer, sizeof footer);
     ok = close(fd) == 0 && ok;
     if (!ok || rename(c->temporary, c->path) != 0) {

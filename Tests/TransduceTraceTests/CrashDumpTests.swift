@@ -29,6 +29,7 @@ import TransduceDemo
         if backtracer { #expect(output.contains("Program crashed"), "the Swift backtracer ran after the dump") }
         let trace = try TraceFileReader(path: path).readAll()
         #expect(trace.notes.isEmpty)
+        #expect(trace.counts.occasion == .termination, "the dump says the process was cut short")
         #expect(Set(trace.events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
         let taskNames = Set(trace.events.filter { $0.kind == .taskSpawn }.map(\.label))
         #expect(taskNames.isSuperset(of: ["load", "refresh", "catalogue"]), "dynamic labels resolved: \(taskNames)")
@@ -54,6 +55,7 @@ import TransduceDemo
         #expect(dumped.notes.isEmpty)
         #expect(dumped.events == expected.events)
         #expect(dumped.counts.overwritten == expected.counts.overwritten)
+        #expect(dumped.counts.occasion == .termination && expected.counts.occasion == .unsaid)
     }
 
     /// Writers racing on one path never leave a torn file: each has its own temporary file and
@@ -107,8 +109,33 @@ import TransduceDemo
         let trace = try TraceFileReader(path: path).readAll()
         #expect(trace.notes.isEmpty)
         #expect(trace.events.contains { $0.kind == .runtimeStop })
+        #expect(trace.counts.occasion == .atExit)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// `check` reads why a dump was written: a SIGUSR2 snapshot of a running process is checked
+    /// as incomplete (and passes), unless `--complete`; its exit dump as a whole run.
+    @Test func checkTellsASnapshotFromAWholeRun() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("snapshot.tdtrace")
+        let child = try startServingExample(path, in: dir)
+        defer { kill(child.pid, SIGKILL) }
+        kill(child.pid, TraceRecorder.dumpSignal)
+        try await waitForFile(path)
+        #expect(try TraceFileReader(path: path).readAll().counts.occasion == .onSignal)
+        let snapshot = try traceView(["check", path])
+        #expect(snapshot.status == 0, "\(snapshot.out)\(snapshot.err)")
+        #expect(snapshot.out.contains("checked as an incomplete trace") && snapshot.out.contains("on SIGUSR2"), "\(snapshot.out)")
+        let forced = try traceView(["check", "--complete", path])
+        #expect(forced.out.contains("checked as a whole run"), "\(forced.out)")
+        let both = try traceView(["check", "--complete", "--incomplete", path])
+        #expect(both.status == 64)
+        close(child.input!)
+        close(child.output)
+        #expect(try Subprocess.wait(child.pid, timeout: 60, name: "TracedExample") == 0)
+        let exit = try traceView(["check", path])
+        #expect(exit.status == 0 && exit.out.contains("checked as a whole run"), "\(exit.out)")
     }
 
     /// A file cut anywhere keeps every chunk that ends before the cut.

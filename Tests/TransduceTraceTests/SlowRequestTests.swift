@@ -268,8 +268,10 @@ enum Delays: Transducer {
         let kinds = Set(index.requestLifecycle(runtime: runtime, dispatch: id).map { trace.events[$0].kind })
         #expect(kinds.isSuperset(of: [.dispatch, .cycleEnter, .taskSpawn, .taskSettle, .requestResume]), "\(kinds)")
         #expect(trace.events.first { $0.kind == .dispatch && $0.dispatch == id }?.label == "latest")
-        // The dump's footer counts what the trigger had seen (this dump not yet written).
+        // The dump's footer counts what the trigger had seen (this dump not yet written), and
+        // says it is a snapshot the trigger took while the process ran.
         #expect(trace.counts.slowRequests == 1 && trace.counts.slowDumps == 0)
+        #expect(trace.counts.occasion == .slowRequest)
         let (_, summary, _) = try traceView(["summary", dir.file(name)])
         #expect(summary.contains("saw 1 slow request(s), had written 0 slow-request dump(s)"))
         // A later snapshot counts the dump, in both formats.
@@ -278,6 +280,7 @@ enum Delays: Transducer {
             try recorder.write(to: path, format: format)
             let again = format == .binary ? try TraceFileReader(path: path).readAll() : try JSONLinesReader(path: path).readAll()
             #expect(again.counts.slowRequests == 1 && again.counts.slowDumps == 1, "\(format)")
+            #expect(again.counts.occasion == .byCode, "\(format)")
         }
         // Without a trigger the footer is the 48-byte one every version-2 reader knows.
         var plain: [UInt8] = []
@@ -341,6 +344,10 @@ enum Delays: Transducer {
         let id = try #require(dispatch(of: name))
         let resume = try #require(trace.events.first { $0.kind == .requestResume && $0.dispatch == id })
         #expect(resume.nanos > 20_000)
+        // Taken mid-run, it is checked as such: it passes, and says so.
+        let check = try traceView(["check", dir.file(name)])
+        #expect(check.status == 0, "\(check.out)")
+        #expect(check.out.contains("incomplete") && check.out.contains("slow-request trigger"), "\(check.out)")
         let (bad, badOutput) = try run(example, [], environment: ["TRANSDUCE_SLOW": "soon", "TRANSDUCE_LTTNG": "off"])
         #expect(bad == 64 && badOutput.contains("TRANSDUCE_SLOW=soon is not a duration"))
     }

@@ -242,7 +242,7 @@ enum Reserved: Transducer {
         #expect(out.contains("at 0.") && !out.contains("at 1000."), "times from the trace's start: \(out)")
         #expect(err.contains("breaks 1 runtime invariant"))
         (status, out, _) = try traceView(["check", "--incomplete", demo])
-        #expect(status == 0 && out.contains("as a partial trace"))
+        #expect(status == 0 && out.contains("as an incomplete trace"))
     }
 
     /// Long work shows progress on a terminal's standard error (through `script`, which gives

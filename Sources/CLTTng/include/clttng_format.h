@@ -66,7 +66,19 @@ enum {
     CLTTNG_EVENTS_PER_CHUNK = 1024,
     CLTTNG_MAX_STRING_BYTES = 65536,
     CLTTNG_MAX_HOST_BYTES = 256,
-    CLTTNG_FOOTER_SIZE = 48
+    CLTTNG_FOOTER_SIZE = 48,
+    /* The footer with the slow-request counts and the occasion of the dump (below). */
+    CLTTNG_FOOTER_OCCASION_SIZE = 72
+};
+
+/* Why a dump was written (TraceCounts.Occasion): the footer's last u64. */
+enum {
+    CLTTNG_OCCASION_UNSAID = 0,      /* an older writer, or a writer that does not say */
+    CLTTNG_OCCASION_BY_CODE = 1,     /* the app's own call, whenever it chose */
+    CLTTNG_OCCASION_AT_EXIT = 2,     /* the process was exiting normally */
+    CLTTNG_OCCASION_ON_SIGNAL = 3,   /* SIGUSR2: a snapshot while the process ran on */
+    CLTTNG_OCCASION_SLOW_REQUEST = 4, /* the slow-request trigger: a snapshot while it ran on */
+    CLTTNG_OCCASION_TERMINATION = 5  /* the process was ended by a signal or crashed */
 };
 
 /* One record of an events chunk: byte offsets of its little-endian fields. */

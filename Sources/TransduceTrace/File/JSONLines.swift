@@ -11,7 +11,8 @@
 /// {"kind":"counts","events":1,"overwritten":0,"discarded":0,"lost":0,"monotonic_origin":0,"realtime_origin":0}
 /// ```
 /// The counts line has `slow_requests` and `slow_dumps` too when a slow-request trigger counted
-/// any. Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
+/// any, and `occasion` (`onSignal`, `slowRequest`, …: ``TraceCounts/Occasion``) when the writer
+/// said why it wrote. Codes are written by name; `payload` appears only when captured; `pid` when known. Lines of
 /// kind `process` (`{"kind":"process","pid":42,"host":"box"}`) name the host of a process: first
 /// when the writer knows them before the events, else just before the counts. The last line
 /// carries the recorder's counts.
@@ -54,6 +55,7 @@ public enum JSONLines {
         if c.slowRequests != 0 || c.slowDumps != 0 {
             out.append(contentsOf: Array(#","slow_requests":\#(c.slowRequests),"slow_dumps":\#(c.slowDumps)"#.utf8))
         }
+        if c.occasion != .unsaid { out.append(contentsOf: Array(#","occasion":"\#(c.occasion.name)""#.utf8)) }
         out.append(contentsOf: Array("}".utf8))
         out.append(0x0A)
     }

@@ -96,6 +96,7 @@ public final class JSONLinesReader {
             monotonicOrigin: n("monotonic_origin"), realtimeOrigin: n("realtime_origin"))
         counts.slowRequests = n("slow_requests")
         counts.slowDumps = n("slow_dumps")
+        if case .string(let name) = object["occasion"] { counts.occasion = TraceCounts.Occasion(name: name) ?? .unsaid }
         return counts
     }
 

@@ -35,7 +35,10 @@ package struct TraceFileEncoder {
         var values = [
             counts.events, counts.overwritten, counts.discarded, counts.lost, counts.monotonicOrigin, counts.realtimeOrigin,
         ]
-        if counts.slowRequests != 0 || counts.slowDumps != 0 { values += [counts.slowRequests, counts.slowDumps] }
+        if counts.slowRequests != 0 || counts.slowDumps != 0 || counts.occasion != .unsaid {
+            values += [counts.slowRequests, counts.slowDumps]
+        }
+        if counts.occasion != .unsaid { values.append(UInt64(counts.occasion.rawValue)) }
         for value in values { footer.appendLE(value) }
         TraceFileWriter.appendChunk(.footer, footer, to: &out)
         sink(out)

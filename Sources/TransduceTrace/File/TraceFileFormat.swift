@@ -11,7 +11,9 @@ import CLTTng
 ///   tag 1  string    u32 id (> 0), UTF-8 bytes (length − 4, at most 65,536)
 ///   tag 2  events    u32 count (1...65,536), count × 80-byte records (length = 4 + 80 × count)
 ///   tag 3  footer    u64 events, overwritten, discarded, lost, monotonic origin, realtime origin,
-///                    and, when a slow-request trigger counted any, u64 slow requests, slow dumps
+///                    and, when a slow-request trigger counted any or the writer says why it
+///                    wrote, u64 slow requests, slow dumps; and, when it says why, u64 occasion
+///                    (`TraceCounts.Occasion`: 48, 64 or 72 bytes in all)
 ///   tag 4  process   u32 pid, UTF-8 host name (length − 4, at most 256): the process of the
 ///                    events that follow, until the next process chunk (none: pid 0)
 /// record   80 bytes  u8 kind, u8 code, u8 code2, u8 0, u32 step, u64 time, runtime, dispatch, cycle,
@@ -51,6 +53,9 @@ public enum TraceFileFormat {
     /// A footer with the slow-request counts too (written only when they are not both 0, so a
     /// trace without them reads in every version-2 reader).
     public static let slowFooterSize = footerSize + 16
+    /// A footer with the slow-request counts and the dump's occasion (written whenever the writer
+    /// says why it wrote: see ``TraceCounts/Occasion``).
+    public static let occasionFooterSize = Int(CLTTNG_FOOTER_OCCASION_SIZE)
     /// Total string bytes a reader accepts before it stops (bounds its memory).
     public static let maxTotalStringBytes = 256 << 20
 

@@ -142,7 +142,7 @@ public final class TraceFileReader {
         switch tag {
         case .string: limit = 4 + TraceFileFormat.maxStringBytes
         case .events: limit = 4 + TraceFileFormat.maxEventsPerChunk * TraceFileFormat.recordSize
-        case .footer: limit = TraceFileFormat.slowFooterSize
+        case .footer: limit = TraceFileFormat.occasionFooterSize
         case .process: limit = 4 + TraceFileFormat.maxHostBytes
         }
         guard length <= limit, length >= 4 else {
@@ -192,7 +192,10 @@ public final class TraceFileReader {
             let host = String(decoding: chunk[4..<length], as: UTF8.self)
             if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
         case .footer:
-            guard length == TraceFileFormat.footerSize || length == TraceFileFormat.slowFooterSize else {
+            guard
+                [TraceFileFormat.footerSize, TraceFileFormat.slowFooterSize, TraceFileFormat.occasionFooterSize]
+                    .contains(length)
+            else {
                 note("footer of \(length) bytes", at: offset)
                 return false
             }
@@ -200,9 +203,13 @@ public final class TraceFileReader {
                 var counts = TraceCounts(
                     events: b.le(0), overwritten: b.le(8), discarded: b.le(16), lost: b.le(24), monotonicOrigin: b.le(32),
                     realtimeOrigin: b.le(40))
-                if length == TraceFileFormat.slowFooterSize {
+                if length >= TraceFileFormat.slowFooterSize {
                     counts.slowRequests = b.le(48)
                     counts.slowDumps = b.le(56)
+                }
+                // An occasion this reader does not know is one it cannot vouch for: unsaid.
+                if length == TraceFileFormat.occasionFooterSize {
+                    counts.occasion = TraceCounts.Occasion(rawValue: UInt8(clamping: b.le(64, as: UInt64.self))) ?? .unsaid
                 }
                 return counts
             }

@@ -32,11 +32,27 @@ extension TraceRecorder {
     public static let dumpSignal = SIGUSR2
 
     /// Writes a snapshot of the ring buffer to `path` (replaced atomically). The format follows the
-    /// extension: `.jsonl` writes JSON Lines, anything else the binary format.
+    /// extension: `.jsonl` writes JSON Lines, anything else the binary format. The dump says it was
+    /// written by the app's call (``TraceCounts/Occasion/byCode``): `trace-view check` checks it as
+    /// a whole run unless told it is partial.
     public func write(to path: String, format: TraceFileWriter.Format? = nil) throws {
-        let format = format ?? (path.hasSuffix(".jsonl") ? .jsonLines : .binary)
         // One dump at a time: the snapshot taken last is renamed into place last.
-        try DumpRegistry.writing.withLock { _ in try TraceFileWriter.write(snapshot(), to: path, format: format) }
+        try DumpRegistry.writing.withLock { _ in try writeHoldingTheDumpLock(to: path, format: format, occasion: .byCode) }
+    }
+
+    /// Writes a snapshot saying `occasion`; the caller holds ``DumpRegistry/writing``.
+    fileprivate func writeHoldingTheDumpLock(
+        to path: String, format: TraceFileWriter.Format? = nil, occasion: TraceCounts.Occasion
+    ) throws {
+        let format = format ?? (path.hasSuffix(".jsonl") ? .jsonLines : .binary)
+        try TraceFileWriter.write(snapshot(occasion: occasion), to: path, format: format)
+    }
+
+    /// A snapshot that says why it was taken.
+    func snapshot(occasion: TraceCounts.Occasion) -> Trace {
+        var trace = snapshot()
+        trace.counts.occasion = occasion
+        return trace
     }
 
     /// A ``dumpSignal`` dump: skipped once the exit dumps have run (the process is ending, and a
@@ -44,7 +60,7 @@ extension TraceRecorder {
     func writeOnSignal(to path: String) throws {
         try DumpRegistry.writing.withLock { exited in
             guard !exited else { return }
-            try TraceFileWriter.write(snapshot(), to: path, format: path.hasSuffix(".jsonl") ? .jsonLines : .binary)
+            try writeHoldingTheDumpLock(to: path, occasion: .onSignal)
         }
     }
 
@@ -128,11 +144,15 @@ enum DumpRegistry {
     /// `true` once the exit dumps have run.
     static let writing = Lock(false)
 
+    /// The exit dumps, and no signal dump after them: under one hold of the lock (set only after
+    /// the dumps, the flag once let a SIGUSR2 dump that waited for the lock replace the exit dump).
     static func runExitDumps() {
-        for (recorder, path) in exitDumps.withLock({ $0 }) {
-            do { try recorder.write(to: path) } catch { report(error) }
+        writing.withLock { exited in
+            for (recorder, path) in exitDumps.withLock({ $0 }) {
+                do { try recorder.writeHoldingTheDumpLock(to: path, occasion: .atExit) } catch { report(error) }
+            }
+            exited = true
         }
-        writing.withLock { $0 = true }
     }
 
     static func report(_ error: any Error) { report("trace dump failed: \(error)") }

@@ -68,7 +68,8 @@ public final class TraceRecorder: RuntimeInstrument {
         // The dumper reaches the recorder weakly: the recorder owns it.
         let box = WeakRecorder()
         slowDumper = slowRequests.map {
-            SlowRequestDumper(trigger: $0, snapshot: { box.recorder?.snapshot() }, write: dumpWriter)
+            SlowRequestDumper(
+                trigger: $0, snapshot: { box.recorder?.snapshot(occasion: .slowRequest) }, write: dumpWriter)
         }
         box.recorder = self
     }

@@ -8,8 +8,13 @@ extension InvariantReport {
             "\(events) events, \(runtimes) runtime(s); checked "
                 + (whole
                     ? "as a whole run"
-                    : "as a partial trace (nothing twice, nothing out of order)" + (lossy ? ": the recorder lost events" : ""))
+                    : "as an incomplete trace (nothing twice, nothing out of order)"
+                        + (lossy ? ": the recorder lost events" : ""))
         ]
+        // Why, when the dump itself said so (the line above is the one scripts read).
+        if !whole && !lossy && occasion.isSnapshot {
+            lines.append("  (the dump was written \(occasion.description); --complete checks it as a whole run)")
+        }
         for rule in InvariantRule.allCases {
             let broken = count(of: rule)
             lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : "\(broken) violation(s)"))

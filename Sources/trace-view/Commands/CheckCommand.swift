@@ -8,14 +8,20 @@ enum CheckCommand: Subcommand {
             .flag(
                 "incomplete",
                 "The trace is a snapshot of a live process: check only what a partial trace can prove (a trace whose recorder lost events always is one)"
-            )
+            ),
+            .flag(
+                "complete",
+                "Check a dump written mid-run (on SIGUSR2, by the slow-request trigger, at a crash) as a whole run"
+            ),
         ] + OptionSpec.display,
         discussion: """
             Checks the runtime's invariants on the trace: one cycle at a time, admissions enter
             in the order accepted, every awaited caller resumed exactly once, every task spawned
             once and ended once, nothing transduced after stop. Violations are listed with the
             events that show them, times from the trace's first event. Exits 1 when any is
-            broken.
+            broken. A dump says why it was written: one taken while its process ran on or as it
+            was cut short is checked as a partial trace unless --complete, and the first line
+            says which was done.
             """)
 
     static func run(_ args: Arguments) throws {
@@ -25,7 +31,11 @@ enum CheckCommand: Subcommand {
         var trace = try input.load(progress: Progress())
         trace.events = trace.events.filter { selection.keep($0) }
         try selection.check()
-        let report = InvariantReport(trace, complete: !args.flag("incomplete"))
+        if args.flag("complete") && args.flag("incomplete") {
+            throw CLIError.usage("--complete and --incomplete contradict each other")
+        }
+        let complete: Bool? = args.flag("complete") ? true : args.flag("incomplete") ? false : nil
+        let report = InvariantReport(trace, complete: complete)
         Terminal.print(report.render(options: options))
         try finish(notes: trace.notes)
         if !report.violations.isEmpty {

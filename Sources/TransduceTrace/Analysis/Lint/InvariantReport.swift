@@ -9,14 +9,21 @@ public struct InvariantReport: Sendable {
     public let whole: Bool
     /// The recorder lost events, so the trace could only be checked as partial.
     public let lossy: Bool
+    /// Why the dump was written (``TraceCounts/Occasion``), which decides how it is checked
+    /// when the caller does not say.
+    public let occasion: TraceCounts.Occasion
     /// Every violation, grouped by rule.
     public let violations: [InvariantViolation]
 
-    /// Checks `trace` (see ``TraceInvariants/check(_:complete:)``).
-    public init(_ trace: Trace, complete: Bool) {
+    /// Checks `trace` (see ``TraceInvariants/check(_:complete:)``) as a whole run when
+    /// `complete` says so, or, when it is `nil`, unless the dump was written mid-run
+    /// (``TraceCounts/Occasion/isSnapshot``).
+    public init(_ trace: Trace, complete: Bool?) {
         events = trace.events.count
         runtimes = Set(trace.events.map(\.runtimeKey)).count
         lossy = trace.counts.lostAny
+        occasion = trace.counts.occasion
+        let complete = complete ?? !occasion.isSnapshot
         whole = complete && !lossy
         violations = TraceInvariants.check(trace, complete: complete)
     }
