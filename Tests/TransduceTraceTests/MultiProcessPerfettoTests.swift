@@ -39,6 +39,32 @@ extension LTTngTests {
                 #expect(ours.count == ring.count, "pid \(pid): \(ours.count) events in LTTng, \(ring.count) in its ring")
                 #expect(Set(ours.map(\.runtime)) == [1, 2])
             }
+            // One time base on LTTng input: a diagram's notes are its own time column's
+            // differences, and contention's waits the same (the runtime's measured fields are
+            // another clock's: LTTng stamps each tracepoint itself).
+            let index = TraceIndex(events)
+            var contention = ContentionReport()
+            for e in events { contention.consume(e) }
+            var measuredDiffer = 0
+            for e in events where e.kind == .cycleEnter || e.kind == .cycleLeave || e.kind == .requestResume {
+                let start: UInt64
+                switch e.kind {
+                case .cycleLeave: start = events[try #require(index.cycles[.init(runtime: e.runtimeKey, id: e.cycle)]).enter].time
+                default: start = events[try #require(index.dispatches[.init(runtime: e.runtimeKey, id: e.dispatch)]).event].time
+                }
+                let note = try #require(index.interaction(for: e)?.note)
+                let word = e.kind == .cycleEnter ? "wait" : e.kind == .cycleLeave ? "held" : "after"
+                #expect(note == "\(word) " + formatDuration(e.time - start), "\(e.kind) at \(e.time)")
+                if e.time - start != e.nanos { measuredDiffer += 1 }
+            }
+            for wait in contention.longestWaits {
+                let enter = try #require(
+                    events.first { $0.kind == .cycleEnter && $0.runtimeKey == wait.runtime && $0.dispatch == wait.dispatch })
+                let dispatch = try #require(
+                    events.first { $0.kind == .dispatch && $0.runtimeKey == wait.runtime && $0.dispatch == wait.dispatch })
+                #expect(wait.waited == enter.time - dispatch.time)
+            }
+            print("one time base: \(measuredDiffer) notes differ from the runtime's measured fields on this LTTng trace")
             let path = dir.file("processes.json")
             let chrome = try traceView(["export", "--format", "chrome", "--output", path, ctf])
             #expect(chrome.status == 0, "\(chrome.err)")

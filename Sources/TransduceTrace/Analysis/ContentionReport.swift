@@ -136,8 +136,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
         var pending: [UInt64: (label: String, time: UInt64, awaited: Bool)] = [:]
         var open: Hold?
         var recent: [Hold] = []
-        /// Awaited admissions that entered, until their resume: label and top holder.
-        var entered: [UInt64: (label: String, holder: String?, holderNanos: UInt64)] = [:]
+        /// Awaited admissions that entered, until their resume: label, dispatch time and top holder.
+        var entered: [UInt64: (label: String, dispatched: UInt64?, holder: String?, holderNanos: UInt64)] = [:]
     }
     private var state: [UInt64: RuntimeState] = [:]
 
@@ -164,11 +164,14 @@ public struct ContentionReport: TraceConsumer, Sendable {
         case .cycleEnter:
             let admitted = s.pending.removeValue(forKey: e.dispatch)
             let label = admitted?.label ?? "?"
-            waits.record(e.nanos)
+            // One time base: the trace's timestamps (the runtime's measure only when the trace
+            // lost the dispatch).
+            let waited = admitted.map { e.time.minus($0.time) } ?? e.nanos
+            waits.record(waited)
             s.open = Hold(runtime: e.runtimeKey, cycle: e.cycle, label: label, held: 0, enter: e.time)
             if admitted?.awaited == true, s.entered.count < Self.maxPending {
                 // What held the gate longest while it waited.
-                let since = e.time.minus(e.nanos)
+                let since = e.time.minus(waited)
                 let top = s.recent.map { h in (h, min(h.enter.plus(h.held), e.time).minus(max(h.enter, since))) }
                     .max { $0.1 < $1.1 }
                 let holder = top.flatMap { h, nanos -> String? in
@@ -177,14 +180,14 @@ public struct ContentionReport: TraceConsumer, Sendable {
                     let how = work.isEmpty ? "" : " (\(work))"
                     return "waiting behind \(h.label)\(how)"
                 }
-                s.entered[e.dispatch] = (label, holder, holder == nil ? 0 : top!.1)
+                s.entered[e.dispatch] = (label, admitted?.time, holder, holder == nil ? 0 : top!.1)
             }
             depth.record(time: e.time, depth: e.count)
-            if longestWaits.count < Self.keep || e.nanos > longestWaits.last!.waited {
-                let since = e.time.minus(e.nanos)
+            if longestWaits.count < Self.keep || waited > longestWaits.last!.waited {
+                let since = e.time.minus(waited)
                 let heldBy = s.recent.filter { $0.enter.plus($0.held) > since && $0.enter < e.time }
                 longestWaits.append(
-                    Wait(runtime: e.runtimeKey, dispatch: e.dispatch, label: label, waited: e.nanos, heldBy: heldBy))
+                    Wait(runtime: e.runtimeKey, dispatch: e.dispatch, label: label, waited: waited, heldBy: heldBy))
                 longestWaits.sort { $0.waited > $1.waited }
                 if longestWaits.count > Self.keep { longestWaits.removeLast() }
             }
@@ -200,10 +203,12 @@ public struct ContentionReport: TraceConsumer, Sendable {
                 }
             }
         case .cycleLeave:
-            holds.record(e.nanos)
-            let label = s.open?.cycle == e.cycle ? s.open!.label : "?"
-            holdByLabel[label, default: Aggregate()].add(e.nanos)
-            var hold = Hold(runtime: e.runtimeKey, cycle: e.cycle, label: label, held: e.nanos, enter: e.time.minus(e.nanos))
+            let entered = s.open?.cycle == e.cycle ? s.open : nil
+            let held = entered.map { e.time.minus($0.enter) } ?? e.nanos
+            holds.record(held)
+            let label = entered?.label ?? "?"
+            holdByLabel[label, default: Aggregate()].add(held)
+            var hold = Hold(runtime: e.runtimeKey, cycle: e.cycle, label: label, held: held, enter: e.time.minus(held))
             if let open = s.open, open.cycle == e.cycle {
                 hold.actionNanos = open.actionNanos
                 hold.asyncActionNanos = open.asyncActionNanos
@@ -211,7 +216,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
             s.recent.append(hold)
             if s.recent.count > Self.history { s.recent.removeFirst(s.recent.count - Self.history) }
             s.open = nil
-            if e.nanos >= longHoldThreshold {
+            if held >= longHoldThreshold {
                 longHoldCount += 1
                 longHolds.append(hold)
                 longHolds.sort { $0.held > $1.held }
@@ -221,8 +226,9 @@ public struct ContentionReport: TraceConsumer, Sendable {
             if let entered = s.entered.removeValue(forKey: e.dispatch),
                 requestTails[entered.label] != nil || requestTails.count < Self.maxLabels
             {
+                let latency = entered.dispatched.map { e.time.minus($0) } ?? e.nanos
                 requestTails[entered.label, default: RequestTail()].add(
-                    RequestTail.Request(latency: e.nanos, holder: entered.holder, holderNanos: min(entered.holderNanos, e.nanos)))
+                    RequestTail.Request(latency: latency, holder: entered.holder, holderNanos: min(entered.holderNanos, latency)))
             }
         default: break
         }

@@ -42,6 +42,10 @@ public struct SummaryReport: TraceConsumer, Sendable {
     public var slowThreshold: UInt64?
     /// Resumed requests that took ``slowThreshold`` or longer.
     public private(set) var slowRequests = 0
+    /// Awaited dispatches not yet resumed, with their time (only with a threshold; bounded like
+    /// the runtimes, for a hostile trace that never resumes).
+    private var awaiting: [TraceIndex.Key: UInt64] = [:]
+    static let maxAwaiting = 1 << 20
 
     /// Events of runtimes past ``maxRuntimes``, counted but not itemized.
     public private(set) var unlistedEvents = 0
@@ -55,7 +59,16 @@ public struct SummaryReport: TraceConsumer, Sendable {
     public mutating func consume(_ e: TraceEvent) {
         counts[Int(e.kind.rawValue)] += 1
         total += 1
-        if e.kind == .requestResume, let slowThreshold, e.nanos >= slowThreshold { slowRequests += 1 }
+        if let slowThreshold {
+            // One time base: a latency is resume − dispatch by the trace's timestamps (the
+            // runtime's measure only when the trace lost the dispatch).
+            let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+            if e.isAwaitedDispatch, awaiting.count < Self.maxAwaiting { awaiting[key] = e.time }
+            if e.kind == .requestResume {
+                let latency = awaiting.removeValue(forKey: key).map { e.time.minus($0) } ?? e.nanos
+                if latency >= slowThreshold { slowRequests += 1 }
+            }
+        }
         first = min(first, e.time)
         last = max(last, e.time)
         if runtimes[e.runtimeKey] == nil {

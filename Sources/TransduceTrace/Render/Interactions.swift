@@ -37,6 +37,10 @@ extension TraceIndex {
             make(from, to, label, "", style)
         }
         let d = { (n: UInt64) in formatDuration(n, ascii: ascii) }
+        // One time base: a note's duration is the trace's own timestamps, from the event that
+        // began it (the runtime's measure only when the trace lost that event).
+        let runtime = e.runtimeKey
+        func since(_ start: Int?) -> UInt64 { start.map { e.time.minus(events[$0].time) } ?? e.nanos }
         switch e.kind {
         case .runtimeStart:
             return make(.caller, .caller, "runtime \(RuntimeKey.name(e.runtimeKey)): \(e.label) on \(e.label2)", .banner)
@@ -51,7 +55,8 @@ extension TraceIndex {
         case .dispatchRejected:
             return make(.caller, .gate, "\(ascii ? "x" : "✗") \(e.codeName)(\(e.label)): \(e.code2Name)", "rejected", .error)
         case .cycleEnter:
-            return make(.gate, .transduce, "enter cycle #\(e.cycle)", "wait \(d(e.nanos))", .gate)
+            let wait = since(dispatches[Key(runtime: runtime, id: e.dispatch)]?.event)
+            return make(.gate, .transduce, "enter cycle #\(e.cycle)", "wait \(d(wait))", .gate)
         case .transduce:
             return make(.transduce, .transduce, "transduce(\(e.label))" + (e.step > 0 ? " step \(e.step)" : ""), .gate)
         case .effect:
@@ -65,7 +70,8 @@ extension TraceIndex {
             case .some(.none), .sequence, nil: return nil
             }
         case .cycleLeave:
-            return make(.transduce, .gate, "leave cycle #\(e.cycle) (\(e.codeName))", "held \(d(e.nanos))", .gate)
+            let held = since(cycles[Key(runtime: runtime, id: e.cycle)]?.enter)
+            return make(.transduce, .gate, "leave cycle #\(e.cycle) (\(e.codeName))", "held \(d(held))", .gate)
         case .taskSpawn:
             let label = "spawn \(e.codeName)" + (e.otherTask != 0 ? ", replaces task #\(e.otherTask)" : "")
             return make(.tasks, task, label, e.count > 0 ? "waiters \(e.count)" : "", .task)
@@ -75,16 +81,18 @@ extension TraceIndex {
             return make(.tasks, task, "cancel (\(e.codeName))", .error)
         case .taskSettle:
             let what = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
+            // (A settle the runtime stamped with no run time has none to show.)
+            let ran = since(tasks[Key(runtime: runtime, id: e.task)]?.spawn)
             return make(
-                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(e.nanos))" : "", e.taskOutcome == .failed ? .error : .task
-            )
+                task, .tasks, "settle: \(what)", e.nanos > 0 ? "ran \(d(ran))" : "", e.taskOutcome == .failed ? .error : .task)
         case .requestResume:
             let what = e.resumeOutcome == .error ? "error(\(e.label))" : e.codeName
             // A request made from inside a task resumes that task, not an outside caller.
-            let origin = dispatches[Key(runtime: e.runtimeKey, id: e.dispatch)].map { events[$0.event].otherTask } ?? 0
-            let caller: Participant = origin != 0 ? .task(Key(runtime: e.runtimeKey, id: origin)) : .caller
+            let dispatch = dispatches[Key(runtime: runtime, id: e.dispatch)]
+            let origin = dispatch.map { events[$0.event].otherTask } ?? 0
+            let caller: Participant = origin != 0 ? .task(Key(runtime: runtime, id: origin)) : .caller
             return make(
-                .gate, caller, "resume dispatch #\(e.dispatch): \(what)", "after \(d(e.nanos))",
+                .gate, caller, "resume dispatch #\(e.dispatch): \(what)", "after \(d(since(dispatch?.event)))",
                 e.resumeOutcome == .error ? .error : .resume)
         case .eventDropped:
             return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)

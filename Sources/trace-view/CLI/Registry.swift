@@ -30,9 +30,14 @@ enum Registry {
             told apart by content; '-' reads standard input.
             \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
             Output: colour only on a terminal and never with NO_COLOR; every line fits the width
-            (--width, else COLUMNS, the terminal, or 80; 40 to 1000). Output streams as it is
-            drawn; long work shows progress on standard error when that is a terminal.
-            Times are from the trace's first event. Durations take units: 800ns, 250us, 5ms, 1.5s.
+            (--width, else COLUMNS or the terminal; 40 to 1000); in a pipe or file with neither,
+            nothing is cut. Output streams as it is drawn; long work shows progress on standard
+            error when that is a terminal.
+            Times are from the trace's first event. One clock: every time and duration shown
+            comes from the trace's timestamps (the recorder's CLOCK_MONOTONIC, or LTTng's), a
+            wait as enter - dispatch, a hold as leave - enter, a latency as resume - dispatch; only
+            an action's run time, which has no event of its own to start from, is the runtime's
+            measure. Durations take units: 800ns, 250us, 5ms, 1.5s.
             Run 'trace-view <command> --help' for a command's options.
             """
     }
