@@ -100,6 +100,71 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(given.split(separator: "\n").allSatisfy { $0.count <= 60 })
     }
 
+    /// A recorded trace of two runtimes of one process (`TracedExample --repeat 2`), whose
+    /// dispatch ids, cycle ids and labels repeat: every row says whose runtime it is.
+    @Test(arguments: [
+        ("two-sequence.txt", ["sequence", "--width", "120"]),
+        ("two-slow.txt", ["slow", "--width", "120"]),
+        ("two-tasks.txt", ["tasks", "--width", "120"]),
+        ("two-mermaid.txt", ["export", "--format", "mermaid"]),
+        ("two-plantuml.txt", ["export", "--format", "plantuml"]),
+    ])
+    func twoRuntimeGoldens(_ golden: String, _ arguments: [String]) throws {
+        let (status, out, err) = try traceView(arguments + [fixtures + "/two-runtimes.jsonl"])
+        #expect(status == 0 && err.isEmpty, "\(err)")
+        try expectGolden(out, golden)
+        let lines = out.split(separator: "\n").map(String.init)
+        switch arguments[0] {
+        case "sequence":
+            // Every timed row names its runtime and process.
+            let rows = lines.filter { $0.wholeMatch(of: /\s+\d+\.\d{3}  .*/) != nil }
+            #expect(rows.count > 200 && rows.allSatisfy { $0.contains(/[12] \(pid \d+\)/) })
+        case "slow", "tasks":
+            let table = lines.drop { !$0.contains("runtime") }.dropFirst().prefix { !$0.isEmpty && !$0.hasPrefix("By event") }
+            #expect(table.count >= 10 && table.allSatisfy { $0.contains(/\s[12] \(pid \d+\)/) }, "\(table)")
+        default:
+            // A gate and a transduce lane per runtime, each named with it.
+            let gates = lines.filter { $0.contains("participant") && $0.contains("gate (runtime ") }
+            #expect(gates.count == 2, "\(gates)")
+        }
+    }
+
+    /// `switchToLatest` churn is told per runtime: one runtime's instances replaced and never
+    /// completed, the other's (same name) completing.
+    @Test func churnNamesItsRuntime() {
+        var events: [TraceEvent] = []
+        var time: UInt64 = 1_000
+        let policy = UInt8(TraceNames.policies.firstIndex(of: "switchToLatest")!)
+        let replaced = UInt8(TraceNames.cancelReasons.firstIndex(of: "replaced")!)
+        let settled = UInt8(TraceNames.taskOutcomes.firstIndex(of: "settle")!)
+        for runtime in UInt64(1)...2 {
+            for task in UInt64(1)...6 {
+                time += 10
+                var spawn = TraceEvent(kind: .taskSpawn, time: time, runtime: runtime)
+                spawn.task = task
+                spawn.label = "search"
+                spawn.code = policy
+                spawn.otherTask = task - 1
+                events.append(spawn)
+                if task > 1 {
+                    var cancel = TraceEvent(kind: .taskCancel, time: time, runtime: runtime)
+                    cancel.task = task - 1
+                    cancel.code = replaced
+                    events.append(cancel)
+                }
+            }
+            var end = TraceEvent(kind: runtime == 1 ? .taskCancel : .taskSettle, time: time + 5, runtime: runtime)
+            end.task = 6
+            end.code = runtime == 1 ? replaced : settled
+            events.append(end)
+        }
+        let warnings = TaskReport(index: TraceIndex(events)).warnings.filter { $0.check == .switchToLatestChurn }
+        #expect(
+            warnings.map(\.message) == [
+                "switchToLatest churn: 5 of 6 'search' instances of runtime 1 were replaced and none completed"
+            ])
+    }
+
     /// Usage and help are generated from one registry: every command the tool lists has a help
     /// whose usage line and OPTIONS section name the same options, and each of them parses.
     @Test func everyCommandHasHelp() throws {

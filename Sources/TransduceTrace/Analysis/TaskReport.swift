@@ -41,8 +41,14 @@ public struct TaskReport: Sendable {
         let lostText = lossesUnknown ? "events in unknown number" : "\(lost) event(s)"
         // The latest time, not the last event's: the runtime stamps some events out of order.
         let lastTime = index.events.lazy.map(\.time).max() ?? 0
-        // Per name: instances, and how many ended their work (settled, requested or responded).
-        var churn: [String: (spawned: Int, replaced: Int, completed: Int)] = [:]
+        // Per runtime and name: instances, and how many ended their work (settled, requested or
+        // responded).
+        struct Named: Hashable, Comparable {
+            var runtime: UInt64
+            var name: String
+            static func < (a: Named, b: Named) -> Bool { (a.runtime, a.name) < (b.runtime, b.name) }
+        }
+        var churn: [Named: (spawned: Int, replaced: Int, completed: Int)] = [:]
         let ordered = index.tasks.sorted { ($0.value.spawn) < ($1.value.spawn) }
         for (key, record) in ordered {
             let spawn = index.events[record.spawn]
@@ -58,7 +64,9 @@ public struct TaskReport: Sendable {
             } else if let settle = record.settles.first {
                 let e = index.events[settle]
                 row.outcome = e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))"
-                row.ran = e.nanos > 0 ? e.nanos : e.time.minus(spawn.time)
+                // The trace's own clock, as every view (the runtime's measure is another one on
+                // LTTng input).
+                row.ran = e.time.minus(spawn.time)
             }
             if row.outcome == "running" {
                 let task = "\(index.taskTitle(runtime: key.runtime, task: key.id)) (runtime \(RuntimeKey.name(key.runtime)))"
@@ -72,7 +80,7 @@ public struct TaskReport: Sendable {
                         : AnalysisWarning(.neverSettled, "never settled: \(task) \(running)"))
             }
             if !record.name.isEmpty && row.policy != "shareable" {
-                let k = "\(key.runtime)/\(record.name)"
+                let k = Named(runtime: key.runtime, name: record.name)
                 churn[k, default: (0, 0, 0)].spawned += 1
                 if record.replacedBy != 0 { churn[k, default: (0, 0, 0)].replaced += 1 }
                 if record.cancels.isEmpty, let settle = record.settles.first,
@@ -86,11 +94,11 @@ public struct TaskReport: Sendable {
         // Replacing is what switchToLatest is for (a debounce replaces nearly every instance);
         // it is churn when the work never gets done: many instances replaced, none completed.
         for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 5 && c.completed == 0 {
-            let name = k.split(separator: "/", maxSplits: 1).last.map(String.init) ?? k
             warnings.append(
                 AnalysisWarning(
                     .switchToLatestChurn,
-                    "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(name)' instances were replaced and none completed"))
+                    "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(k.name)' instances of runtime "
+                        + "\(RuntimeKey.name(k.runtime)) were replaced and none completed"))
         }
     }
 }

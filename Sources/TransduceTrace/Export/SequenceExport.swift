@@ -1,25 +1,46 @@
 /// Mermaid and PlantUML sequence diagrams of a trace, from the same interactions as the text
 /// diagram. Participants are declared in lane order (caller, gate, transduce, tasks, then task
-/// instances as they appear); instances beyond `maxTasks` share the `tasks` participant.
+/// instances as they appear); instances beyond `maxTasks` share the `tasks` participant. With
+/// several runtimes each has its own caller, gate, transduce and tasks participants, and every
+/// participant is named with its runtime (ids repeat across runtimes and processes).
 public enum SequenceExport {
     /// Mermaid's default `maxTextSize`: a longer diagram is refused by a default Mermaid.
     public static let mermaidLimit = 50_000
 
+    /// A participant of an exported diagram: a lifeline of one runtime (`runtime` 0 when the
+    /// diagram has one runtime, whose lifelines need no name).
+    struct Lane: Hashable {
+        var runtime: UInt64
+        var participant: Participant
+    }
+
+    /// One arrow or note between lanes.
+    struct Message {
+        var from: Lane
+        var to: Lane
+        var text: String
+        var style: Interaction.Style
+        var isLocal: Bool { from == to }
+    }
+
     /// A Mermaid `sequenceDiagram` of the events at `indices` of `index` (in order), one line each.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
+        let (lanes, ids, messages) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["sequenceDiagram"]
-        for p in participants {
-            lines.append("    participant \(ids[p]!) as \(mermaidText(index.title(of: p)))")
+        for lane in lanes {
+            lines.append("    participant \(ids[lane]!) as \(mermaidText(title(of: lane, in: index)))")
         }
-        for i in interactions {
-            let text = mermaidText(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"))
-            if i.style == .banner {
-                lines.append("    Note over \(ids[.caller]!),\(ids[.tasks]!): \(text)")
-            } else if i.isLocal {
-                lines.append("    Note right of \(ids[i.from]!): \(text)")
+        for m in messages {
+            let text = mermaidText(m.text)
+            if m.style == .banner {
+                let runtime = m.from.runtime
+                lines.append(
+                    "    Note over \(ids[Lane(runtime: runtime, participant: .caller)]!),\(ids[Lane(runtime: runtime, participant: .tasks)]!): \(text)"
+                )
+            } else if m.isLocal {
+                lines.append("    Note right of \(ids[m.from]!): \(text)")
             } else {
-                lines.append("    \(ids[i.from]!)->>\(ids[i.to]!): \(text)")
+                lines.append("    \(ids[m.from]!)->>\(ids[m.to]!): \(text)")
             }
         }
         return lines
@@ -27,48 +48,70 @@ public enum SequenceExport {
 
     /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (participants, ids, interactions) = prepare(index: index, indices: indices, maxTasks: maxTasks)
+        let (lanes, ids, messages) = prepare(index: index, indices: indices, maxTasks: maxTasks)
         var lines = ["@startuml"]
-        for p in participants {
-            lines.append("participant \"\(plantUMLText(index.title(of: p), quoted: true))\" as \(ids[p]!)")
+        for lane in lanes {
+            lines.append("participant \"\(plantUMLText(title(of: lane, in: index), quoted: true))\" as \(ids[lane]!)")
         }
-        for i in interactions {
-            let text = plantUMLText(i.label + (i.note.isEmpty ? "" : " [\(i.note)]"), quoted: false)
-            if i.style == .banner {
+        for m in messages {
+            let text = plantUMLText(m.text, quoted: false)
+            if m.style == .banner {
                 lines.append("== \(text) ==")
-            } else if i.isLocal {
-                lines.append("note right of \(ids[i.from]!) : \(text)")
+            } else if m.isLocal {
+                lines.append("note right of \(ids[m.from]!) : \(text)")
             } else {
-                lines.append("\(ids[i.from]!) -> \(ids[i.to]!) : \(text)")
+                lines.append("\(ids[m.from]!) -> \(ids[m.to]!) : \(text)")
             }
         }
         lines.append("@enduml")
         return lines
     }
 
-    /// Participants in lane order, their ids (`P0`…), and the interactions, with overflow tasks
-    /// folded into `tasks` (named in the label).
-    static func prepare(index: TraceIndex, indices: [Int], maxTasks: Int) -> (
-        [Participant], [Participant: String], [Interaction]
-    ) {
-        var participants: [Participant] = [.caller, .gate, .transduce, .tasks]
-        var ids: [Participant: String] = [:]
-        for (n, p) in participants.enumerated() { ids[p] = "P\(n)" }
-        var interactions: [Interaction] = []
-        for i in indices {
-            guard var interaction = index.interaction(for: index.events[i]) else { continue }
-            for p in [interaction.from, interaction.to] where ids[p] == nil && participants.count < 4 + maxTasks {
-                ids[p] = "P\(participants.count)"
-                participants.append(p)
-            }
-            for p in [interaction.from, interaction.to] where ids[p] == nil {
-                interaction.label = "\(index.title(of: p)) \(interaction.label)"
-            }
-            if ids[interaction.from] == nil { interaction.from = .tasks }
-            if ids[interaction.to] == nil { interaction.to = .tasks }
-            interactions.append(interaction)
+    /// A lane's name: its lifeline's, with its runtime when the diagram has several.
+    static func title(of lane: Lane, in index: TraceIndex) -> String {
+        let name = index.title(of: lane.participant)
+        return lane.runtime == 0 ? name : "\(name) (runtime \(RuntimeKey.name(lane.runtime)))"
+    }
+
+    /// Lanes in order (each runtime's caller, gate, transduce and tasks when it first appears,
+    /// task instances as they appear), their ids (`P0`…), and the messages, with overflow tasks
+    /// folded into their runtime's `tasks` (named in the label).
+    static func prepare(index: TraceIndex, indices: [Int], maxTasks: Int) -> ([Lane], [Lane: String], [Message]) {
+        var runtimes = Set<UInt64>()
+        for i in indices where runtimes.count < 2 { runtimes.insert(index.events[i].runtimeKey) }
+        let several = runtimes.count > 1
+        var lanes: [Lane] = []
+        var ids: [Lane: String] = [:]
+        var tasks = 0
+        func declare(_ lane: Lane) {
+            ids[lane] = "P\(lanes.count)"
+            lanes.append(lane)
         }
-        return (participants, ids, interactions)
+        if !several {
+            for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: 0, participant: p)) }
+        }
+        var messages: [Message] = []
+        for i in indices {
+            let e = index.events[i]
+            guard let interaction = index.interaction(for: e) else { continue }
+            let runtime = several ? e.runtimeKey : 0
+            if ids[Lane(runtime: runtime, participant: .caller)] == nil {
+                for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: runtime, participant: p)) }
+            }
+            var from = Lane(runtime: runtime, participant: interaction.from)
+            var to = Lane(runtime: runtime, participant: interaction.to)
+            var label = interaction.label
+            for lane in [from, to] where ids[lane] == nil && tasks < maxTasks {
+                declare(lane)
+                tasks += 1
+            }
+            for lane in [from, to] where ids[lane] == nil { label = "\(index.title(of: lane.participant)) \(label)" }
+            if ids[from] == nil { from = Lane(runtime: runtime, participant: .tasks) }
+            if ids[to] == nil { to = Lane(runtime: runtime, participant: .tasks) }
+            let text = label + (interaction.note.isEmpty ? "" : " [\(interaction.note)]")
+            messages.append(Message(from: from, to: to, text: text, style: interaction.style))
+        }
+        return (lanes, ids, messages)
     }
 
     /// One line, control characters replaced (a label can hold any; they would reach whoever

@@ -9,6 +9,9 @@
 /// row announces each lane's new owner. A task that finds no free lane is drawn on `tasks`, its
 /// name in the label.
 ///
+/// Rows of several runtimes (ids repeat across runtimes and processes) share the lifelines and
+/// say whose they are in a `runtime` column beside the time.
+///
 /// Times are milliseconds from ``origin`` (the first row's time unless given).
 public struct SequenceDiagram: Sendable {
     /// The trace the rows come from.
@@ -34,17 +37,20 @@ public struct SequenceDiagram: Sendable {
     /// The columns of one drawing at one width.
     struct Layout {
         var noteWidth: Int
+        /// The runtime column's width (0: one runtime, no column).
+        var runtimeWidth: Int
         var margin: Int
         var columnWidth: Int
         var lanes: Int
         var width: Int
 
-        init(width: Int, taskLanes wanted: Int) {
+        init(width: Int, taskLanes wanted: Int, runtimeWidth: Int = 0) {
             self.width = width
+            self.runtimeWidth = runtimeWidth
             // The note column shrinks first at narrow widths, then lanes narrow down to 6.
             // 12 holds every note the runtime writes (`after 581µs`, `held 2.14ms`).
             noteWidth = max(6, min(12, (width - Self.timeAndGap) / 4))
-            margin = Self.timeAndGap + noteWidth + 1
+            margin = Self.timeAndGap + (runtimeWidth > 0 ? runtimeWidth + 2 : 0) + noteWidth + 1
             let room = width - margin
             let fitting = max(0, min(wanted, room / 11 - SequenceDiagram.fixed.count))
             lanes = SequenceDiagram.fixed.count + fitting
@@ -52,6 +58,8 @@ public struct SequenceDiagram: Sendable {
         }
 
         static let timeAndGap = SequenceDiagram.timeWidth + 2
+        /// Where the note column starts.
+        var noteStart: Int { Self.timeAndGap + (runtimeWidth > 0 ? runtimeWidth + 2 : 0) }
 
         func position(_ lane: Int) -> Int { margin + lane * columnWidth + columnWidth / 2 }
     }
@@ -68,7 +76,13 @@ public struct SequenceDiagram: Sendable {
     public func render(_ indices: [Int], progress: (Int) -> Void = { _ in }, emit: (String) -> Void) {
         guard let first = indices.first else { return emit("(no events)") }
         let origin = self.origin ?? index.events[first].time
-        let layout = Layout(width: options.width, taskLanes: maxTaskLines)
+        // Several runtimes: a column names each row's (as wide as the longest name, up to 24).
+        var runtimes = Set<UInt64>()
+        for i in indices where runtimes.count < 2 { runtimes.insert(index.events[i].runtimeKey) }
+        let runtimeWidth =
+            runtimes.count > 1
+            ? min(24, max(7, indices.lazy.map { RuntimeKey.name(self.index.events[$0].runtimeKey).count }.max() ?? 0)) : 0
+        let layout = Layout(width: options.width, taskLanes: maxTaskLines, runtimeWidth: runtimeWidth)
         // The last row each task appears in, so its lane is freed right after it.
         var lastRow: [Participant: Int] = [:]
         for (row, i) in indices.enumerated() {
@@ -98,7 +112,7 @@ public struct SequenceDiagram: Sendable {
             }
             interaction.label = Self.printable(interaction.label)
             interaction.note = Self.printable(interaction.note)
-            emit(draw(interaction, lanes: lanes, origin: origin, layout: layout))
+            emit(draw(interaction, runtime: index.events[i].runtimeKey, lanes: lanes, origin: origin, layout: layout))
             // Lanes of tasks whose last row this was.
             for p in [interaction.from, interaction.to] {
                 if case .task = p, lastRow[p] == row, let lane = lanes[p] {
@@ -116,7 +130,10 @@ public struct SequenceDiagram: Sendable {
 
     private func header(_ layout: Layout, owners: [Participant?]) -> String {
         var line = Array(repeating: Character(" "), count: layout.width)
-        place(Array(pad("time ms", Self.timeWidth, right: true) + "  note"), at: 0, in: &line, limit: layout.margin - 1)
+        let columns =
+            pad("time ms", Self.timeWidth, right: true)
+            + (layout.runtimeWidth > 0 ? "  " + pad("runtime", layout.runtimeWidth) : "")
+        place(Array(columns + "  note"), at: 0, in: &line, limit: layout.margin - 1)
         for (lane, p) in owners.enumerated() {
             guard let p else { continue }
             title(index.title(of: p), lane: lane, layout: layout, in: &line)
@@ -167,7 +184,9 @@ public struct SequenceDiagram: Sendable {
         }
     }
 
-    private func draw(_ interaction: Interaction, lanes: [Participant: Int], origin: UInt64, layout: Layout) -> String {
+    private func draw(
+        _ interaction: Interaction, runtime: UInt64, lanes: [Participant: Int], origin: UInt64, layout: Layout
+    ) -> String {
         // Where a label may reach: the width, or anywhere to its right when nothing is cut.
         let width = options.cuts ? layout.width : Int.max / 4
         let lineWidth = layout.width
@@ -178,7 +197,10 @@ public struct SequenceDiagram: Sendable {
             ? format(Double(interaction.time - origin) / 1_000_000, decimals: 3)
             : "-" + format(Double(origin - interaction.time) / 1_000_000, decimals: 3)
         place(Array(pad(fit(ms, Self.timeWidth), Self.timeWidth, right: true)), at: 0, in: &line)
-        place(Array(fit(interaction.note, layout.noteWidth)), at: Self.Layout.timeAndGap, in: &line)
+        if layout.runtimeWidth > 0 {
+            place(Array(fit(RuntimeKey.name(runtime), layout.runtimeWidth)), at: Self.Layout.timeAndGap, in: &line)
+        }
+        place(Array(fit(interaction.note, layout.noteWidth)), at: layout.noteStart, in: &line)
         // A task without a lane of its own is drawn on `tasks`, named in the label.
         var from = interaction.from
         var to = interaction.to

@@ -15,11 +15,17 @@ extension SlowRequests {
         guard !shown.isEmpty else {
             return lines + [awaited.isEmpty ? "  (no awaited request was resumed)" : "  (none took that long)"]
         }
-        var table = TextTable([
-            .init("total", minimum: 6, alignRight: true), .init("request", minimum: 10), .init("outcome", minimum: 5),
-            .init("biggest parts", minimum: 10),
-        ])
-        for b in shown { table.append(b.summaryLine(options: options)) }
+        // With several runtimes (ids repeat across them) each row says whose request it is.
+        let several = Set(shown.map(\.runtime)).count > 1
+        var table = TextTable(
+            [.init("total", minimum: 6, alignRight: true)] + (several ? [.init("runtime", minimum: 3)] : []) + [
+                .init("request", minimum: 10), .init("outcome", minimum: 5), .init("biggest parts", minimum: 10),
+            ])
+        for b in shown {
+            var cells = b.summaryLine(options: options)
+            if several { cells.insert(RuntimeKey.name(b.runtime), at: 1) }
+            table.append(cells)
+        }
         lines += table.render(options: options)
         lines.append("")
         lines.append(options.paint("By event", .bold))

@@ -50,6 +50,8 @@ struct BrowserData {
     let requests: [Request]
     let tasks: [TaskReport.Row]
     let gates: [Gate]
+    /// The runtime column's width: its names (`3 (pid 4242)` when the trace has pids), at least 9.
+    let runtimeWidth: Int
 
     init(trace: Trace) {
         let index = TraceIndex(trace.events)
@@ -95,12 +97,15 @@ struct BrowserData {
             // the gate by the time they ended.
             var latest: UInt64?
             var waits: [(time: UInt64, nanos: UInt64)] = []
+            // Dispatches not yet entered: a wait is enter − dispatch on the trace's clock.
+            var dispatched: [UInt64: UInt64] = [:]
             for i in byRuntime[key]! {
                 let e = trace.events[i]
                 report.consume(e)
+                if e.kind == .dispatch { dispatched[e.dispatch] = e.time }
                 if e.kind == .cycleEnter {
                     latest = e.cycle
-                    waits.append((e.time, e.nanos))
+                    waits.append((e.time, dispatched.removeValue(forKey: e.dispatch).map { e.time.minus($0) } ?? e.nanos))
                 }
             }
             let holding = latest.flatMap { cycle -> String? in
@@ -115,6 +120,7 @@ struct BrowserData {
                 waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
                 holder: longest?.key ?? "", holdingNow: holding ?? "", depths: depths, waitP99s: p99s)
         }
+        runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
     }
 
     /// The most buckets a gate's timelines have (a sparkline's characters).

@@ -121,17 +121,17 @@ struct BrowserScreen {
                         "runtime", "host", "cycles", "queue", "wait p99", "longest hold", "holding now", "depth/time",
                         "wait p99/time",
                     ],
-                    Self.gateColumns)
+                    gateColumns)
             count = data.gates.count
             row = { i in
                 let g = data.gates[i]
                 return columns(
                     [
-                        "\(RuntimeKey.runtime(g.runtime))", g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
+                        RuntimeKey.name(g.runtime), g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
                         duration(g.waitP99), "\(duration(g.longestHold)) \(g.holder)",
                         g.holdingNow.isEmpty ? "-" : g.holdingNow, sparkline(g.depths.map(UInt64.init)),
                         sparkline(g.waitP99s),
-                    ], Self.gateColumns)
+                    ], gateColumns)
             }
         }
         if count == 0 { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
@@ -141,10 +141,12 @@ struct BrowserScreen {
     }
 
     /// With several runtimes, ids repeat: the requests and tasks panes then lead with the runtime.
-    private var runtimeHead: String { data.gates.count > 1 ? columns(["runtime"], [9]) : "" }
+    /// The runtime is named with its process (`3 (pid 4242)`) where the trace has pids: runtime
+    /// ids restart in every process.
+    private var runtimeHead: String { data.gates.count > 1 ? columns(["runtime"], [data.runtimeWidth]) : "" }
 
     private func runtimeColumn(_ key: UInt64) -> String {
-        data.gates.count > 1 ? columns(["\(RuntimeKey.runtime(key))"], [9]) : ""
+        data.gates.count > 1 ? columns([RuntimeKey.name(key)], [data.runtimeWidth]) : ""
     }
 
     private func footer(_ state: BrowserState) -> String {
@@ -157,7 +159,7 @@ struct BrowserScreen {
     private func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }
 
     /// The gate pane's column widths (two sparklines of ``BrowserData/sparkWidth`` fit in 120).
-    private static let gateColumns = [9, 11, 7, 6, 9, 22, 14, 17, 17]
+    private var gateColumns: [Int] { [data.runtimeWidth, 11, 7, 6, 9, 22, 14, 17, 17] }
 
     /// Each value as one of eight heights, relative to the largest.
     private func sparkline(_ values: [UInt64]) -> String {
