@@ -129,6 +129,20 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         }
     }
 
+    /// `--format json` and `--format tsv` of `tasks`, `slow`, `summary`, `contention` and `check`,
+    /// read by Python's own `json` and `csv` modules and checked against what Python computes
+    /// from the trace itself (Fixtures/scripts/check_tables.py).
+    @Test func tablesReadByPythonAgreeWithTheTrace() throws {
+        let python = try #require(Subprocess.which("python3"), "python3 (scripts/bootstrap.sh installs it)")
+        let tool = try #require(builtProduct("trace-view"))
+        let dir = TemporaryDirectory()
+        let (status, output) = try run(
+            python, [fixtures + "/scripts/check_tables.py", tool, fixtures + "/two-runtimes.jsonl", dir.path])
+        #expect(status == 0 && output.contains("tables ok:"), "\(output)")
+        // A wrong format is a usage error.
+        #expect(try traceView(["tasks", "--format", "xml", demo]).status == 64)
+    }
+
     /// `switchToLatest` churn is told per runtime: one runtime's instances replaced and never
     /// completed, the other's (same name) completing.
     @Test func churnNamesItsRuntime() {

@@ -111,7 +111,7 @@ public enum JSONLines {
         }
     }
 
-    static func appendString(_ string: String, to out: inout [UInt8]) {
+    package static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(0x22)
         for byte in string.utf8 {
             switch byte {

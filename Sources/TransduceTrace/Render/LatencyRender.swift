@@ -75,6 +75,19 @@ extension LatencyBreakdown {
             JSONLines.appendString(s, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
+        let pid = RuntimeKey.process(runtime)
+        return
+            #"{"runtime":\#(RuntimeKey.runtime(runtime)),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(style)),"outcome":\#(string(outcome)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
+    }
+
+    /// The parts as a JSON array of `{name, title, ns, cycle, task, dispatch, held_by}`.
+    package func partsJSON() -> String {
+        var bytes: [UInt8] = []
+        func string(_ s: String) -> String {
+            bytes.removeAll(keepingCapacity: true)
+            JSONLines.appendString(s, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
         let items = parts.map { p -> String in
             var fields = [#""name":\#(string(p.kind.rawValue))"#, #""title":\#(string(p.title))"#, #""ns":\#(p.nanos)"#]
             if p.cycle != 0 { fields.append(#""cycle":\#(p.cycle)"#) }
@@ -88,8 +101,6 @@ extension LatencyBreakdown {
             }
             return "{" + fields.joined(separator: ",") + "}"
         }
-        let pid = RuntimeKey.process(runtime)
-        return
-            #"{"runtime":\#(RuntimeKey.runtime(runtime)),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(style)),"outcome":\#(string(outcome)),"total_ns":\#(total),"parts":[\#(items.joined(separator: ","))]}"#
+        return "[" + items.joined(separator: ",") + "]"
     }
 }

@@ -13,6 +13,7 @@ enum CheckCommand: Subcommand {
                 "complete",
                 "Check a dump written mid-run (on SIGUSR2, by the slow-request trigger, at a crash) as a whole run"
             ),
+            TableFormat.option,
         ] + OptionSpec.display,
         discussion: """
             Checks the runtime's invariants on the trace: one cycle at a time, admissions enter
@@ -21,8 +22,18 @@ enum CheckCommand: Subcommand {
             events that show them, times from the trace's first event. Exits 1 when any is
             broken. A dump says why it was written: one taken while its process ran on or as it
             was cut short is checked as a partial trace unless --complete, and the first line
-            says which was done.
-            """)
+            says which was done. With --format json or tsv, one row per violation on standard
+            output (none when all hold) and how the trace was checked on standard error.
+            """,
+        epilogue: table.help)
+
+    static let table = TableSchema(
+        columns: [
+            ("rule", "the invariant broken (oneCycleAtATime, fifoAdmission, ...)"),
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
+            ("message", "what the events show"), ("events", "how many events show it"),
+            ("first_ns", "the first of them (CLOCK_MONOTONIC ns; null for none)"),
+        ], row: "violation")
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -36,7 +47,19 @@ enum CheckCommand: Subcommand {
         }
         let complete: Bool? = args.flag("complete") ? true : args.flag("incomplete") ? false : nil
         let report = InvariantReport(trace, complete: complete)
-        Terminal.print(report.render(options: options))
+        let format = try TableFormat(args)
+        if format == .text {
+            Terminal.print(report.render(options: options))
+        } else {
+            table.print(
+                report.violations.map { v in
+                    [.string(v.rule.rawValue)] + TableCell.runtime(v.runtime) + [
+                        .string(v.message), .number(UInt64(v.events.count)),
+                        v.events.map(\.time).min().map(TableCell.number) ?? .null,
+                    ]
+                }, format: format)
+            if let line = report.render(options: options).first { Terminal.error("trace-view: " + line) }
+        }
         try finish(notes: trace.notes)
         if !report.violations.isEmpty {
             throw CLIError("the trace breaks \(report.violations.count) runtime invariant(s)", .invariantsBroken)

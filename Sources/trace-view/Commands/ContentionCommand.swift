@@ -4,14 +4,25 @@ import TransduceTrace
 enum ContentionCommand: Subcommand {
     static let spec = CommandSpec(
         name: "contention", abstract: "Gate wait and hold distributions, who held the gate, queue depth",
-        options: OptionSpec.selection + [OptionSpec("long-hold", "T", "Threshold of the long-hold warning (default 10ms)")]
-            + OptionSpec.display,
+        options: OptionSpec.selection + [
+            OptionSpec("long-hold", "T", "Threshold of the long-hold warning (default 10ms)"), TableFormat.option,
+        ] + OptionSpec.display,
         discussion: """
             Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
             and by action, the longest waits with what held the gate meanwhile, queue depth over
             time, and warnings for long holds and growing queues. Reads the trace in one pass
-            with bounded memory.
-            """)
+            with bounded memory. With --format json or tsv, a row per event label (over all
+            runtimes selected) on standard output and the warnings on standard error.
+            """,
+        epilogue: table.help)
+
+    static let table = TableSchema(
+        columns: [
+            ("label", "the event whose cycles held the gate, or whose requests waited"),
+            ("cycles", "its cycles"), ("held_ns", "their total hold of the gate"), ("longest_hold_ns", "the longest"),
+            ("requests", "its awaited requests resumed"), ("request_p99_ns", "their p99 latency (null for none)"),
+            ("p99_exact", "false when the label had more requests than the p99 is kept exactly for"),
+        ], row: "event label, most held first")
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -21,7 +32,25 @@ enum ContentionCommand: Subcommand {
         if let threshold = try args.duration("long-hold") { report.longHoldThreshold = threshold }
         let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
         try selection.check()
-        Terminal.print(report.render(options: options))
+        let format = try TableFormat(args)
+        if format == .text {
+            Terminal.print(report.render(options: options))
+        } else {
+            let labels = Set(report.holdByLabel.keys).union(report.requestTails.keys).sorted {
+                (report.holdByLabel[$0]?.total ?? 0, $1) > (report.holdByLabel[$1]?.total ?? 0, $0)
+            }
+            table.print(
+                labels.map { label in
+                    let hold = report.holdByLabel[label]
+                    let tail = report.requestTails[label]
+                    return [
+                        .string(label), .number(UInt64(hold?.count ?? 0)), .number(hold?.total ?? 0),
+                        .number(hold?.max ?? 0), .number(UInt64(tail?.count ?? 0)),
+                        tail.map { .number($0.p99.value) } ?? .null, tail.map { .bool($0.p99.exact) } ?? .null,
+                    ]
+                }, format: format)
+            for w in report.warnings { Terminal.error("trace-view: warning: " + escapingControls(w.message)) }
+        }
         try finish(notes: notes)
     }
 }

@@ -9,10 +9,11 @@ enum SlowCommand: Subcommand {
             OptionSpec("over", "T", "Only requests that took T or more (250us, 5ms, 1.5s)"),
             OptionSpec("event", "LABEL", "Only requests of this event"),
         ] + OptionSpec.selection + [
+            TableFormat.option,
             .flag(
                 "json",
                 "One object per request: dispatch, label, style, outcome, total_ns, and parts ({name, title, ns, cycle, task, dispatch, held_by}) whose ns add up to total_ns"
-            )
+            ),
         ] + OptionSpec.display,
         discussion: """
             The slowest awaited requests (send, request, uniqueRequest, and requests made inside
@@ -25,7 +26,17 @@ enum SlowCommand: Subcommand {
         epilogue: """
             An app can keep such traces itself: with TRANSDUCE_SLOW=50ms (and TRANSDUCE_SLOW_DIR,
             TRANSDUCE_SLOW_EVERY) its bootstrapped recorder dumps the ring when a request is slow.
-            """)
+
+            """ + table.help)
+
+    static let table = TableSchema(
+        columns: [
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
+            ("dispatch", "the request's dispatch id"), ("style", "send, request, uniqueRequest, ..."),
+            ("label", "its event"), ("outcome", "response, error, ..."), ("start_ns", "its dispatch (CLOCK_MONOTONIC ns)"),
+            ("total_ns", "dispatch to resume"),
+            ("parts", "JSON array of {name, title, ns, cycle, task, dispatch, held_by}; the ns add up to total_ns"),
+        ], row: "request shown (slowest first)")
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -45,7 +56,20 @@ enum SlowCommand: Subcommand {
                 .nothingSelected)
         }
         let slow = SlowRequests(index: index, top: Int(top), threshold: try args.duration("over"), event: args.options["event"])
-        Terminal.print(args.flag("json") ? slow.json() : slow.render(options: options))
+        let format = try TableFormat(args)
+        if args.flag("json") {
+            Terminal.print(slow.json())
+        } else if format == .text {
+            Terminal.print(slow.render(options: options))
+        } else {
+            table.print(
+                slow.shown.map { b in
+                    TableCell.runtime(b.runtime) + [
+                        .number(b.dispatch), .string(b.style), .string(b.label), .string(b.outcome), .number(b.start),
+                        .number(b.total), .json(b.partsJSON()),
+                    ]
+                }, format: format)
+        }
         try finish(notes: trace.notes)
     }
 }

@@ -4,13 +4,25 @@ import TransduceTrace
 enum SummaryCommand: Subcommand {
     static let spec = CommandSpec(
         name: "summary", abstract: "Counts per kind, runtimes, time span, events lost by the recorder",
-        options: OptionSpec.selection + [OptionSpec("over", "T", "Also count the requests that took T or more")]
-            + OptionSpec.display,
+        options: OptionSpec.selection + [
+            OptionSpec("over", "T", "Also count the requests that took T or more"), TableFormat.option,
+        ] + OptionSpec.display,
         discussion: """
             Counts per kind, runtimes and their processes, time span and events lost by the
             recorder or by LTTng; with --over T, how many requests took T or more. One pass,
-            bounded memory.
-            """)
+            bounded memory. With --format json or tsv, the runtimes' table alone.
+            """,
+        epilogue: table.help)
+
+    static let table = TableSchema(
+        columns: [
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
+            ("host", "the process's host (null when the trace does not say)"),
+            ("transducer", "the transducer's type (null when the trace lost its start)"),
+            ("host_kind", "BaseRuntime, EffectObservable, ..."), ("events", "its events in the trace"),
+            ("first_ns", "its first event (CLOCK_MONOTONIC ns)"), ("last_ns", "its last event"),
+            ("stop", "how it stopped (null while running)"),
+        ], row: "runtime")
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -23,7 +35,21 @@ enum SummaryCommand: Subcommand {
         report.processHosts = input.hosts
         report.recorder = counts
         report.notes = notes
-        Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"])
+        let format = try TableFormat(args)
+        if format == .text {
+            Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"])
+        } else {
+            table.print(
+                report.runtimeOrder.map { key in
+                    let r = report.runtimes[key]!
+                    let host = input.hosts[RuntimeKey.process(key)]
+                    return TableCell.runtime(key) + [
+                        host.map(TableCell.string) ?? .null, r.transducer.isEmpty ? .null : .string(r.transducer),
+                        r.host.isEmpty ? .null : .string(r.host), .number(UInt64(r.events)), .number(r.first),
+                        .number(r.last), r.stop.isEmpty ? .null : .string(r.stop),
+                    ]
+                }, format: format)
+        }
         try finish(notes: notes)
     }
 }

@@ -4,12 +4,26 @@ import TransduceTrace
 enum TasksCommand: Subcommand {
     static let spec = CommandSpec(
         name: "tasks", abstract: "Every task instance: policy, run time, outcome, replaced-by, joined-by",
-        options: OptionSpec.selection + OptionSpec.display,
+        options: OptionSpec.selection + [TableFormat.option] + OptionSpec.display,
         discussion: """
             Every task instance with name, policy, spawning event, run time, outcome and the task
             that replaced it or the dispatches that joined it; warnings for tasks that never
             ended and for switchToLatest churn (instances replaced again and again, none done).
-            """)
+            With --format json or tsv the table goes to standard output and the warnings to
+            standard error.
+            """,
+        epilogue: table.help)
+
+    static let table = TableSchema(
+        columns: [
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
+            ("task", "the task instance's id"), ("name", "its name (\"\" for an anonymous task)"),
+            ("policy", "switchToLatest, shareable or unique"), ("spawned_by", "the cycle that spawned it"),
+            ("spawned_ns", "when (CLOCK_MONOTONIC ns)"), ("ran_ns", "spawn to its end (null while running)"),
+            ("outcome", "settle, request(loaded), cancelled (replaced), running, ..."),
+            ("replaced_by", "the task that replaced it (null for none)"),
+            ("joined_by", "the dispatches whose waiters joined it"),
+        ], row: "task instance")
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -20,8 +34,21 @@ enum TasksCommand: Subcommand {
         try selection.check()
         let c = counts ?? TraceCounts()
         let lost = c.overwritten.plus(c.discarded).plus(c.lost)
-        Terminal.print(
-            TaskReport(index: TraceIndex(events), lost: lost, lossesUnknown: input.lossesUnknown).render(options: options))
+        let format = try TableFormat(args)
+        let report = TaskReport(index: TraceIndex(events), lost: lost, lossesUnknown: input.lossesUnknown)
+        if format == .text {
+            Terminal.print(report.render(options: options))
+        } else {
+            table.print(
+                report.rows.map { r in
+                    TableCell.runtime(r.runtime) + [
+                        .number(r.task), .string(r.name), .string(r.policy), .string(r.spawnedBy), .number(r.start),
+                        r.ran.map(TableCell.number) ?? .null, .string(r.outcome),
+                        r.replacedBy == 0 ? .null : .number(r.replacedBy), .numbers(r.joinedBy),
+                    ]
+                }, format: format)
+            for w in report.warnings { Terminal.error("trace-view: warning: " + escapingControls(w.message)) }
+        }
         try finish(notes: notes)
     }
 }

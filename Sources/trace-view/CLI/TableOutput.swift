@@ -1,0 +1,130 @@
+import TransduceTrace
+
+/// `--format text|json|tsv` of the table commands (`tasks`, `slow`, `summary`, `contention`,
+/// `check`): the text report, or its table for data tools. JSON Lines is one object per row with
+/// every column of the command's schema (absent values `null`); TSV is a header line of the
+/// column names, then one line per row (absent values empty; tab, newline, carriage return and
+/// backslash in a value written `\t`, `\n`, `\r`, `\\`; a list of numbers comma-separated). The
+/// schemas are each command's ``TableSchema``, printed by its `--help`; nothing is cut.
+enum TableFormat: String {
+    case text, json, tsv
+
+    static let option = OptionSpec(
+        "format", "text|json|tsv", "text (default), or the table as JSON Lines or TSV for data tools (see COLUMNS below)")
+
+    init(_ args: Arguments) throws {
+        guard let name = args.options["format"] else {
+            self = .text
+            return
+        }
+        guard let format = TableFormat(rawValue: name) else {
+            throw CLIError.usage("unknown format '\(name)' (text, json or tsv)")
+        }
+        self = format
+    }
+}
+
+/// One value of a table row.
+enum TableCell {
+    case string(String)
+    case number(UInt64)
+    case numbers([UInt64])
+    case bool(Bool)
+    /// Already JSON (an object or array); written as is in both formats.
+    case json(String)
+    case null
+}
+
+/// A command's columns, named once: the rows it writes, its `--help` and the tests read them.
+struct TableSchema {
+    /// Each column's name and what it holds.
+    let columns: [(name: String, meaning: String)]
+    /// What one row is.
+    let row: String
+
+    /// The `COLUMNS` section of the command's help.
+    var help: String {
+        let width = columns.map(\.name.count).max() ?? 0
+        return "COLUMNS (--format json|tsv; one row per \(row)):\n"
+            + columns.map { "  " + $0.name + String(repeating: " ", count: width + 2 - $0.name.count) + $0.meaning }
+            .joined(separator: "\n")
+    }
+
+    /// Prints `rows` in `format` (their lines hold no control character: ``Terminal/print(_:)``
+    /// would show a TSV's tabs as escapes).
+    func print(_ rows: [[TableCell]], format: TableFormat) {
+        var out = ""
+        for line in lines(rows, format: format) {
+            out += line + "\n"
+            if out.utf8.count > 1 << 16 {
+                Terminal.write(out)
+                out = ""
+            }
+        }
+        Terminal.write(out)
+    }
+
+    /// The lines of `rows` (each with one cell per column) in `format`: a TSV header first.
+    func lines(_ rows: [[TableCell]], format: TableFormat) -> [String] {
+        var out = format == .tsv ? [columns.map(\.name).joined(separator: "\t")] : []
+        for row in rows {
+            precondition(row.count == columns.count, "a row of \(row.count) cells for \(columns.count) columns")
+            switch format {
+            case .tsv: out.append(row.map(Self.tsv).joined(separator: "\t"))
+            case .json, .text:
+                out.append(
+                    "{" + zip(columns, row).map { Self.json($0.name) + ":" + Self.json($1) }.joined(separator: ",") + "}")
+            }
+        }
+        return out
+    }
+
+    static func json(_ s: String) -> String {
+        var bytes: [UInt8] = []
+        JSONLines.appendString(s, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func json(_ cell: TableCell) -> String {
+        switch cell {
+        case .string(let s): return json(s)
+        case .number(let n): return String(n)
+        case .numbers(let list): return "[" + list.map(String.init).joined(separator: ",") + "]"
+        case .bool(let b): return b ? "true" : "false"
+        case .json(let raw): return raw
+        case .null: return "null"
+        }
+    }
+
+    static func tsv(_ cell: TableCell) -> String {
+        switch cell {
+        case .string(let s):
+            var out = ""
+            for c in s {
+                switch c {
+                case "\t": out += "\\t"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\\": out += "\\\\"
+                default: out.append(c)
+                }
+            }
+            // Any other control character as the text output shows it: a cell cannot drive a
+            // terminal the table is printed to.
+            return escapingControls(out, keepingColour: false)
+        case .number(let n): return String(n)
+        case .numbers(let list): return list.map(String.init).joined(separator: ",")
+        case .bool(let b): return b ? "true" : "false"
+        case .json(let raw): return raw
+        case .null: return ""
+        }
+    }
+}
+
+extension TableCell {
+    /// The runtime id within its process, and its process (`null` when the trace has no pids).
+    static func runtime(_ key: UInt64) -> [TableCell] {
+        let pid = RuntimeKey.process(key)
+        return [.number(RuntimeKey.runtime(key)), pid == 0 ? .null : .number(UInt64(pid))]
+    }
+}
