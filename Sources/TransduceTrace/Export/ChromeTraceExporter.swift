@@ -212,6 +212,9 @@ public struct ChromeTraceExporter: TraceConsumer {
     }
 
     private mutating func flow(_ phase: String, _ id: UInt64, _ lane: Lane, _ e: TraceEvent) {
+        // A request already resumed (by an error, or by a cycle while a task still carried its
+        // waiter) has ended its flow: a task that carries it on draws nothing more of it.
+        guard phase == "s" || flowRequest[id] != nil else { return }
         let tid = tid(e, lane)
         emit(
             #""name":"request","cat":"flow","ph":"\#(phase)","id":\#(id),"pid":\#(pid(e)),"tid":\#(tid),"ts":\#(micros(e.time)),"bp":"e",\#(args(e, ",\"dispatch\":\(flowRequest[id] ?? 0)"))"#
