@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite. Installs missing system packages first and starts an LTTng session
 # daemon (root or not) when none runs, so the LTTng tests run instead of skipping. Without
-# arguments in two runs, the runtime's tests and then the rest (scripts/two-runs.sh says why);
-# with arguments, one `swift test` with them.
+# arguments in three runs by kind of test (scripts/test-runs.sh says why); with arguments, one
+# `swift test` with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -12,4 +12,4 @@ fi
 if [ $# -gt 0 ]; then
     exec swift test "$@"
 fi
-exec scripts/two-runs.sh swift test
+exec scripts/test-runs.sh swift test

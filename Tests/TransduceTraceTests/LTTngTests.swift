@@ -135,8 +135,12 @@ struct Comparable: Hashable {
             var a = masked(ring.out)
             var b = masked(lttng.out)
             if command == "contention" {
-                a = section(a, from: "Gate wait (admission to entry)", to: "Longest waits")
-                b = section(b, from: "Gate wait (admission to entry)", to: "Longest waits")
+                // The histograms' buckets are durations on each sink's own clock: their counts
+                // are compared, not how they spread; rows ordered by a duration may swap, so the
+                // rows are compared as a set.
+                let buckets = { (lines: [String]) in lines.filter { !$0.hasPrefix(" < ") }.sorted() }
+                a = buckets(section(a, from: "Gate wait (admission to entry)", to: "Longest waits"))
+                b = buckets(section(b, from: "Gate wait (admission to entry)", to: "Longest waits"))
             }
             if command == "summary" {
                 a = section(a, from: "Events by kind", to: "")

@@ -26,6 +26,9 @@ enum LiveCommand: Subcommand {
             OptionSpec("window", "EVENTS", "Compute the panes from the last EVENTS events (default 50000; 1000 to 2000000)"),
             OptionSpec("output", "DIR", "With -- COMMAND: where to keep the trace (default ./transduce-live-<time>-<pid>)"),
             .flag("plain", "Plain lines even on a terminal"),
+            OptionSpec(
+                "tag", "TAG",
+                "With URLs: only the processes that run with TRANSDUCE_RECORD_TAG=TAG (a session sees every process of its user)"),
             OptionSpec.ascii,
         ],
         arguments: "URL... | -- COMMAND [ARG...]",
@@ -78,6 +81,9 @@ enum LiveCommand: Subcommand {
         }
         if !args.rest.isEmpty {
             guard args.positionals.isEmpty else { throw CLIError.usage("put the command after --, and no URL") }
+            guard args.options["tag"] == nil else {
+                throw CLIError.usage("--tag goes with URLs: live -- COMMAND keeps its command's processes already")
+            }
             return try record(args, view: view)
         }
         guard !args.positionals.isEmpty else { throw CLIError.usage("live needs a URL, --list, or -- COMMAND") }
@@ -87,7 +93,8 @@ enum LiveCommand: Subcommand {
         let urls = try sessions(args.positionals)
         let title =
             "trace-view live " + (urls.count == 1 ? String(urls[0].split(separator: "/").last ?? "") : "\(urls.count) sessions")
-        let watched = try view.watch(urls: urls, title: title, recordTag: nil) { $0.stop() }
+        if let tag = args.options["tag"], tag.isEmpty { throw CLIError.usage("--tag needs a tag") }
+        let watched = try view.watch(urls: urls, title: title, recordTag: args.options["tag"]) { $0.stop() }
         if watched.tally.events == 0 && !watched.quit {
             Terminal.error("trace-view: the session\(urls.count == 1 ? "" : "s") ended without a transduce event")
         }
