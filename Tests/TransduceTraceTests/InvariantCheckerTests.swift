@@ -168,6 +168,8 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         return Trace(events: events)
     }()
 
+    /// (The notes are the chart's own time differences: the hand-built events carry no measured
+    /// waits, and one clock serves every view.)
     @Test func theFailureMessageIsPinned() {
         do {
             try chart.expectShape(
@@ -198,7 +200,7 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
                     What happened:
                       time ms  note           caller       gate      transduce     tasks
                         0.000                     │──────────▶│ dispatch #1 request(load)
-                        1.000  wait 0ns           │           │──────────▶│ enter cycle #1
+                        1.000  wait 1.00ms        │           │──────────▶│ enter cycle #1
                         1.000                     │           │           │ transduce(load)
                                                   │           │           │           │       load#1
                         2.000  waiters 1          │           │           │           │──────────▶│ spawn switchToLatest
@@ -206,9 +208,9 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
                         3.000  held 2.00ms        │           │◀──────────│ leave cycle #1 (handedOff)
                         9.000  ran 7.00ms         │           settle: request(loaded) │◀──────────│
                         9.000                     │           │◀─dispatch #2 taskRequest(loaded)──│
-                       10.000  wait 0ns           │           │──────────▶│ enter cycle #2
+                       10.000  wait 1.00ms        │           │──────────▶│ enter cycle #2
                        10.000                     │           │           │ transduce(loaded)
-                       11.000  held 0ns           │           │◀──────────│ leave cycle #2 (settled)
+                       11.000  held 1.00ms        │           │◀──────────│ leave cycle #2 (settled)
                        11.000  after 11.0ms       │◀──────────│ resume dispatch #1: response
 
                     Fix: update the expected shape, or pass `exhaustive: false` to allow extra events in between.

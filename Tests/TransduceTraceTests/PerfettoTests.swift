@@ -14,9 +14,15 @@ import TransduceTestSupport
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static let ui = root + "/.build/perfetto-ui"
+    /// Whether the UI, Chromium and Python are here; when not, the log says which is missing.
     static var available: Bool {
-        FileManager.default.fileExists(atPath: ui + "/index.html") && Subprocess.which("chromium") != nil
-            && Subprocess.which("python3") != nil
+        let missing = [
+            FileManager.default.fileExists(atPath: ui + "/index.html") ? nil : "the offline Perfetto UI (scripts/perfetto-ui.sh)",
+            Subprocess.which("chromium") == nil ? "chromium (scripts/bootstrap.sh)" : nil,
+            Subprocess.which("python3") == nil ? "python3 (scripts/bootstrap.sh)" : nil,
+        ].compactMap { $0 }
+        if !missing.isEmpty { print("Perfetto tests skipped: no \(missing.joined(separator: ", "))") }
+        return missing.isEmpty
     }
 
     /// What Perfetto made of `path`: its counts, its import errors, each request slice's start

@@ -152,6 +152,36 @@ enum Reserved: Transducer {
         #expect(positions == positions.sorted(), "participants out of lane order: \(positions)")
     }
 
+    /// A `"` in a participant's name reaches PlantUML's picture as `"` (it was `'`), and a
+    /// diagram taller than a PlantUML PNG can be is said to be, with what to do.
+    @Test func plantUMLKeepsQuotesAndWarnsOfItsPNGLimit() throws {
+        let dir = TemporaryDirectory()
+        var spawn = TraceEvent(kind: .taskSpawn, time: 2_000, runtime: 1)
+        spawn.task = 1
+        spawn.label = #"say "hi""#
+        spawn.cycle = 1
+        var settle = TraceEvent(kind: .taskSettle, time: 3_000, runtime: 1)
+        settle.task = 1
+        let path = dir.file("quoted.tdtrace")
+        try TraceFileWriter.write(Trace(events: [spawn, settle]), to: path)
+        let (status, plantUML, err) = try traceView(["export", "--format", "plantuml", path])
+        #expect(status == 0 && err.isEmpty, "\(err)")
+        let plantuml = try #require(Subprocess.which("plantuml"), "plantuml (scripts/bootstrap.sh)")
+        let source = dir.file("quoted.puml")
+        try plantUML.write(toFile: source, atomically: true, encoding: .utf8)
+        let (rendered, output) = try run(plantuml, ["-tsvg", "-o", dir.path, source])
+        #expect(rendered == 0, "\(output)")
+        let svg = try String(contentsOfFile: dir.file("quoted.svg"), encoding: .utf8)
+        #expect(
+            Self.svgTexts(svg).contains { $0.text == "say &quot;hi&quot;#1" || $0.text == ##"say "hi"#1"## },
+            "\(Self.svgTexts(svg))")
+        // The two-runtime trace whole is some 240 messages: past 4,096 px.
+        let whole = try traceView(["export", "--format", "plantuml", fixtures + "/two-runtimes.jsonl"])
+        #expect(whole.status == 0 && whole.err.contains("PlantUML cuts a PNG at 4096 px"), "\(whole.err)")
+        let one = try traceView(["export", "--format", "plantuml", "--request", "1", demo])
+        #expect(one.status == 0 && one.err.isEmpty, "\(one.err)")
+    }
+
     static func svgTexts(_ svg: String) -> [(x: Double, text: String)] {
         let pattern = try! NSRegularExpression(pattern: #"<text[^>]*\bx="([0-9.]+)"[^>]*>([^<]*)</text>"#)
         let range = NSRange(svg.startIndex..., in: svg)

@@ -6,6 +6,12 @@
 public enum SequenceExport {
     /// Mermaid's default `maxTextSize`: a longer diagram is refused by a default Mermaid.
     public static let mermaidLimit = 50_000
+    /// PlantUML's default `PLANTUML_LIMIT_SIZE`: a PNG taller than this is cut, silently.
+    public static let plantUMLPixelLimit = 4_096
+
+    /// About how tall PlantUML draws a sequence diagram of `messages` arrows, notes and
+    /// separators (measured: 32 px each and 100 for the lifelines' heads and feet).
+    public static func plantUMLHeight(messages: Int) -> Int { 100 + 32 * messages }
 
     /// A participant of an exported diagram: a lifeline of one runtime (`runtime` 0 when the
     /// diagram has one runtime, whose lifelines need no name).
@@ -143,7 +149,7 @@ public enum SequenceExport {
 
     /// Text for PlantUML: its creole markup (`#` or `*` opening a list, `**bold**`,
     /// `//italic//`, `--strike--`, `__underline__`, `~~wave~~`, `""mono""`, `<tags>`) is escaped
-    /// with `~`; inside a quoted name a `"` becomes `'`.
+    /// with `~`; inside a quoted name a `"` is PlantUML's `<U+0022>` (it has no other escape there).
     static func plantUMLText(_ text: String, quoted: Bool) -> String {
         var out = ""
         let characters = Array(text)
@@ -153,7 +159,7 @@ public enum SequenceExport {
                 continue
             }
             if quoted && c == "\"" {
-                out.append("'")
+                out += "<U+0022>"
                 continue
             }
             let doubled = "*/-_~\"=".contains(c) && (i + 1 < characters.count && characters[i + 1] == c)

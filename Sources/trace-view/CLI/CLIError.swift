@@ -21,7 +21,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .invariantsBroken: "check found broken invariants"
         case .usage: "usage error"
         case .data: "unreadable or damaged input"
-        case .nothingSelected: "the trace has no such runtime, process, dispatch or event"
+        case .nothingSelected:
+            "no such input (a file that does not exist or cannot be read; a runtime, process, dispatch or event the trace does not have)"
         case .recordedNothing: "record's command recorded no transduce event"
         case .internalError: "trace-view failed"
         }

@@ -47,7 +47,10 @@ struct Selection {
                 status: ExitStatus.nothingSelected.rawValue)
         }
         if runtimes.count > 1 {
-            let names = runtimes.map(RuntimeKey.name).joined(separator: ", ")
+            // A few of them, not thousands on one line.
+            let names =
+                runtimes.prefix(10).map(RuntimeKey.name).joined(separator: ", ")
+                + (runtimes.count > 10 ? ", … (\(runtimes.count) runtimes)" : "")
             throw CLIError.usage(
                 "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
                     + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))

@@ -84,6 +84,14 @@ enum ExportCommand: Subcommand {
                 : SequenceExport.plantUML(index: index, indices: indices)
             let text = lines.joined(separator: "\n") + "\n"
             output.write(Array(text.utf8))
+            let messages = lines.count { $0.contains(" -> ") || $0.hasPrefix("note right") || $0.hasPrefix("== ") }
+            let height = SequenceExport.plantUMLHeight(messages: messages)
+            if format == "plantuml", height > SequenceExport.plantUMLPixelLimit {
+                Terminal.error(
+                    "trace-view: warning: the diagram's \(messages) messages are about \(height) px tall; PlantUML cuts a PNG at "
+                        + "\(SequenceExport.plantUMLPixelLimit) px without a word: render it as SVG (plantuml -tsvg), raise "
+                        + "PLANTUML_LIMIT_SIZE, or narrow it with --request, --from/--to or --runtime")
+            }
             if format == "mermaid", text.count > SequenceExport.mermaidLimit {
                 Terminal.error(
                     "trace-view: warning: the diagram is \(text.count) characters, over Mermaid's default limit of "

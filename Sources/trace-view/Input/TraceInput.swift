@@ -40,7 +40,8 @@ struct TraceInput {
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw CLIError.data("\(path): cannot read: \(String(cString: strerror(errno)))")
+            // sysexits' EX_NOINPUT: the input does not exist or cannot be read.
+            throw CLIError("\(path): cannot read: \(String(cString: strerror(errno)))", .nothingSelected)
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             guard CTFTraceReader.isAvailable else {
@@ -62,7 +63,7 @@ struct TraceInput {
         // A FIFO blocks here until a writer opens it, as `cat` would.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CLIError.data("\(path): cannot open: \(String(cString: strerror(errno)))")
+            throw CLIError("\(path): cannot open: \(String(cString: strerror(errno)))", .nothingSelected)
         }
         source = DescriptorSource(descriptor: descriptor, closes: true)
         kind = Self.kind(of: source!.peek(64))

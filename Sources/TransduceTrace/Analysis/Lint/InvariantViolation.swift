@@ -19,7 +19,10 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
                     e.time >= origin
                     ? format(Double(e.time - origin) / 1_000_000, decimals: 3)
                     : "-" + format(Double(origin - e.time) / 1_000_000, decimals: 3)
-                return "\n    at \(ms)ms \(e.kind) \(Self.ids(e))"
+                // A dispatch event names its id once ("dispatch #8", not "dispatch dispatch #8").
+                let ids = Self.ids(e)
+                let line = e.kind == .dispatch && ids.hasPrefix("dispatch ") ? ids : "\(e.kind) \(ids)"
+                return "\n    at \(ms)ms \(line)"
             }.joined()
     }
 
