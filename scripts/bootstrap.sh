@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs when any is missing (LTTng-UST, lttng-tools,
-# babeltrace2, PlantUML, Chromium). Uses sudo when not root. Safe to run repeatedly: it does nothing when all exist.
+# Installs the Debian packages the project needs when any is missing. Uses sudo when not root.
+# Safe to run repeatedly: it does nothing when all exist.
+#
+#   scripts/bootstrap.sh        everything the tests need
+#   scripts/bootstrap.sh demo   what building and using trace-view needs (no test-only tools)
+#
+# When it installs the LTTng-UST or libbabeltrace2 headers into a checkout already built without
+# them, it removes the C targets' objects, so the next build compiles the real tracepoints
+# and reader instead of keeping the stubs (an incremental build would not notice the headers).
 set -euo pipefail
-# plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
-# chromium and python3-pip: they open the Chrome export in the Perfetto UI (scripts/perfetto-ui.sh).
-# tmux: the terminal UI's tests drive it in a real terminal.
-packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev plantuml chromium python3 python3-pip tmux)
+cd "$(dirname "$0")/.."
+# The tracepoints' headers, the session tools, and the CTF reader: trace-view itself.
+packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev)
+if [ "${1:-}" != demo ]; then
+    # plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
+    # chromium and python3-pip: they open the Chrome export in the Perfetto UI
+    # (scripts/perfetto-ui.sh); python3 reads the tables; tmux drives the terminal UI's tests.
+    packages+=(plantuml chromium python3 python3-pip tmux)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,6 +28,18 @@ if ((${#missing[@]})); then
     echo "bootstrap: installing ${missing[*]}" >&2
     $sudo apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+    case " ${missing[*]} " in
+    *" liblttng-ust-dev "* | *" libbabeltrace2-dev "*)
+        for build in .build .build-tsan; do
+            for target in CLTTng CBabeltrace; do
+                if compgen -G "$build/*/$target.build/*.o" >/dev/null; then
+                    echo "bootstrap: rebuilding $target in $build (it was built without the headers just installed)" >&2
+                    rm -f "$build"/*/"$target".build/*.o
+                fi
+            done
+        done
+        ;;
+    esac
 fi
 if ! command -v swift >/dev/null 2>&1; then
     echo "bootstrap: the Swift toolchain (6.2 or later) must be on PATH" >&2

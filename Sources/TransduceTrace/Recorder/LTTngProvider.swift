@@ -54,9 +54,23 @@ public enum LTTngProvider {
         return String(cString: value)
     }
 
+    /// Where the LTTng-UST headers this build was compiled without would be, had they been there.
+    static let header = "/usr/include/lttng/tracepoint.h"
+
     private static func load() -> Status {
-        guard clttng_available() != 0 else { return report(.unavailable(reason: "built without LTTng-UST headers")) }
-        if let mode = environment(environmentVariable), ["off", "0", "no", "false"].contains(mode.lowercased()) {
+        let off = environment(environmentVariable).map { ["off", "0", "no", "false"].contains($0.lowercased()) } ?? false
+        guard clttng_available() != 0 else {
+            // Built before the headers were installed (an incremental build keeps the stubs):
+            // said even when not required, since the app would otherwise record nothing silently.
+            if !off, access(header, R_OK) == 0 {
+                let reason =
+                    "built without LTTng-UST headers, which are installed now: rebuild from clean (swift package clean) to record to LTTng"
+                if !isRequired { DumpRegistry.report("LTTng is not recording: \(reason)") }
+                return report(.unavailable(reason: reason))
+            }
+            return report(.unavailable(reason: "built without LTTng-UST headers"))
+        }
+        if off, let mode = environment(environmentVariable) {
             return report(.disabled(reason: "\(environmentVariable)=\(mode)"))
         }
         var error = [CChar](repeating: 0, count: 512)
