@@ -220,6 +220,23 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         }
     }
 
+    /// What to leave out can be written as the expected events are: `.effect(.task)`, `.spawn("load")`.
+    @Test func ignoringTakesPatterns() {
+        let rest: [EventPattern] = [
+            .dispatch(.request, "load"), .enter, .transduce("load"), .leave(.handedOff), .settle("load"),
+            .dispatch(.taskRequest, "loaded"), .enter, .transduce("loaded"), .leave(.settled), .resume(.response),
+        ]
+        #expect(throws: Never.self) {
+            try chart.expectShape(rest, in: .request("load"), ignoring: [.spawn("load"), .effect(.task)])
+        }
+        // A pattern leaves out only what it matches: the task effect stays when `.none` is ignored.
+        #expect(throws: TraceShapeError.self) {
+            try chart.expectShape(rest, in: .request("load"), ignoring: [.spawn("load"), .effect(.none)])
+        }
+        // Kinds, as before.
+        #expect(throws: Never.self) { try chart.expectShape(rest, in: .request("load"), ignoring: [.taskSpawn, .effect]) }
+    }
+
     @Test func inOrderMatchingReportsTheMissingEvent() {
         #expect(throws: TraceShapeError.self) {
             try chart.expectShape([.dispatch(.request, "load"), .join("load")], in: .request("load"), exhaustive: false)

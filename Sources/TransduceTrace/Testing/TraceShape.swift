@@ -46,9 +46,31 @@ extension Trace {
         _ expected: [EventPattern], in scope: ShapeScope = .all(), exhaustive: Bool = true,
         ignoring: Set<TraceEvent.Kind> = [], width: Int = 100, fileID: String = #fileID, line: Int = #line
     ) throws {
+        try expectShape(
+            expected, in: scope, exhaustive: exhaustive, width: width, fileID: fileID, line: line,
+            ignored: { e, _ in ignoring.contains(e.kind) })
+    }
+
+    /// Asserts that the events in `scope` have `expected`'s shape, leaving out first every event
+    /// that matches one of `ignoring`, written as the expected ones are (`[.cancel(), .effect(.none)]`,
+    /// `[.join("catalogue")]`); throws ``TraceShapeError`` otherwise. The other parameters are
+    /// ``expectShape(_:in:exhaustive:ignoring:width:fileID:line:)``'s.
+    public func expectShape(
+        _ expected: [EventPattern], in scope: ShapeScope = .all(), exhaustive: Bool = true,
+        ignoring: [EventPattern], width: Int = 100, fileID: String = #fileID, line: Int = #line
+    ) throws {
+        try expectShape(
+            expected, in: scope, exhaustive: exhaustive, width: width, fileID: fileID, line: line,
+            ignored: { e, index in ignoring.contains { $0.matches(e, in: index) } })
+    }
+
+    private func expectShape(
+        _ expected: [EventPattern], in scope: ShapeScope, exhaustive: Bool, width: Int, fileID: String, line: Int,
+        ignored: (TraceEvent, TraceIndex) -> Bool
+    ) throws {
         let index = TraceIndex(events)
         let selected = try Self.select(scope, in: index, fileID: fileID, line: line).filter {
-            !ignoring.contains(index.events[$0].kind)
+            !ignored(index.events[$0], index)
         }
         let actual = selected.map { ShapeText.describe(index.events[$0], in: index) }
         let expectedText = expected.map(\.description)
