@@ -528,6 +528,35 @@ extension LTTngTests {
             #expect(last.contains(aggregates), "\(last)\nexpected \(aggregates)")
         }
 
+        /// A relay daemon serves one viewer per session: a second `live` of the same session says
+        /// so (babeltrace2 itself says only that reading failed), exits 65, and leaves the first.
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        func aSecondViewerOfASessionIsToldWhy() async throws {
+            let dir = TemporaryDirectory()
+            let binary = try #require(builtProduct("trace-view"))
+            let relay = try await Relay(output: dir.file("relay"))
+            defer { relay.stop() }
+            let tag = UUID().uuidString.prefix(8)
+            let session = try LTTngSession(
+                name: "transduce-live-second-\(tag)", output: dir.file("unused"), events: ["transduce:*"],
+                contexts: ["vtid", "vpid"], live: relay.sessionURL)
+            defer { session.destroy() }
+            try session.start()
+            let url = try #require(try CTFTraceReader.liveSessions(url: relay.liveURL).first { $0.name.hasSuffix(tag) }?.url)
+            let first = try Subprocess.start(
+                binary, ["live", "--plain", "--every", "60", url], environment: ["NO_COLOR": "1"], errors: dir.file("first"))
+            defer {
+                close(first.output)
+                kill(first.pid, SIGKILL)
+                _ = try? Subprocess.wait(first.pid, name: "trace-view live")
+            }
+            try await relay.awaitReaders(1, suffix: tag, before: Date().addingTimeInterval(120))
+            let second = try traceView(["live", "--plain", url])
+            #expect(second.status == 65, "\(second.out)\(second.err)")
+            #expect(second.err.contains("this session already has a live viewer"), "\(second.err)")
+            #expect(kill(first.pid, 0) == 0, "the first viewer went on")
+        }
+
         @Test(.enabled(if: Live.available)) func wrongURLsAndOptionsAreClearErrors() throws {
             let notLive = try traceView(["live", "/tmp/a-directory"])
             #expect(notLive.status == 64 && notLive.err.contains("is not a live URL"), "\(notLive.err)")

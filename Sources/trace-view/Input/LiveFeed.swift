@@ -1,6 +1,7 @@
 import Foundation
 import Transduce
 import TransduceTrace
+import TransduceTraceCTF
 
 #if canImport(Glibc)
     import Glibc
@@ -86,7 +87,7 @@ final class LiveFeed: Sendable {
                         $0.lossesUnknown = $0.lossesUnknown || result.lossesUnknown
                     }
                 } catch {
-                    ending.failure = (error as? CLIError)?.message ?? "\(error)"
+                    ending.failure = Self.diagnosed((error as? CLIError)?.message ?? "\(error)", url: url)
                 }
                 endings.withLock { $0.append(ending) }
                 finished.signal()
@@ -95,6 +96,18 @@ final class LiveFeed: Sendable {
     }
 
     /// The host a live URL names (`net://RELAY/host/HOSTNAME/SESSION`), "" when it names none.
+    /// `failure` of reading `url`, or, when the session already had another viewer (a relay
+    /// daemon serves one per session, and babeltrace2's error says only that reading failed),
+    /// that. Asked of the relay daemon only once reading failed.
+    static func diagnosed(_ failure: String, url: String) -> String {
+        guard let relay = url.range(of: "/host/").map({ String(url[..<$0.lowerBound]) }),
+            let session = try? CTFTraceReader.liveSessions(url: relay).first(where: { $0.url == url }),
+            session.clients > 0
+        else { return failure }
+        return "\(url): this session already has a live viewer (an LTTng relay daemon serves one viewer per "
+            + "session): stop that viewer, or read the session's trace once it is done"
+    }
+
     static func hostName(of url: String) -> String {
         let parts = url.split(separator: "/")
         guard let at = parts.firstIndex(of: "host"), at + 1 < parts.count else { return "" }
