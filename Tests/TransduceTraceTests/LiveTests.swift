@@ -513,14 +513,35 @@ extension LTTngTests {
             #expect(Self.counts(of: last) == Self.kinds(rings[0], rings[1]), "\(last)")
             #expect(last.contains(" \(rings[0].events.count + rings[1].events.count) events, 2 runtimes, 0 waiting"), "\(last)")
             #expect(recent.last?.contains(" on \(Self.hostname))") == true, "\(recent.last ?? "no recent line")")
-            // The aggregates over everything are the workloads' own (LTTng carries the ring's fields).
+            // The aggregates over everything, on the trace's own clock (LTTng's timestamps, one
+            // clock for every view): as computed here from the relay daemon's kept trace of both
+            // sessions, the workloads' processes alone.
+            var kept: [TraceEvent] = []
+            for directory in try FileManager.default.subpathsOfDirectory(atPath: dir.file("relay")).filter({
+                $0.hasSuffix("/ust")
+            }) {
+                _ = try CTFTraceReader.read(path: dir.file("relay") + "/" + directory.dropLast(4), recordTag: String(tag)) {
+                    kept.append($0)
+                }
+            }
+            #expect(kept.count == rings[0].events.count + rings[1].events.count)
             var latencies = LatencyHistogram()
             var waits = LatencyHistogram()
             var hold: UInt64 = 0
-            for event in rings[0].events + rings[1].events {
-                if event.kind == .requestResume { latencies.record(event.nanos) }
-                if event.kind == .cycleEnter { waits.record(event.nanos) }
-                if event.kind == .cycleLeave { hold = max(hold, event.nanos) }
+            var dispatched: [TraceIndex.Key: UInt64] = [:]
+            var entered: [TraceIndex.Key: UInt64] = [:]
+            for e in kept {
+                let dispatch = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+                let cycle = TraceIndex.Key(runtime: e.runtimeKey, id: e.cycle)
+                switch e.kind {
+                case .dispatch: dispatched[dispatch] = e.time
+                case .cycleEnter:
+                    waits.record(e.time - dispatched[dispatch]!)
+                    entered[cycle] = e.time
+                case .cycleLeave: hold = max(hold, e.time - entered[cycle]!)
+                case .requestResume: latencies.record(e.time - dispatched[dispatch]!)
+                default: break
+                }
             }
             let aggregates =
                 "request p99 \(formatDuration(latencies.percentile(0.99), ascii: true)), "

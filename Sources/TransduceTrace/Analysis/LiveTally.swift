@@ -35,6 +35,15 @@ public struct LiveTally: Sendable, Equatable {
     public private(set) var firstTime: UInt64 = 0
     /// The latest event time (0 before the first event).
     public private(set) var lastTime: UInt64 = 0
+    /// When each dispatch not yet entered (or, awaited, not yet resumed) was stamped, and each
+    /// runtime's open cycle: every duration is measured on the trace's own clock (at most
+    /// ``maxInFlight`` and ``maxRuntimes`` of them; beyond, the runtime's measure is taken).
+    private var dispatched: [InFlightKey: UInt64] = [:]
+    private var entered: [UInt64: OpenCycle] = [:]
+    private struct OpenCycle: Equatable, Sendable {
+        var cycle: UInt64
+        var time: UInt64
+    }
 
     /// An awaited dispatch of one runtime.
     public struct InFlightKey: Hashable, Sendable {
@@ -58,6 +67,9 @@ public struct LiveTally: Sendable, Equatable {
         switch event.kind {
         case .dispatch:
             maxQueueDepth = max(maxQueueDepth, event.count)
+            if dispatched.count < Self.maxInFlight {
+                dispatched[InFlightKey(runtime: runtime, dispatch: event.dispatch)] = event.time
+            }
             guard event.isAwaitedDispatch else { break }
             if inFlight.count < Self.maxInFlight {
                 inFlight.insert(InFlightKey(runtime: runtime, dispatch: event.dispatch))
@@ -66,14 +78,24 @@ public struct LiveTally: Sendable, Equatable {
             }
         case .cycleEnter:
             maxQueueDepth = max(maxQueueDepth, event.count)
-            gateWaits.record(event.nanos)
+            let key = InFlightKey(runtime: runtime, dispatch: event.dispatch)
+            // An awaited dispatch's stamp is kept for its latency.
+            let stamp = inFlight.contains(key) ? dispatched[key] : dispatched.removeValue(forKey: key)
+            gateWaits.record(stamp.map { event.time.minus($0) } ?? event.nanos)
+            if entered[runtime] != nil || entered.count < Self.maxRuntimes {
+                entered[runtime] = OpenCycle(cycle: event.cycle, time: event.time)
+            }
         case .cycleLeave:
-            longestHold = max(longestHold, event.nanos)
+            let enter = entered[runtime].flatMap { $0.cycle == event.cycle ? $0.time : nil }
+            longestHold = max(longestHold, enter.map { event.time.minus($0) } ?? event.nanos)
+            if enter != nil { entered[runtime] = nil }
         case .requestResume:
-            inFlight.remove(InFlightKey(runtime: runtime, dispatch: event.dispatch))
-            requestLatencies.record(event.nanos)
+            let key = InFlightKey(runtime: runtime, dispatch: event.dispatch)
+            inFlight.remove(key)
+            requestLatencies.record(dispatched.removeValue(forKey: key).map { event.time.minus($0) } ?? event.nanos)
         case .runtimeStop:
             inFlight = inFlight.filter { $0.runtime != runtime }
+            dispatched = dispatched.filter { $0.key.runtime != runtime }
         default:
             break
         }
