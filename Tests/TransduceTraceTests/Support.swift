@@ -109,3 +109,22 @@ func startServingExample(_ path: String, in directory: TemporaryDirectory) throw
     #expect(ready.hasPrefix("ready"), "\(ready)")
     return child
 }
+
+/// Where complete slices (start, end in µs) of a Chrome export partly overlap on a track, which
+/// Perfetto (sorting by time) cannot nest: the first place on each track.
+func overlappingSlices(_ slices: [String: [(Double, Double)]]) -> [String] {
+    var problems: [String] = []
+    for (track, list) in slices {
+        let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
+        var stack: [Double] = []
+        for (start, end) in sorted {
+            while let top = stack.last, top <= start { stack.removeLast() }
+            if let top = stack.last, end > top + 0.0005 {
+                problems.append("chrome: slices overlap on track \(track) at \(start) µs")
+                break
+            }
+            stack.append(end)
+        }
+    }
+    return problems
+}

@@ -323,15 +323,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             }
         }
         // Complete events nest per track: no partial overlap.
-        for (track, list) in slices {
-            let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
-            var stack: [Double] = []
-            for (start, end) in sorted {
-                while let top = stack.last, top <= start { stack.removeLast() }
-                if let top = stack.last { #expect(end <= top + 0.001, "partial overlap on track \(track) at \(start)") }
-                stack.append(end)
-            }
-        }
+        #expect(overlappingSlices(slices).isEmpty, "\(overlappingSlices(slices))")
         // Every flow starts once, ends once; every awaited request is one slice.
         #expect(!flows.isEmpty)
         for (id, phases) in flows {

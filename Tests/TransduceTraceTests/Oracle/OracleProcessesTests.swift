@@ -215,18 +215,7 @@ import TransduceTestSupport
                 problems.append("chrome: flow \(id) is \(points.map(\.phase)) over pids \(Set(points.map(\.pid)))")
             }
         }
-        for (track, list) in slices {
-            let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
-            var stack: [Double] = []
-            for (start, end) in sorted {
-                while let top = stack.last, top <= start { stack.removeLast() }
-                if let top = stack.last, end > top + 0.0005 {
-                    problems.append("chrome: slices overlap on track \(track) at \(start) µs")
-                    break
-                }
-                stack.append(end)
-            }
-        }
+        problems += overlappingSlices(slices)
         return problems
     }
 }

@@ -301,18 +301,7 @@ struct OracleChecks {
                 flowPoints[dispatch, default: []].append((ph, track, time))
             }
         }
-        for (track, list) in slices {
-            let sorted = list.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }
-            var stack: [Double] = []
-            for (start, end) in sorted {
-                while let top = stack.last, top <= start { stack.removeLast() }
-                if let top = stack.last, end > top + 0.0005 {
-                    problems.append("chrome: slices overlap on track \(track) at \(start) µs")
-                    break
-                }
-                stack.append(end)
-            }
-        }
+        problems += overlappingSlices(slices)
         var dispatchTime: [UInt64: UInt64] = [:]
         for e in trace.events where e.kind == .dispatch { dispatchTime[e.dispatch] = e.time }
         for e in trace.events where e.kind == .requestResume {
