@@ -47,8 +47,10 @@ enum TracedExample {
         }
         let serve = arguments.first == "--serve"
         if serve { arguments.removeFirst() }
-        guard let path = arguments.first else {
-            print("usage: TracedExample FILE | --serve FILE")
+        // A flag it does not know (or one with the wrong arguments) is not a file name: it once
+        // wrote a trace named `--end-with`.
+        guard let path = arguments.first, arguments.count == 1, !path.hasPrefix("-") else {
+            print("usage: TracedExample FILE | --serve FILE | --repeat N FILE | --end-with HOW (see its header)")
             exit(64)
         }
         let recorder = TraceRecorder(capacity: 1 << 14)
