@@ -53,20 +53,23 @@ final class OracleRun: Sendable {
     let seed: UInt64
     let script: [OracleStep]
     let model: OracleModel
-    let recording = TraceRecording(capacity: 1 << 16)
+    /// Its ring (discard-newest, so nothing a check needs is overwritten), and LTTng-UST too when
+    /// asked (the oracle across real processes).
+    let recorder: TraceRecorder
     let env = OracleEnv()
     /// What each awaited op's caller got: a response (which op's event), nil, or an error.
     let results = Lock<[Int: OracleResume]>([:])
 
     let queueCapacity: Int
 
-    init(seed: UInt64) {
+    init(seed: UInt64, lttng: Bool = false) {
         self.seed = seed
+        recorder = TraceRecorder(capacity: 1 << 16, mode: .discardNewest, lttng: lttng)
         queueCapacity = seed % 4 == 3 ? 2 : 1024
         (script, model) = OracleModel.generate(seed: seed)
     }
 
-    private func facts() -> OracleTraceFacts { OracleTraceFacts(recording.trace().events) }
+    private func facts() -> OracleTraceFacts { OracleTraceFacts(recorder.snapshot().events) }
 
     /// Waits until `condition` holds on the trace so far (10 s at most).
     private func until(_ what: @autoclosure () -> String, _ condition: (OracleTraceFacts) -> Bool) async throws {
@@ -124,7 +127,7 @@ final class OracleRun: Sendable {
         // One seed in four runs with room for two admissions, so contending sends wait in the
         // overflow (accepted, stamped, and admitted in order when room frees up).
         let host = BaseRuntime(
-            of: OracleMachine.self, env: env, instrument: recording.instrument, queueCapacity: queueCapacity)
+            of: OracleMachine.self, env: env, instrument: recorder, queueCapacity: queueCapacity)
         let input = host.input
         var callers: [Task<Void, Never>] = []
         for step in script {
@@ -164,7 +167,7 @@ final class OracleRun: Sendable {
         let spawnedTasks = Set(model.tasks.keys)
         try await until("every task to end") { f in spawnedTasks.allSatisfy(f.taskSettled) }
         withExtendedLifetime(host) {}
-        return recording.trace()
+        return recorder.snapshot()
     }
 
     /// The tasks live before the script's ending, in the order the model released them.

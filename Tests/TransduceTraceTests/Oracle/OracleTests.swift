@@ -75,9 +75,14 @@ struct OracleChecks {
     /// Alters each computed lifecycle before it is checked (to show the checks can fail).
     var tamper: ([Int]) -> [Int] = { $0 }
 
-    init(run: OracleRun, trace: Trace) {
+    /// Whether the runtime's measured durations are the trace's own time differences (a ring's
+    /// trace: one clock); on LTTng's, each tracepoint is stamped by LTTng itself.
+    let oneClock: Bool
+
+    init(run: OracleRun, trace: Trace, oneClock: Bool = true) {
         self.run = run
         self.trace = trace
+        self.oneClock = oneClock
         index = TraceIndex(trace.events)
         facts = OracleTraceFacts(trace.events)
     }
@@ -129,7 +134,7 @@ struct OracleChecks {
             case nil: problems.append("op\(op): the model never resolved it")
             }
             // The latency is the resume's distance from the dispatch, in the trace's own times.
-            if let d = index.dispatches[TraceIndex.Key(runtime: runtime, id: dispatch)] {
+            if oneClock, let d = index.dispatches[TraceIndex.Key(runtime: runtime, id: dispatch)] {
                 let stamp = events[d.event].time
                 if resume.nanos != resume.time.minus(stamp) {
                     problems.append("op\(op): latency \(resume.nanos) ns but resume − dispatch is \(resume.time.minus(stamp)) ns")
@@ -139,7 +144,7 @@ struct OracleChecks {
         // Every wait is enter − dispatch in the trace itself.
         var dispatchTime: [UInt64: UInt64] = [:]
         for e in events where e.kind == .dispatch { dispatchTime[e.dispatch] = e.time }
-        for e in events where e.kind == .cycleEnter {
+        for e in events where e.kind == .cycleEnter && oneClock {
             if let t = dispatchTime[e.dispatch], e.nanos != e.time.minus(t) {
                 problems.append("cycle #\(e.cycle): wait \(e.nanos) ns but enter − dispatch is \(e.time.minus(t)) ns")
             }
@@ -356,8 +361,12 @@ struct OracleChecks {
             guard let resume = trace.events.first(where: { $0.kind == .requestResume && $0.dispatch == b.dispatch }) else {
                 continue
             }
-            if sum != b.total || b.total != resume.nanos {
-                problems.append("latency of \(op): parts add up to \(sum) ns, total \(b.total) ns, latency \(resume.nanos) ns")
+            // The latency on the trace's clock: resume − dispatch.
+            let latency = index.dispatches[TraceIndex.Key(runtime: runtime, id: b.dispatch)].map {
+                resume.time.minus(trace.events[$0.event].time)
+            }
+            if sum != b.total || b.total != latency {
+                problems.append("latency of \(op): parts add up to \(sum) ns, total \(b.total) ns, latency \(latency ?? 0) ns")
             }
             let lifecycle = index.requestLifecycle(runtime: runtime, dispatch: b.dispatch).map { trace.events[$0] }
             let cycles = Set(lifecycle.filter { $0.kind == .cycleEnter }.map(\.cycle))
@@ -396,12 +405,19 @@ struct OracleChecks {
         var problems: [String] = []
         var report = ContentionReport()
         trace.feed(&report)
+        // On the trace's clock: a hold from its enter to its leave, a wait from its dispatch.
+        var enterTime: [UInt64: UInt64] = [:]
+        var dispatchTime: [UInt64: UInt64] = [:]
+        for e in trace.events where e.kind == .cycleEnter { enterTime[e.cycle] = e.time }
+        for e in trace.events where e.kind == .dispatch { dispatchTime[e.dispatch] = e.time }
         var holds: [(cycle: UInt64, enter: UInt64, leave: UInt64)] = []
-        for e in trace.events where e.kind == .cycleLeave { holds.append((e.cycle, e.time.minus(e.nanos), e.time)) }
+        for e in trace.events where e.kind == .cycleLeave {
+            holds.append((e.cycle, enterTime[e.cycle] ?? e.time.minus(e.nanos), e.time))
+        }
         let enters = Dictionary(
             trace.events.filter { $0.kind == .cycleEnter }.map { ($0.dispatch, $0) }, uniquingKeysWith: { a, _ in a })
         func overlapping(_ enter: TraceEvent) -> Set<UInt64> {
-            let since = enter.time.minus(enter.nanos)
+            let since = dispatchTime[enter.dispatch] ?? enter.time.minus(enter.nanos)
             return Set(holds.filter { $0.leave > since && $0.enter < enter.time && $0.cycle != enter.cycle }.map(\.cycle))
         }
         if holds.count <= ContentionReport.history {

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import TransduceTestSupport
+import TransduceTraceCTF
+
+@testable import TransduceTrace
+
+/// One child of the oracle across real processes: runs two seeds at once (two runtimes of this
+/// process) with a recorder that feeds its ring and LTTng, and writes what it knows for the
+/// parent to check the LTTng trace against: for each seed, its pid, its runtime's id, what each
+/// awaited caller got (`results.jsonl`), and its ring (`ring-SEED.tdtrace`). Runs only when the
+/// parent starts this test bundle with `TRANSDUCE_ORACLE_CHILD=SEED,SEED:DIRECTORY`.
+@Suite struct OracleChild {
+    static let variable = "TRANSDUCE_ORACLE_CHILD"
+    static var request: (seeds: [UInt64], directory: String)? {
+        guard let value = ProcessInfo.processInfo.environment[variable], let colon = value.firstIndex(of: ":") else {
+            return nil
+        }
+        return (value[..<colon].split(separator: ",").compactMap { UInt64($0) }, String(value[value.index(after: colon)...]))
+    }
+
+    @Test(.enabled(if: OracleChild.request != nil, "only as the child of the oracle across real processes"))
+    func runTwoSeedsAsOneProcess() async throws {
+        let (seeds, directory) = try #require(Self.request)
+        let runs = seeds.map { OracleRun(seed: $0, lttng: true) }
+        let traces = try await withThrowingTaskGroup(of: (Int, Trace).self) { group in
+            for (n, run) in runs.enumerated() { group.addTask { (n, try await withTimeout(60) { try await run.run() }) } }
+            var traces: [Int: Trace] = [:]
+            for try await (n, trace) in group { traces[n] = trace }
+            return traces
+        }
+        var lines = ""
+        for (n, run) in runs.enumerated() {
+            let trace = try #require(traces[n])
+            let runtime = try #require(trace.events.first).runtime
+            try run.recorder.write(to: directory + "/ring-\(run.seed).tdtrace")
+            let results = run.results.withLock { $0 }.map { op, outcome -> String in
+                switch outcome {
+                case .response(let by): "\"\(op)\":\"r\(by)\""
+                case .nil: "\"\(op)\":\"nil\""
+                case .error: "\"\(op)\":\"error\""
+                }
+            }
+            lines +=
+                #"{"seed":\#(run.seed),"pid":\#(getpid()),"runtime":\#(runtime),"results":{\#(results.joined(separator: ","))}}"#
+                + "\n"
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: directory + "/results.jsonl"))
+        try handle.seekToEnd()
+        // One write per child, under O_APPEND: the children's lines never interleave.
+        try handle.write(contentsOf: Data(lines.utf8))
+        try handle.close()
+    }
+}
+
+extension LTTngTests {
+    /// The oracle across real processes: groups of three child processes, each running two seeds
+    /// as two runtimes at once (the same runtime ids, dispatch ids and labels in every process),
+    /// recorded by one LTTng session. Each runtime's events in the LTTng trace pass every check of
+    /// the single-run oracle (on LTTng's clock) against what that child's callers got, are its
+    /// ring's events field for field, and the Chrome export of the whole session opens clean in
+    /// Perfetto. Seeds: `TRANSDUCE_ORACLE_REAL_SEEDS` (default 54: 9 groups of 3 × 2).
+    @Suite(.disabled(if: underThreadSanitizer, "child test bundles under ThreadSanitizer take minutes")) struct RealProcesses {
+        @Test(.enabled(if: LTTngTools.available), .timeLimit(.minutes(10)))
+        func theOracleHoldsAcrossRealProcesses() async throws {
+            let dir = TemporaryDirectory()
+            // The children are this test bundle, running only OracleChild's test.
+            let exe = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            let count = ProcessInfo.processInfo.environment["TRANSDUCE_ORACLE_REAL_SEEDS"].flatMap(UInt64.init) ?? 54
+            let seeds = (0..<count).map { 9_000 + $0 }
+            FileManager.default.createFile(atPath: dir.file("results.jsonl"), contents: nil)
+            let ctf = dir.file("ctf")
+            let session = try LTTngSession(
+                name: "transduce-oracle-\(UUID().uuidString.prefix(8))", output: ctf, events: ["transduce:*"],
+                contexts: ["vtid", "vpid"])
+            defer { session.destroy() }
+            try session.start()
+            for group in stride(from: 0, to: seeds.count, by: 6) {
+                // Three children at once, two seeds each.
+                let pairs = stride(from: group, to: min(group + 6, seeds.count), by: 2).map {
+                    seeds[$0..<min($0 + 2, seeds.count)].map(String.init).joined(separator: ",")
+                }
+                let script =
+                    pairs.map {
+                        "\(OracleChild.variable)=\($0):\"$1\" \"$0\" --testing-library swift-testing "
+                            + "--filter 'OracleChild/runTwoSeedsAsOneProcess' >\"$1/child-\($0).log\" 2>&1 &"
+                    }.joined(separator: " ") + " wait"
+                let result = try Subprocess.run(
+                    "/bin/sh", ["-c", script, exe, dir.path], environment: [LTTngProvider.environmentVariable: "required"],
+                    output: .capture, timeout: 300)
+                #expect(result.status == 0, "\(result.output)")
+            }
+            try session.stop()
+
+            // What the children knew, by pid and runtime.
+            struct Known {
+                var seed: UInt64
+                var results: [Int: OracleResume]
+            }
+            var known: [TraceIndex.Key: Known] = [:]
+            for line in try String(contentsOfFile: dir.file("results.jsonl"), encoding: .utf8).split(separator: "\n") {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let pid = UInt32(try #require(object["pid"] as? Int))
+                let runtime = UInt64(try #require(object["runtime"] as? Int))
+                var results: [Int: OracleResume] = [:]
+                for (op, value) in try #require(object["results"] as? [String: String]) {
+                    results[Int(op)!] = value == "nil" ? .nil : value == "error" ? .error : .response(Int(value.dropFirst())!)
+                }
+                known[TraceIndex.Key(runtime: RuntimeKey.make(process: pid, runtime: runtime), id: 0)] = Known(
+                    seed: UInt64(try #require(object["seed"] as? Int)), results: results)
+            }
+            #expect(known.count == seeds.count, "\(known.count) of \(seeds.count) runs reported; see the child logs")
+            // The session's events of these children alone (a session records every process of
+            // the user), per runtime, in trace order.
+            let pids = Set(known.keys.map { RuntimeKey.process($0.runtime) })
+            var events: [TraceEvent] = []
+            var byRuntime: [UInt64: [TraceEvent]] = [:]
+            _ = try CTFTraceReader.read(path: ctf) { e in
+                guard pids.contains(e.process) else { return }
+                events.append(e)
+                byRuntime[e.runtimeKey, default: []].append(e)
+            }
+            var failures: [String] = []
+            for (key, run) in known.sorted(by: { $0.value.seed < $1.value.seed }) {
+                let lttng = byRuntime[key.runtime] ?? []
+                let replay = OracleRun(seed: run.seed)
+                replay.results.withLock { $0 = run.results }
+                var problems = OracleChecks(run: replay, trace: Trace(events: lttng), oneClock: false).problems()
+                // LTTng carries the ring's every event, field for field (each sink stamps its own time).
+                let ring = try TraceFileReader(path: dir.file("ring-\(run.seed).tdtrace")).readAll().events
+                if Set(ring.map(Comparable.init)) != Set(lttng.map(Comparable.init)) || ring.count != lttng.count {
+                    problems.append("LTTng holds \(lttng.count) events, the ring \(ring.count), not the same")
+                }
+                if !problems.isEmpty {
+                    failures.append(
+                        "seed \(run.seed) (runtime \(RuntimeKey.name(key.runtime))):\n  "
+                            + problems.prefix(8).joined(separator: "\n  "))
+                }
+            }
+            print(
+                "oracle across real processes: \(known.count) runtimes in \(pids.count) processes, \(events.count) LTTng events")
+            #expect(failures.isEmpty, "\(failures.prefix(3).joined(separator: "\n\n"))")
+            // The whole session's Chrome export in Perfetto.
+            if PerfettoTests.available {
+                let path = dir.file("oracle.json")
+                let jsonl = dir.file("oracle.jsonl")
+                try TraceFileWriter.write(Trace(events: events), to: jsonl, format: .jsonLines)
+                let chrome = try traceView(["export", "--format", "chrome", "--output", path, jsonl])
+                #expect(chrome.status == 0, "\(chrome.err)")
+                try PerfettoTests.expectClean(path, of: events, hosts: [:])
+            }
+        }
+    }
+}
