@@ -74,6 +74,13 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         #expect(found.map(\.rule) == [.fifoAdmission])
         #expect(found.first?.events == [one, two, entered])
         #expect(found.first?.message == "dispatch #2 entered before dispatch #1, which was accepted first")
+        // A dispatch event's line names it once.
+        let lines = found.first?.description.split(separator: "\n").map(String.init) ?? []
+        #expect(
+            lines.dropFirst() == [
+                "    at 0.000ms dispatch #1 'first'", "    at 1.000ms dispatch #2 'second'",
+                "    at 2.000ms cycleEnter dispatch #2 cycle #1",
+            ], "\(lines)")
     }
 
     @Test func callersResumedTwiceOrNeverAreReported() {

@@ -144,6 +144,25 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(try traceView(["tasks", "--format", "xml", demo]).status == 64)
     }
 
+    /// A dispatch id that many runtimes hold is ambiguous: the error names ten and counts them,
+    /// on one short line.
+    @Test func anAmbiguousRequestNamesAFewRuntimes() throws {
+        let dir = TemporaryDirectory()
+        var events: [TraceEvent] = []
+        for runtime in UInt64(1)...25 {
+            var d = TraceEvent(kind: .dispatch, time: 1_000 + runtime, runtime: runtime)
+            d.dispatch = 5
+            d.label = "load"
+            events.append(d)
+        }
+        let path = dir.file("many.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        let (status, _, err) = try traceView(["sequence", "--request", "5", path])
+        #expect(
+            status == 64 && err.contains("dispatch #5 exists in runtimes 1, 2, 3,") && err.contains("… (25 runtimes)"), "\(err)")
+        #expect(!err.contains(" 11,") && err.count < 300, "\(err)")
+    }
+
     /// `switchToLatest` churn is told per runtime: one runtime's instances replaced and never
     /// completed, the other's (same name) completing.
     @Test func churnNamesItsRuntime() {
