@@ -163,6 +163,15 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(!err.contains(" 11,") && err.count < 300, "\(err)")
     }
 
+    /// The runtime column takes only what the lanes leave: at every width a diagram of several
+    /// runtimes fits (the fuzzer found a lifeline drawn past the line at 40 columns).
+    @Test(arguments: [40, 41, 47, 52, 60, 80]) func severalRuntimesFitEveryWidth(_ width: Int) throws {
+        let (status, out, err) = try traceView(["sequence", "--width", String(width), fixtures + "/two-runtimes.jsonl"])
+        #expect(status == 0, "\(err)")
+        let widest = out.split(separator: "\n").map(\.count).max() ?? 0
+        #expect(widest <= width && out.contains("dispatch #1 request(load)"), "a line of \(widest) at --width \(width)")
+    }
+
     /// `switchToLatest` churn is told per runtime: one runtime's instances replaced and never
     /// completed, the other's (same name) completing.
     @Test func churnNamesItsRuntime() {

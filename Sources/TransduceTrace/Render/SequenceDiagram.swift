@@ -46,11 +46,14 @@ public struct SequenceDiagram: Sendable {
 
         init(width: Int, taskLanes wanted: Int, runtimeWidth: Int = 0) {
             self.width = width
-            self.runtimeWidth = runtimeWidth
             // The note column shrinks first at narrow widths, then lanes narrow down to 6.
             // 12 holds every note the runtime writes (`after 581µs`, `held 2.14ms`).
             noteWidth = max(6, min(12, (width - Self.timeAndGap) / 4))
-            margin = Self.timeAndGap + (runtimeWidth > 0 ? runtimeWidth + 2 : 0) + noteWidth + 1
+            // The runtime column takes what the fixed lanes leave (6 columns each), its names cut
+            // to fit; narrower than 4 it is left out.
+            let spare = width - Self.timeAndGap - noteWidth - 1 - 2 - SequenceDiagram.fixed.count * 6
+            self.runtimeWidth = runtimeWidth > 0 && spare >= 4 ? min(runtimeWidth, spare) : 0
+            margin = Self.timeAndGap + (self.runtimeWidth > 0 ? self.runtimeWidth + 2 : 0) + noteWidth + 1
             let room = width - margin
             let fitting = max(0, min(wanted, room / 11 - SequenceDiagram.fixed.count))
             lanes = SequenceDiagram.fixed.count + fitting
