@@ -8,29 +8,28 @@ import TransduceTrace
 
 /// The terminal facts output depends on: width and whether colour is welcome.
 enum Terminal {
-    /// `COLUMNS`, then the terminal's width, then 80; brought into the range renderers draw at
-    /// (``RenderOptions/minWidth`` to ``RenderOptions/maxWidth``). A `COLUMNS` that is not a
-    /// width at all (not a number, 0, negative) is passed over with a warning.
-    static var width: Int {
+    /// The width output has to keep to: `COLUMNS`, else the terminal's (80 when a terminal does
+    /// not say), brought into the range renderers draw at (``RenderOptions/minWidth`` to
+    /// ``RenderOptions/maxWidth``); `nil` when there is neither (a pipe, a file), where nothing
+    /// is cut, as `ps` and `git` print there. A `COLUMNS` that is not a width at all (not a
+    /// number, 0, negative) is passed over with a warning.
+    static var askedWidth: Int? {
         if let columns = getenv("COLUMNS").map({ String(cString: $0) }), !columns.isEmpty {
             if let n = Int(columns), n > 0 {
                 return min(RenderOptions.maxWidth, max(RenderOptions.minWidth, n))
             }
             error("trace-view: warning: COLUMNS=\(columns.prefix(20)) is not a width; using the terminal's")
         }
+        guard isatty(STDOUT_FILENO) != 0 else { return nil }
         var size = winsize()
-        if isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             return min(RenderOptions.maxWidth, max(RenderOptions.minWidth, Int(size.ws_col)))
         }
         return 80
     }
 
-    /// Whether output has a width to keep to: a valid `COLUMNS`, or standard output is a
-    /// terminal. Without one (a pipe, a file) nothing is cut, as `ps` and `git` do.
-    static var hasWidth: Bool {
-        if let columns = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(columns), n > 0 { return true }
-        return isatty(STDOUT_FILENO) != 0
-    }
+    /// ``askedWidth``, or 80 to lay out by where there is none.
+    static var width: Int { askedWidth ?? 80 }
 
     /// Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb`.
     static var color: Bool {
@@ -40,8 +39,9 @@ enum Terminal {
     }
 
     static func options(_ arguments: Arguments) throws -> RenderOptions {
-        var width = Terminal.width
-        var cuts = Terminal.hasWidth
+        let asked = Terminal.askedWidth
+        var width = asked ?? 80
+        var cuts = asked != nil
         if let w = try arguments.integer("width") {
             guard w >= 40 && w <= 1000 else { throw CLIError.usage("--width must be between 40 and 1000") }
             width = Int(w)
