@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+# The offline Perfetto UI the Chrome export is checked in (best effort: without a package index
+# it says so, and those tests say they are skipped).
+scripts/perfetto-ui.sh
 if command -v lttng-sessiond >/dev/null 2>&1 && ! lttng list >/dev/null 2>&1; then
     lttng-sessiond --daemonize >/dev/null 2>&1 || echo "test: could not start lttng-sessiond" >&2
 fi

@@ -21,7 +21,7 @@ import TransduceTestSupport
             Subprocess.which("chromium") == nil ? "chromium (scripts/bootstrap.sh)" : nil,
             Subprocess.which("python3") == nil ? "python3 (scripts/bootstrap.sh)" : nil,
         ].compactMap { $0 }
-        if !missing.isEmpty { print("Perfetto tests skipped: no \(missing.joined(separator: ", "))") }
+        if !missing.isEmpty { print("Perfetto tests skipped: missing \(missing.joined(separator: ", "))") }
         return missing.isEmpty
     }
 
