@@ -214,6 +214,9 @@ enum CTFChild {
             why = "babeltrace2 failed (status \(status))"
         }
         if events == 0 { throw CLIError.data("\(path): cannot read this \(live ? "live session" : "CTF trace"): \(why)") }
+        // A live reader that died mid-stream (killed, or its relay daemon gone) is a failure of
+        // the view, whatever it had read (delivered already): the caller says so and exits 65.
+        if live { throw CLIError.data("\(path): the live reader stopped after \(events) events: \(why)") }
         // The child stopped early: what it did not read is lost, in unknown number.
         return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts, true)
     }

@@ -8,7 +8,7 @@ import TransduceTraceCTF
 /// One child of the oracle across real processes: runs two seeds at once (two runtimes of this
 /// process) with a recorder that feeds its ring and LTTng, and writes what it knows for the
 /// parent to check the LTTng trace against: for each seed, its pid, its runtime's id, what each
-/// awaited caller got (`results.jsonl`), and its ring (`ring-SEED.tdtrace`). Runs only when the
+/// awaited caller got (`results-PID.jsonl`), and its ring (`ring-SEED.tdtrace`). Runs only when the
 /// parent starts this test bundle with `TRANSDUCE_ORACLE_CHILD=SEED,SEED:DIRECTORY`.
 @Suite struct OracleChild {
     static let variable = "TRANSDUCE_ORACLE_CHILD"
@@ -45,11 +45,8 @@ import TransduceTraceCTF
                 #"{"seed":\#(run.seed),"pid":\#(getpid()),"runtime":\#(runtime),"results":{\#(results.joined(separator: ","))}}"#
                 + "\n"
         }
-        let handle = try #require(FileHandle(forWritingAtPath: directory + "/results.jsonl"))
-        try handle.seekToEnd()
-        // One write per child, under O_APPEND: the children's lines never interleave.
-        try handle.write(contentsOf: Data(lines.utf8))
-        try handle.close()
+        // A file per child: children writing one file at once could overwrite each other's lines.
+        try lines.write(toFile: directory + "/results-\(getpid()).jsonl", atomically: true, encoding: .utf8)
     }
 }
 
@@ -68,7 +65,6 @@ extension LTTngTests {
             let exe = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             let count = ProcessInfo.processInfo.environment["TRANSDUCE_ORACLE_REAL_SEEDS"].flatMap(UInt64.init) ?? 54
             let seeds = (0..<count).map { 9_000 + $0 }
-            FileManager.default.createFile(atPath: dir.file("results.jsonl"), contents: nil)
             let ctf = dir.file("ctf")
             let session = try LTTngSession(
                 name: "transduce-oracle-\(UUID().uuidString.prefix(8))", output: ctf, events: ["transduce:*"],
@@ -98,7 +94,9 @@ extension LTTngTests {
                 var results: [Int: OracleResume]
             }
             var known: [TraceIndex.Key: Known] = [:]
-            for line in try String(contentsOfFile: dir.file("results.jsonl"), encoding: .utf8).split(separator: "\n") {
+            let reports = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("results-") }
+            let lines = try reports.flatMap { try String(contentsOfFile: dir.file($0), encoding: .utf8).split(separator: "\n") }
+            for line in lines {
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let pid = UInt32(try #require(object["pid"] as? Int))
                 let runtime = UInt64(try #require(object["runtime"] as? Int))
