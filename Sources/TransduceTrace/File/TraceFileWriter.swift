@@ -19,12 +19,29 @@ public enum TraceFileWriter {
         case jsonLines = "jsonl"
     }
 
-    /// Writes `trace` to `path` atomically: a temporary file of this call's own
-    /// (`PATH.tmp-PID-N`) renamed into place, so concurrent writers of one path never tear it —
-    /// the last rename wins whole.
+    /// Writes `trace` to `path`: atomically where the path is a regular file or absent (a
+    /// temporary file of this call's own, `PATH.tmp-PID-N`, renamed into place, so concurrent
+    /// writers of one path never tear it — the last rename wins whole); through a symbolic link
+    /// to what it points to (the link stays); in place to a FIFO or a device (see
+    /// `FileDestination`).
     public static func write(_ trace: Trace, to path: String, format: Format = .binary) throws {
-        let temporary = path + ".tmp-\(getpid())-\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let destination: FileDestination
+        do {
+            destination = try FileDestination.resolve(path)
+        } catch {
+            throw TraceFileError(path: path, offset: 0, reason: "cannot write: \(error.reason)")
+        }
+        let target: String
+        var temporary: String?
+        switch destination {
+        case .atomic(let final):
+            target = final
+            temporary = final + ".tmp-\(getpid())-\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        case .direct(let path): target = path
+        }
+        let descriptor =
+            temporary.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+            ?? open(target, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0, let file = fdopen(descriptor, "wb") else {
             let reason = String(cString: strerror(errno))
             throw TraceFileError(path: path, offset: 0, reason: "cannot create file: \(reason)")
@@ -38,8 +55,8 @@ public enum TraceFileWriter {
         case .jsonLines: JSONLines.encode(trace, into: sink)
         }
         ok = fclose(file) == 0 && ok
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
+        guard ok, temporary.map({ rename($0, target) == 0 }) ?? true else {
+            if let temporary { unlink(temporary) }
             throw TraceFileError(path: path, offset: 0, reason: "write failed: \(String(cString: strerror(errno)))")
         }
     }

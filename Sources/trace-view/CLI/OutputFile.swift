@@ -1,12 +1,19 @@
+import TransduceTrace
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// Standard output, or a file written atomically on `close()`.
+/// Standard output, or a file: written atomically on `close()` where the path is a regular file
+/// or absent, through a symbolic link to its target (the link stays), in place to a FIFO, a
+/// device or `/dev/stdout` (``FileDestination``).
 final class OutputFile {
     private let path: String?
+    /// Where the bytes end up (the link's target for a link).
+    private let target: String?
+    /// The temporary file renamed to `target` on close (`nil`: written in place).
     private let temporary: String?
     private let file: UnsafeMutablePointer<FILE>?
     private var failed = false
@@ -14,15 +21,28 @@ final class OutputFile {
     init(path: String?) throws {
         self.path = path
         guard let path else {
+            target = nil
             temporary = nil
             file = nil
             return
         }
-        let temporary = path + ".tmp-\(getpid())"
-        guard let file = fopen(temporary, "wb") else {
+        let destination: FileDestination
+        do {
+            destination = try FileDestination.resolve(path)
+        } catch {
+            throw CLIError.data("\(path): cannot write: \(error.reason)")
+        }
+        switch destination {
+        case .atomic(let final):
+            target = final
+            temporary = final + ".tmp-\(getpid())"
+        case .direct(let path):
+            target = path
+            temporary = nil
+        }
+        guard let file = fopen(temporary ?? target!, "wb") else {
             throw CLIError.data("\(path): cannot create: \(String(cString: strerror(errno)))")
         }
-        self.temporary = temporary
         self.file = file
     }
 
@@ -39,18 +59,18 @@ final class OutputFile {
 
     /// A file never closed (the export failed) leaves nothing behind.
     deinit {
-        if !closed, let file, let temporary {
+        if !closed, let file {
             fclose(file)
-            unlink(temporary)
+            if let temporary { unlink(temporary) }
         }
     }
 
     func close() throws {
-        guard let file, let temporary, let path else { return }
+        guard let file, let target, let path else { return }
         closed = true
         let closed = fclose(file) == 0
-        guard closed && !failed && rename(temporary, path) == 0 else {
-            unlink(temporary)
+        guard closed && !failed && (temporary.map { rename($0, target) == 0 } ?? true) else {
+            if let temporary { unlink(temporary) }
             throw CLIError.data("\(path): write failed")
         }
     }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+/// Writers respect what is at the path: a symbolic link is followed (it stays a link), a FIFO,
+/// a device and `/dev/stdout` are written in place, never replaced by a regular file (run as
+/// root, `--output /dev/null` once turned the machine's `/dev/null` into one).
+@Suite(.serialized) struct OutputPathTests {
+    let demo = fixtures + "/demo.jsonl"
+
+    func kind(_ path: String) -> mode_t {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    @Test func aSymbolicLinkStaysALinkAndItsTargetGetsTheTrace() throws {
+        let dir = TemporaryDirectory()
+        let expected = try traceView(["export", "--format", "jsonl", demo]).out
+        // A link to a file, and a dangling one (relative), for export --output and for dumps.
+        try Data("old".utf8).write(to: URL(fileURLWithPath: dir.file("target.jsonl")))
+        #expect(symlink(dir.file("target.jsonl"), dir.file("link.jsonl")) == 0)
+        #expect(symlink("absent.jsonl", dir.file("dangling.jsonl")) == 0)
+        for (link, target) in [("link.jsonl", "target.jsonl"), ("dangling.jsonl", "absent.jsonl")] {
+            let (status, _, err) = try traceView(["export", "--format", "jsonl", "--output", dir.file(link), demo])
+            #expect(status == 0, "\(err)")
+            #expect(kind(dir.file(link)) == S_IFLNK, "\(link) is no longer a link")
+            #expect(try String(contentsOfFile: dir.file(target), encoding: .utf8) == expected)
+        }
+        let trace = JSONLinesReader(bytes: Array(expected.utf8)).readAll()
+        try TraceFileWriter.write(trace, to: dir.file("link.jsonl"), format: .jsonLines)
+        #expect(kind(dir.file("link.jsonl")) == S_IFLNK)
+        #expect(
+            JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: dir.file("target.jsonl"))))).readAll()
+                .events == trace.events)
+        // A directory is refused, and left as it was.
+        let refused = try traceView(["export", "--format", "jsonl", "--output", dir.path, demo])
+        #expect(refused.status == 65 && refused.err.contains("is a directory"), "\(refused.err)")
+        #expect(kind(dir.path) == S_IFDIR)
+    }
+
+    @Test func aFIFOsReaderGetsTheExport() throws {
+        let dir = TemporaryDirectory()
+        let fifo = dir.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Its reader first: `cat` blocks until a writer opens the FIFO.
+        let reader = try Subprocess.start("/bin/cat", [fifo], errors: dir.file("cat.err"))
+        let (status, _, err) = try traceView(["export", "--format", "jsonl", "--output", fifo, demo])
+        #expect(status == 0, "\(err)")
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(reader.output, &chunk, chunk.count)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        close(reader.output)
+        #expect(try Subprocess.wait(reader.pid, timeout: 30, name: "cat") == 0)
+        #expect(String(decoding: bytes, as: UTF8.self) == (try traceView(["export", "--format", "jsonl", demo])).out)
+        #expect(kind(fifo) == S_IFIFO)
+    }
+
+    @Test func devStdoutIsStandardOutput() throws {
+        let (status, out, err) = try traceView(["export", "--format", "jsonl", "--output", "/dev/stdout", demo])
+        #expect(status == 0, "\(err)")
+        #expect(out == (try traceView(["export", "--format", "jsonl", demo])).out)
+    }
+
+    /// A character device of its own (the machine's own `/dev/null` is never a target): stays one.
+    @Test func aDeviceIsWrittenInPlace() throws {
+        let dir = TemporaryDirectory()
+        let device = dir.file("null")
+        guard mknod(device, S_IFCHR | 0o666, makedev(1, 3)) == 0 else {
+            print("OutputPathTests: no device test (mknod: \(String(cString: strerror(errno))); it needs root)")
+            return
+        }
+        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", device, demo])
+        if status != 0, err.contains("Permission denied") {
+            print("OutputPathTests: the temporary directory's file system does not open devices (nodev)")
+            return
+        }
+        #expect(status == 0, "\(err)")
+        #expect(kind(device) == S_IFCHR, "the device was replaced")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+}
+
+/// `makedev` of the C library (a macro there).
+private func makedev(_ major: UInt32, _ minor: UInt32) -> dev_t {
+    dev_t(major & 0xfff) << 8 | dev_t(minor & 0xff) | dev_t(major & ~0xfff) << 32 | dev_t(minor & ~0xff) << 12
+}
