@@ -100,6 +100,14 @@ public enum CTFTraceReader {
         public var streams: UInt64
         /// The live readers connected to it now.
         public var clients: UInt64
+
+        public init(url: String, hostname: String, name: String, streams: UInt64, clients: UInt64) {
+            self.url = url
+            self.hostname = hostname
+            self.name = name
+            self.streams = streams
+            self.clients = clients
+        }
     }
 
     /// The sessions the relay daemon at `url` (`net://HOST[:PORT]`) offers.

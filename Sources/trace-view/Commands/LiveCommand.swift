@@ -27,6 +27,11 @@ enum LiveCommand: Subcommand {
             OptionSpec("output", "DIR", "With -- COMMAND: where to keep the trace (default ./transduce-live-<time>-<pid>)"),
             .flag("plain", "Plain lines even on a terminal"),
             OptionSpec(
+                "timeout", "SECONDS",
+                "Seconds a relay daemon has to answer each step: connect, list, attach, each read (default 10; 1 to 3600)"),
+            OptionSpec(
+                "max-sessions", "N", "With net://HOST: read at most N of the sessions it offers (default 8; 1 to 64)"),
+            OptionSpec(
                 "tag", "TAG",
                 "With URLs: only the processes that run with TRANSDUCE_RECORD_TAG=TAG (a session sees every process of its user)"),
             OptionSpec.ascii,
@@ -61,17 +66,32 @@ enum LiveCommand: Subcommand {
             COMMAND's input is /dev/null and its output goes to DIR/command.log; q ends COMMAND
             (SIGTERM, then SIGKILL after 5 s) and keeps what was recorded.
 
+            A relay daemon is a network peer and may misbehave: each step of talking to it
+            (connecting, listing, attaching, each read) must be answered within --timeout seconds,
+            or that session's reader stops with a clear error (and live exits 65); while no event
+            has come, the plain view says what it waits for. net://HOST reads at most
+            --max-sessions of the sessions it offers, and says how many it leaves out; the
+            readers share one memory budget (TRANSDUCE_CTF_MEMORY_MB, 2048 by default).
+
             Several hosts: start one relay daemon, create each host's session with
             `lttng create NAME --live --set-url=net://RELAY-HOST`, and watch them all with
             `trace-view live net://RELAY-HOST` (live --list net://RELAY-HOST shows them, host by
             host).
             """,
         epilogue:
-            "Exits 0 when the sessions ended or you quit; with -- COMMAND, the command's status (0 when you quit; 69 when it recorded nothing); 65 when a relay daemon or a session cannot be read."
+            "Exits 0 when the sessions ended or you quit; with -- COMMAND, the command's status (0 when you quit; 69 when it recorded nothing); 65 when a relay daemon or a session cannot be read, does not answer in time, or its reader stops mid-stream."
     )
 
     static func run(_ args: Arguments) throws {
         guard CTFTraceReader.isAvailable else { throw CLIError.data("this trace-view was built without libbabeltrace2") }
+        if let timeout = args.options["timeout"] {
+            guard let seconds = Double(timeout), seconds >= 1, seconds <= 3600 else {
+                throw CLIError.usage("--timeout takes seconds from 1 to 3600, not \(timeout)")
+            }
+            // The reader children read it from the environment.
+            setenv(LiveBudget.variable, String(seconds), 1)
+        }
+        let maxSessions = try maxSessions(args.options["max-sessions"])
         let view = LiveView(
             every: try interval(args.options["every"]), window: try window(args.options["window"]), plain: args.flag("plain"),
             ascii: args.flag("ascii"))
@@ -90,7 +110,7 @@ enum LiveCommand: Subcommand {
         for url in args.positionals where !(url.hasPrefix("net://") || url.hasPrefix("net4://") || url.hasPrefix("net6://")) {
             throw CLIError.usage("\(url) is not a live URL (net://HOST[:PORT]/host/HOSTNAME/SESSION)")
         }
-        let urls = try sessions(args.positionals)
+        let urls = try sessions(args.positionals, max: maxSessions)
         let title =
             "trace-view live " + (urls.count == 1 ? String(urls[0].split(separator: "/").last ?? "") : "\(urls.count) sessions")
         if let tag = args.options["tag"], tag.isEmpty { throw CLIError.usage("--tag needs a tag") }
@@ -101,25 +121,35 @@ enum LiveCommand: Subcommand {
     }
 
     /// Each URL's sessions: a session's URL itself, a relay daemon's URL every session it offers.
-    static func sessions(_ urls: [String]) throws -> [String] {
+    /// A relay daemon's URL gives at most `max` of its sessions (each is a reader child), and
+    /// says how many it leaves out.
+    static func sessions(_ urls: [String], max: Int) throws -> [String] {
         var out: [String] = []
         for url in urls {
             if url.contains("/host/") {
                 out.append(url)
                 continue
             }
-            let offered: [CTFTraceReader.LiveSession]
-            do {
-                offered = try CTFTraceReader.liveSessions(url: url)
-            } catch {
-                throw CLIError.data("\(error)")
-            }
+            let offered = try LiveListing.sessions(url: url)
             guard !offered.isEmpty else { throw CLIError.data("no live sessions at \(url)") }
-            out += offered.map(\.url)
+            if offered.count > max {
+                Terminal.error(
+                    "trace-view: reading \(max) of the \(offered.count) sessions \(url) offers (--max-sessions \(max)); "
+                        + "name the sessions' URLs (live --list \(url)) or raise --max-sessions")
+            }
+            out += offered.prefix(max).map(\.url)
         }
         // The same session named twice is read once.
         var seen = Set<String>()
         return out.filter { seen.insert($0).inserted }
+    }
+
+    static func maxSessions(_ value: String?) throws -> Int {
+        guard let value else { return 8 }
+        guard let n = Int(value), n >= 1, n <= 64 else {
+            throw CLIError.usage("--max-sessions takes 1 to 64, not \(value)")
+        }
+        return n
     }
 
     static func interval(_ value: String?) throws -> Double {
@@ -139,12 +169,7 @@ enum LiveCommand: Subcommand {
     }
 
     static func list(_ url: String) throws {
-        let sessions: [CTFTraceReader.LiveSession]
-        do {
-            sessions = try CTFTraceReader.liveSessions(url: url)
-        } catch {
-            throw CLIError.data("\(error)")
-        }
+        let sessions = try LiveListing.sessions(url: url)
         guard !sessions.isEmpty else { return Terminal.print(["no live sessions at \(url)"]) }
         Terminal.print(
             sessions.map { "\($0.url)  (host \($0.hostname), \($0.streams) streams, \($0.clients) readers connected)" })

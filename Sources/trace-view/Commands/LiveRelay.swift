@@ -70,13 +70,13 @@ struct LiveRelay {
     func awaitReader(session: String, ended: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(Self.attachTimeout)
         while true {
-            let sessions = (try? CTFTraceReader.liveSessions(url: "net://127.0.0.1:\(livePort)")) ?? []
+            let sessions = (try? LiveListing.sessions(url: "net://127.0.0.1:\(livePort)")) ?? []
             if sessions.contains(where: { $0.name == session && $0.clients > 0 }) { return }
             guard !ended() else { throw CLIError.data("the live reader of \(session) ended before it attached") }
             guard Date() < deadline else {
                 throw CLIError.data("no live reader attached to \(session) within \(Int(Self.attachTimeout)) s")
             }
-            usleep(20_000)
+            usleep(100_000)
         }
     }
 

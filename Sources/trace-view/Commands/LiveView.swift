@@ -1,4 +1,5 @@
 import Dispatch
+import Transduce
 import TransduceTrace
 
 /// What `trace-view live` shows of a ``LiveFeed`` while it is read: on a terminal the browser
@@ -57,9 +58,14 @@ struct LiveView {
             let ticks = DispatchQueue(label: "trace-view.live.plain")
             let timer = DispatchSource.makeTimerSource(queue: ticks)
             timer.schedule(deadline: .now() + every, repeating: every)
+            let started = MonotonicClock.now()
             timer.setEventHandler {
                 let now = feed.snapshot()
-                guard now.window.tally.events > 0 else { return }
+                guard now.window.tally.events > 0 else {
+                    // Nothing yet: say so, so that a silent relay daemon is not a silent view.
+                    let waited = Double(MonotonicClock.now() &- started) / 1e9
+                    return Terminal.print([Self.waiting(sessions: urls.count, for: waited)])
+                }
                 Terminal.print([Self.line(now.window.tally), Self.recent(BrowserData(trace: now.trace))])
             }
             timer.resume()
@@ -79,12 +85,16 @@ struct LiveView {
         }
         // A reader the user stopped says only that it was stopped.
         if !quitEarly {
+            let failures = endings.compactMap(\.failure)
             for ending in endings {
                 for note in ending.notes.prefix(20) { Terminal.error("trace-view: note: \(note)") }
-                if let failure = ending.failure {
-                    guard urls.count > 1 else { throw CLIError.data(failure) }
-                    Terminal.error("trace-view: \(failure)")
-                }
+                if let failure = ending.failure, urls.count > 1 { Terminal.error("trace-view: \(failure)") }
+            }
+            // A session that could not be read, or whose reader stopped, fails the view (exit 65),
+            // whatever the others showed.
+            if failures.count == 1 && urls.count == 1 { throw CLIError.data(failures[0]) }
+            if !failures.isEmpty {
+                throw CLIError.data("\(failures.count) of the \(urls.count) sessions could not be read to their end")
             }
         }
         return Watched(tally: tally, quit: quitEarly)
@@ -111,6 +121,12 @@ struct LiveView {
         "request p99 \(formatDuration(tally.requestLatencies.percentile(0.99), ascii: ascii)), "
             + "gate wait p99 \(formatDuration(tally.gateWaits.percentile(0.99), ascii: ascii)), "
             + "longest hold \(formatDuration(tally.longestHold, ascii: ascii))"
+    }
+
+    /// The plain line while no event has come: what the view waits for, and for how long.
+    static func waiting(sessions: Int, for seconds: Double) -> String {
+        "live: waiting for the relay daemon, no event yet from "
+            + (sessions == 1 ? "the session" : "\(sessions) sessions") + ", \(Int(seconds)) s"
     }
 
     /// One plain line of running totals, after `prefix` (the last one says how the watch ended).

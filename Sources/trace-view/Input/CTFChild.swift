@@ -66,11 +66,13 @@ enum CTFChild {
 
     /// The child's whole life: read `path`, stream it to standard output, exit.
     static func run(_ arguments: [String]) -> Never {
+        // `--list URL`: the sessions a relay daemon offers (``LiveListing``).
+        let listing = arguments.first == "--list"
         // `--live URL [TAG]`: an LTTng live session, streamed as it arrives.
         let live = arguments.first == "--live"
-        let arguments = live ? Array(arguments.dropFirst()) : arguments
+        let arguments = live || listing ? Array(arguments.dropFirst()) : arguments
         guard arguments.count == 1 || arguments.count == 2 else {
-            Terminal.error("error: usage: trace-view \(command) [--live] DIR|URL [RECORD-TAG]")
+            Terminal.error("error: usage: trace-view \(command) [--live|--list] DIR|URL [RECORD-TAG]")
             exit(64)
         }
         // Ends with trace-view, even when trace-view is killed outright.
@@ -78,6 +80,9 @@ enum CTFChild {
         let limit = rlim_t(memoryBudgetMB) << 20
         var budget = rlimit(rlim_cur: limit, rlim_max: limit)
         _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &budget)
+        if listing { LiveListing.runChild(url: arguments[0]) }
+        // A relay daemon that stops answering would hold babeltrace2 on its socket forever.
+        if live { LiveBudget.startWatchdog(url: arguments[0]) }
         var encoder = TraceFileEncoder()
         var failed = false
         let sink: ([UInt8]) -> Void = { bytes in
@@ -96,12 +101,14 @@ enum CTFChild {
                 result = try CTFTraceReader.readLive(
                     url: arguments[0], recordTag: tag,
                     idle: {
+                        LiveBudget.progress()
                         encoder.flush(into: sink)
                         return failed  // the parent is gone
                     }
                 ) { event in
                     encoder.append(event, into: sink)
                     count += 1
+                    if count & 255 == 0 { LiveBudget.progress() }
                 }
             } else {
                 result = try CTFTraceReader.read(path: arguments[0], recordTag: tag) { event in
@@ -128,8 +135,11 @@ enum CTFChild {
     /// read nothing at all.
     /// With `live`, `path` is an LTTng live URL, read as it is recorded until the session ends.
     /// `started` is given the child's process id as soon as it runs (to stop it early).
+    /// `memoryMB` is the child's memory budget (``memoryBudgetMB`` by default; several live
+    /// readers share it).
     static func read(
-        path: String, recordTag: String? = nil, live: Bool = false, started: (pid_t) -> Void = { _ in },
+        path: String, recordTag: String? = nil, live: Bool = false, memoryMB: Int? = nil,
+        started: (pid_t) -> Void = { _ in },
         _ body: (TraceEvent) -> Void
     ) throws -> (
         notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool
@@ -140,13 +150,15 @@ enum CTFChild {
         close(descriptor)
         let errors = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         defer { unlink(errors) }
-        // A live session runs as long as it is recorded: no time budget.
+        // A live session runs as long as it is recorded: no time budget (the child's watchdog
+        // ends it when its relay daemon stops answering, ``LiveBudget``).
         let budget = live ? Double.infinity : timeBudget(for: path)
+        let childBudget = memoryMB ?? memoryBudgetMB
         let child: Subprocess.Child
         do {
             child = try Subprocess.start(
                 selfExecutable(), [command] + (live ? ["--live"] : []) + [path] + (recordTag.map { [$0] } ?? []),
-                environment: ["TRANSDUCE_LTTNG": "off"],
+                environment: ["TRANSDUCE_LTTNG": "off", memoryVariable: String(childBudget)],
                 errors: errors)
         } catch {
             throw CLIError.data("\(path): \(error)")
@@ -209,7 +221,7 @@ enum CTFChild {
         } else if status > 128 {
             why =
                 "babeltrace2 failed (signal \(status - 128)): the trace is damaged, or reading it needed more than "
-                + "the \(memoryBudgetMB) MB budget (set \(memoryVariable) for more)"
+                + "the \(childBudget) MB budget (set \(memoryVariable) for more)"
         } else {
             why = "babeltrace2 failed (status \(status))"
         }
@@ -221,7 +233,8 @@ enum CTFChild {
         return (childNotes + ["\(path): \(why); what was read before is shown (\(events) events)"], counts, hosts, true)
     }
 
-    private static func selfExecutable() -> String {
+    /// This program's own executable (the child is this same binary).
+    static func selfExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4_096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return CommandLine.arguments[0] }

@@ -56,8 +56,10 @@ final class LiveFeed: Sendable {
 
     /// Starts reading each of `urls` (live URLs) at once; `recordTag` keeps only the processes of
     /// a `trace-view live -- COMMAND`.
+    /// The readers share ``CTFChild/memoryBudgetMB`` (each has at least 256 MB).
     init(urls: [String], capacity: Int, recordTag: String?) {
         self.urls = urls
+        let memoryMB = max(256, CTFChild.memoryBudgetMB / max(1, urls.count))
         state = Lock(State(window: LiveWindow(capacity: capacity)))
         for url in urls {
             let host = Self.hostName(of: url)
@@ -68,7 +70,7 @@ final class LiveFeed: Sendable {
                 defer { children.withLock { $0.pids.removeAll { $0 == reader } } }
                 do {
                     let result = try CTFChild.read(
-                        path: url, recordTag: recordTag, live: true,
+                        path: url, recordTag: recordTag, live: true, memoryMB: memoryMB,
                         started: { pid in
                             reader = pid
                             children.withLock { if $0.stopped { kill(pid, SIGTERM) } else { $0.pids.append(pid) } }
@@ -101,7 +103,7 @@ final class LiveFeed: Sendable {
     /// that. Asked of the relay daemon only once reading failed.
     static func diagnosed(_ failure: String, url: String) -> String {
         guard let relay = url.range(of: "/host/").map({ String(url[..<$0.lowerBound]) }),
-            let session = try? CTFTraceReader.liveSessions(url: relay).first(where: { $0.url == url }),
+            let session = try? LiveListing.sessions(url: relay).first(where: { $0.url == url }),
             session.clients > 0
         else { return failure }
         return "\(url): this session already has a live viewer (an LTTng relay daemon serves one viewer per "

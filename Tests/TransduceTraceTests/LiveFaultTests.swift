@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `live` against relay daemons that misbehave (``FakeRelay``): every form ends on its own, in
+/// time, with exit 65, a message that says why, a bounded number of readers and bounded memory.
+@Suite struct LiveFaultTests {
+    enum Form: String, CaseIterable, Sendable {
+        /// `live --list net://HOST`
+        case list
+        /// `live net://HOST`: every session it offers
+        case relay
+        /// `live net://HOST/host/H/S`
+        case session
+    }
+
+    static let modes: [FakeRelay.Mode] = [.silent, .connectOnly, .hugeCount, .neverAttach(100), .garbage]
+
+    static var available: Bool { LTTngTools.available && Subprocess.which("lttng-relayd") != nil }
+
+    @Test(.enabled(if: available), .timeLimit(.minutes(3)), arguments: modes, Form.allCases)
+    func aMisbehavingRelayDaemonEndsTheViewInTime(_ mode: FakeRelay.Mode, _ form: Form) throws {
+        let relay = try FakeRelay(mode)
+        defer { relay.stop() }
+        let dir = TemporaryDirectory()
+        let binary = try #require(builtProduct("trace-view"))
+        let target: [String]
+        switch form {
+        case .list: target = ["--list", relay.url]
+        case .relay: target = [relay.url]
+        case .session: target = [relay.sessionURL()]
+        }
+        let timeout = 2.0
+        let arguments = ["live", "--plain", "--every", "0.5", "--timeout", String(Int(timeout))] + target
+        // GNU time gives the peak memory of trace-view and its reaped children.
+        let measured = Subprocess.which("time") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        let started = Date()
+        let run = try Subprocess.run(
+            measured ? "/usr/bin/time" : binary,
+            (measured ? ["-f", "peak-kb %M", "-o", dir.file("time"), binary] : []) + arguments,
+            environment: ["NO_COLOR": "1", "TRANSDUCE_LTTNG": "off"], output: .captureSeparately, timeout: 120)
+        let elapsed = Date().timeIntervalSince(started)
+        let context = "\(mode), \(form): status \(run.status) after \(Int(elapsed)) s\n\(run.output)\(run.errors)"
+        if case .neverAttach(let count) = mode, form == .list {
+            // Listing is all this relay daemon does right, and all --list asks of it.
+            #expect(run.status == 0, "\(context)")
+            #expect(run.output.split(separator: "\n").count == count, "\(context)")
+            return
+        }
+        #expect(run.status == 65, "\(context)")
+        // Each step has `timeout` seconds; a reader's failure is then diagnosed by one listing
+        // more. Generous for a busy machine, far short of a hang.
+        #expect(elapsed < 60, "\(context)")
+        #expect(
+            run.errors.contains("did not answer within \(Int(timeout)) s") || run.errors.contains("cannot")
+                || run.errors.contains("failed"),
+            "\(context)")
+        #expect(!run.errors.contains("\u{1B}") && !run.output.contains("\u{1B}"), "\(context)")
+        if measured {
+            let text = try String(contentsOfFile: dir.file("time"), encoding: .utf8)
+            let kb = text.split(separator: "\n").compactMap { $0.hasPrefix("peak-kb ") ? Int($0.dropFirst(8)) : nil }.last
+            let peak = try #require(kb, "\(text)")
+            #expect(peak < 600_000, "peak \(peak) KB; \(context)")
+        }
+        // One listing, at most --max-sessions (8) readers, and a listing per failed reader.
+        #expect(relay.connections.peak <= 1 + 8 + 8, "\(relay.connections); \(context)")
+        if case .neverAttach = mode, form == .relay {
+            #expect(run.errors.contains("reading 8 of the 100 sessions"), "\(context)")
+        }
+        // The session's reader waits for its relay daemon with the view open: the view says so.
+        if form == .session, case .silent = mode {
+            #expect(run.output.contains("live: waiting for the relay daemon"), "\(context)")
+        }
+    }
+
+    @Test(.enabled(if: available)) func timeoutAndMaxSessionsAreCheckedOptions() throws {
+        let timeout = try traceView(["live", "--timeout", "0", "net://127.0.0.1/host/h/s"])
+        #expect(timeout.status == 64 && timeout.err.contains("--timeout takes seconds"), "\(timeout.err)")
+        let sessions = try traceView(["live", "--max-sessions", "1000", "net://127.0.0.1"])
+        #expect(sessions.status == 64 && sessions.err.contains("--max-sessions takes"), "\(sessions.err)")
+    }
+}
