@@ -284,6 +284,30 @@ extension LTTngTests {
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
         }
 
+        /// The relay daemon of `live -- COMMAND` killed mid-stream: the view fails (exit 65), says
+        /// the kept trace stops where it died, and every view of that trace says so too.
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        func aKilledRelayDaemonIsToldAndMarksTheKeptTrace() async throws {
+            let run = try ServedRun(["--plain", "--every", "0.2"])
+            let deadline = Date().addingTimeInterval(120)
+            _ = try await run.ready(before: deadline)
+            while let line = try await run.lines.next(before: deadline), !line.contains(": 128 events,") {}
+            let relays = try Subprocess.run(
+                "/usr/bin/pgrep", ["-P", String(run.child.pid), "-x", "lttng-relayd"], output: .capture, timeout: 30)
+            let relay = try #require(relays.output.split(separator: "\n").compactMap { Int32($0) }.first, "no relay daemon")
+            #expect(kill(relay, SIGKILL) == 0)
+            while !run.errors.contains("goes on recording") && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            run.endInput()
+            while try await run.lines.next(before: deadline) != nil {}
+            #expect(try run.status() == 65, "\(run.errors)")
+            #expect(run.errors.contains("the relay daemon (lttng-relayd) died while"), "\(run.errors)")
+            for command in ["summary", "tasks", "check"] {
+                let view = try traceView([command, run.output])
+                #expect(view.status == 65, "\(command): \(view.out)\(view.err)")
+                #expect(view.err.contains("incomplete: the relay daemon (lttng-relayd) died"), "\(command): \(view.err)")
+            }
+        }
+
         /// While requests keep coming, the browser's selection stays on the request it was on
         /// (runtime and dispatch), wherever the new rows move it.
         @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(5)))

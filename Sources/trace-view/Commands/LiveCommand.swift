@@ -253,6 +253,15 @@ enum LiveCommand: Subcommand {
                 commandEnded.wait()
                 destroyed = true
             }
+            // The relay daemon is what writes the kept trace: dead before the end, the trace stops
+            // where it died, and says so to every view of it.
+            if relay.ended {
+                let why = "the relay daemon (lttng-relayd) died while \(recording.command) ran: this trace stops where it died"
+                TraceInput.markIncomplete(recording.directory, why: why)
+                throw CLIError.data(
+                    "\(why) (kept in \(recording.output)); "
+                        + ((try? watched.get()) == nil ? "the live view stopped with it" : "the live view saw it end early"))
+            }
             return (command.withLock { $0.status } ?? 1, try watched.get())
         }
         guard watched.tally.events > 0 || watched.quit else {

@@ -26,13 +26,19 @@ struct TraceInput {
     /// For a trace `trace-view record` made: the tag of its command's processes, whose events
     /// alone are read (unless `--all-processes`).
     let recordTag: String?
+    /// For a trace `trace-view record` or `live -- COMMAND` kept: why it stops before its
+    /// command's end (the relay daemon died mid-stream), if it does.
+    let incomplete: String?
 
-    /// The file `trace-view record` leaves in its output directory: `tag=…` and `command=…` lines.
+    /// The file `trace-view record` leaves in its output directory: `tag=…`, `command=…` and,
+    /// when the trace stops early, `incomplete=…` lines.
     static let recordFile = "trace-view-record"
 
     init(path: String, allProcesses: Bool = false) throws {
         self.path = path
-        recordTag = allProcesses || path == "-" ? nil : Self.recordTag(in: path)
+        let record = path == "-" ? [:] : Self.recordFields(in: path)
+        recordTag = allProcesses ? nil : record["tag"]
+        incomplete = record["incomplete"]
         if path == "-" {
             source = DescriptorSource(descriptor: STDIN_FILENO, closes: false)
             kind = Self.kind(of: source!.peek(64))
@@ -69,15 +75,33 @@ struct TraceInput {
         kind = Self.kind(of: source!.peek(64))
     }
 
-    private static func recordTag(in directory: String) -> String? {
-        guard let file = fopen(directory + "/" + recordFile, "rb") else { return nil }
+    /// The `name=value` lines of `directory`'s ``recordFile`` (the first of each name; at most
+    /// 64 lines of 512 bytes are read).
+    private static func recordFields(in directory: String) -> [String: String] {
+        guard let file = fopen(directory + "/" + recordFile, "rb") else { return [:] }
         defer { fclose(file) }
+        var fields: [String: String] = [:]
         var line = [CChar](repeating: 0, count: 512)
-        while fgets(&line, Int32(line.count), file) != nil {
+        var lines = 0
+        while lines < 64, fgets(&line, Int32(line.count), file) != nil {
+            lines += 1
             let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("tag=") { return String(text.dropFirst(4)).trimmingTrailing(where: { $0.isNewline }) }
+            guard let equals = text.firstIndex(of: "=") else { continue }
+            let name = String(text[..<equals])
+            if fields[name] == nil {
+                fields[name] = String(text[text.index(after: equals)...]).trimmingTrailing(where: { $0.isNewline })
+            }
         }
-        return nil
+        return fields
+    }
+
+    /// Records `why` the trace `trace-view record` or `live -- COMMAND` kept in `directory`
+    /// stops early: every view of it then says so, and counts its losses as unknown.
+    static func markIncomplete(_ directory: String, why: String) {
+        guard let file = fopen(directory + "/" + recordFile, "ab") else { return }
+        defer { fclose(file) }
+        let line = "incomplete=" + why.map { $0.isNewline ? " " : String($0) }.joined() + "\n"
+        fputs(line, file)
     }
 
     private static func kind(of head: [UInt8]) -> Kind {
@@ -115,8 +139,8 @@ struct TraceInput {
         case .ctf:
             let (notes, counts, hosts, lossesUnknown) = try CTFChild.read(path: path, recordTag: recordTag, body)
             hostTable.hosts = hosts
-            hostTable.lossesUnknown = lossesUnknown
-            return (notes, counts)
+            hostTable.lossesUnknown = lossesUnknown || incomplete != nil
+            return ((incomplete.map { ["\(path): incomplete: \($0)"] } ?? []) + notes, counts)
         case .binary:
             let reader: TraceFileReader
             do {
