@@ -144,7 +144,8 @@ final class FakeRelay: Sendable {
                     reply.u32(0)  // clients
                     reply.u32(1)  // streams
                     reply.text("fakehost", 64)
-                    reply.text("s\(i)", 255)
+                    // One name that would retitle and clear a terminal printed raw.
+                    reply.text(i == 1 ? "\u{1B}]0;owned\u{7}\u{1B}[2Js1" : "s\(i)", 255)
                 }
             case (8, _):  // CREATE_SESSION: OK
                 reply.u32(1)

@@ -21,6 +21,7 @@ import TraceFuzzHarness
     /// Inputs a real runtime can produce (unusual but well-formed): every command must succeed.
     static let wellFormed: Set<String> = [
         "wrapped-ring-starts-with-leave.jsonl", "task-times-out-of-order-huge-ids.jsonl", "times-near-2-64.jsonl",
+        "hostile-labels.jsonl",
     ]
 
     static let commands: [[String]] = [

@@ -112,6 +112,27 @@ import TransduceTraceCTF
         #expect(restored, "stty -a differs after q")
     }
 
+    /// Hostile and wide labels (``LabelCorpusTests``) in the real terminal: shown escaped, the
+    /// wide ones whole, and the pane's title never set by the OSC one. (The rows' widths are
+    /// checked where they are not already cut by the terminal: ``LabelCorpusTests``, `tui` in a
+    /// pipe.)
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func hostileLabelsDoNotDriveTheTerminal() async throws {
+        let session = Session()
+        defer { session.stop() }
+        try session.start(LabelCorpusTests.corpus)
+        _ = try await session.screen(containing: "\\x1b]0;pwned")
+        try session.keys("Tab")
+        let tasks = try await session.screen(containing: "[Tasks]")
+        #expect(tasks.contains("注文を読"), "\(tasks)")
+        let paneTitle = try session.tmux(["display-message", "-p", "-t", "ui", "#{pane_title}"])
+        #expect(!paneTitle.contains("pwned"), "the pane's title was set: \(paneTitle)")
+        try session.keys("q")
+        let (status, restored) = try await session.ended()
+        #expect(status == 0)
+        #expect(restored)
+    }
+
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
     func ctrlCQuitsAndPutsTheTerminalBack() async throws {
         let session = Session()

@@ -120,11 +120,11 @@ public enum SequenceExport {
         return (lanes, ids, messages)
     }
 
-    /// One line, control characters replaced (a label can hold any; they would reach whoever
-    /// prints the file).
+    /// One line, control and bidi characters replaced (a label can hold any; they would reach
+    /// whoever prints the file, and a right-to-left override would reorder the diagram's text).
     static func oneLine(_ c: Character) -> Character? {
         if c == "\n" || c == "\r" { return " " }
-        if c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "?" }
+        if c.unicodeScalars.contains(where: isUnsafeForTerminal) { return "?" }
         return nil
     }
 

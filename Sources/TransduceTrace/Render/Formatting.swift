@@ -34,10 +34,11 @@ package func format(_ value: Double, decimals: Int) -> String {
     return text
 }
 
-/// Pads or cuts `text` to `width` display columns (one column per character).
+/// Pads or cuts `text` to `width` display columns (``StringProtocol/displayColumns``).
 package func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-    let count = text.count
-    if count >= width { return String(text.prefix(width)) }
+    let count = text.displayColumns
+    if count > width { return pad(text.prefix(columns: width), width, right: right) }
+    if count == width { return text }
     let fill = String(repeating: " ", count: width - count)
     return right ? fill + text : text + fill
 }

@@ -33,7 +33,7 @@ public struct RenderOptions: Sendable {
     var ellipsis: String { ascii ? "~" : "…" }
 
     /// The colours renderers use, as ANSI SGR codes.
-    public enum Tint: String, Sendable {
+    public enum Tint: String, Sendable, CaseIterable {
         /// Dispatches (cyan).
         case dispatch = "36"
         /// The gate: cycles entering and leaving (yellow).
@@ -50,12 +50,13 @@ public struct RenderOptions: Sendable {
         case bold = "1"
     }
 
-    /// `line` cut to the width (`…` at the cut), counting characters but not colour sequences;
-    /// whole when ``cuts`` is off.
+    /// `line` as the terminal will show it (trace text escaped, see
+    /// ``escapingControls(_:keepingColour:)``; pure ASCII with ``ascii``), cut to the width in
+    /// display columns (`…` at the cut; colour sequences take none); whole when ``cuts`` is off.
     public func fit(_ line: String) -> String {
         // Control characters count as the escapes the terminal output will show for them.
-        let line = escapingControls(line)
-        guard cuts, line.count > width, Self.visibleCount(line) > width else { return line }
+        let line = ascii ? escapingNonASCII(line, keepingColour: color) : escapingControls(line, keepingColour: color)
+        guard cuts, line.utf8.count > width, line.displayColumns > width else { return line }
         var out = ""
         var visible = 0
         var escape = false
@@ -72,30 +73,15 @@ public struct RenderOptions: Sendable {
                 out.append(c)
                 continue
             }
-            if visible == width - 1 {
+            let w = c.displayColumns
+            if visible + w > width - 1 {
                 out += ellipsis
                 return painted ? out + "\u{1B}[0m" : out
             }
             out.append(c)
-            visible += 1
+            visible += w
         }
         return out
-    }
-
-    /// Characters of `line` outside colour sequences (`ESC [ … m`).
-    static func visibleCount(_ line: String) -> Int {
-        var count = 0
-        var escape = false
-        for c in line {
-            if escape {
-                if c == "m" { escape = false }
-            } else if c == "\u{1B}" {
-                escape = true
-            } else {
-                count += 1
-            }
-        }
-        return count
     }
 
     /// `text` in `tint` when ``color`` is on; otherwise `text` unchanged.

@@ -113,8 +113,8 @@ public struct SequenceDiagram: Sendable {
             } else if !taken.isEmpty {
                 emit(laneChange(layout, owners: owners, changed: taken))
             }
-            interaction.label = Self.printable(interaction.label)
-            interaction.note = Self.printable(interaction.note)
+            interaction.label = printable(interaction.label)
+            interaction.note = printable(interaction.note)
             emit(draw(interaction, runtime: index.events[i].runtimeKey, lanes: lanes, origin: origin, layout: layout))
             // Lanes of tasks whose last row this was.
             for p in [interaction.from, interaction.to] {
@@ -128,8 +128,50 @@ public struct SequenceDiagram: Sendable {
     }
 
     /// A label as one line of printable characters (labels come from the traced program): control
-    /// characters escaped as the terminal output escapes them, before the layout counts them.
-    static func printable(_ text: String) -> String { escapingControls(text, keepingColour: false) }
+    /// characters escaped as the terminal output escapes them (everything but ASCII too with
+    /// `--ascii`), before the layout counts them.
+    func printable(_ text: String) -> String {
+        options.ascii ? escapingNonASCII(text, keepingColour: false) : escapingControls(text, keepingColour: false)
+    }
+
+    /// The second column of a wide character in a row's cells (never printed).
+    private static let wideFiller: Character = "\u{0}"
+
+    /// `text` as a row's cells, one per column: a wide character (CJK, emoji) takes its cell and
+    /// a ``wideFiller`` for each further column.
+    private func cells(_ text: String) -> [Character] {
+        var out: [Character] = []
+        out.reserveCapacity(text.count)
+        for c in text {
+            out.append(c)
+            let w = c.displayColumns
+            if w > 1 { out += repeatElement(Self.wideFiller, count: w - 1) }
+        }
+        return out
+    }
+
+    /// A row's cells as text: each wide character with its fillers; part of a wide character
+    /// that another write cut becomes spaces, so the row keeps its columns.
+    private func text(_ line: [Character]) -> String {
+        var out = ""
+        var i = 0
+        while i < line.count {
+            let c = line[i]
+            let w = c == Self.wideFiller ? 1 : c.displayColumns
+            if c == Self.wideFiller {
+                out.append(" ")
+            } else if w > 1 {
+                let end = min(line.count, i + w)
+                let whole = end == i + w && line[(i + 1)..<end].allSatisfy { $0 == Self.wideFiller }
+                out += whole ? String(c) : " "
+                if whole { i += w - 1 }
+            } else {
+                out.append(c)
+            }
+            i += 1
+        }
+        return out
+    }
 
     private func header(_ layout: Layout, owners: [Participant?]) -> String {
         var line = Array(repeating: Character(" "), count: layout.width)
@@ -141,7 +183,7 @@ public struct SequenceDiagram: Sendable {
             guard let p else { continue }
             title(index.title(of: p), lane: lane, layout: layout, in: &line)
         }
-        return options.paint(String(line).trimmingTrailing(), .bold)
+        return options.paint(text(line).trimmingTrailing(), .bold)
     }
 
     /// A row naming the tasks that now own the lanes in `changed`.
@@ -152,27 +194,28 @@ public struct SequenceDiagram: Sendable {
             guard let p = owners[lane] else { continue }
             title(index.title(of: p), lane: lane, layout: layout, in: &line)
         }
-        return options.paint(String(line).trimmingTrailing(), .bold)
+        return options.paint(text(line).trimmingTrailing(), .bold)
     }
 
     /// A lane's title, centred on its lifeline within its column.
     private func title(_ text: String, lane: Int, layout: Layout, in line: inout [Character]) {
+        let text = printable(text)
         let start = layout.margin + lane * layout.columnWidth
         let room = min(layout.columnWidth - 1, layout.width - start)
         guard room > 0 else { return }
-        if !options.cuts, text.count > room {
+        if !options.cuts, text.displayColumns > room {
             // Whole, from its column on, over the lifelines to its right in this title row.
-            return place(Array(text), at: start, in: &line)
+            return place(cells(text), at: start, in: &line)
         }
-        let cut = Array(fit(text, room))
+        let cut = cells(fit(text, room))
         place(cut, at: start + (room - cut.count) / 2, in: &line, limit: start + room)
     }
 
-    /// `text` cut to `width` characters, with `…` when it was longer.
+    /// `text` cut to `width` display columns, with `…` when it was longer.
     private func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
-        guard text.count > width else { return text }
-        return String(text.prefix(width - 1)) + options.ellipsis
+        guard text.displayColumns > width else { return text }
+        return text.prefix(columns: width - 1) + options.ellipsis
     }
 
     /// Writes `text` from `start`, up to (not including) `limit`; without a limit, past the
@@ -201,32 +244,32 @@ public struct SequenceDiagram: Sendable {
             : "-" + format(Double(origin - interaction.time) / 1_000_000, decimals: 3)
         place(Array(pad(fit(ms, Self.timeWidth), Self.timeWidth, right: true)), at: 0, in: &line)
         if layout.runtimeWidth > 0 {
-            place(Array(fit(RuntimeKey.name(runtime), layout.runtimeWidth)), at: Self.Layout.timeAndGap, in: &line)
+            place(cells(fit(RuntimeKey.name(runtime), layout.runtimeWidth)), at: Self.Layout.timeAndGap, in: &line)
         }
-        place(Array(fit(interaction.note, layout.noteWidth)), at: layout.noteStart, in: &line)
+        place(cells(fit(interaction.note, layout.noteWidth)), at: layout.noteStart, in: &line)
         // A task without a lane of its own is drawn on `tasks`, named in the label.
         var from = interaction.from
         var to = interaction.to
         var label = interaction.label
         for p in [from, to] where lanes[p] == nil {
-            label = "\(index.title(of: p)) \(label)"
+            label = "\(printable(index.title(of: p))) \(label)"
         }
         if lanes[from] == nil { from = .tasks }
         if lanes[to] == nil { to = .tasks }
         if interaction.style == .banner {
             let start = layout.margin - 1
             place(Array(repeating: options.horizontal, count: lineWidth - start), at: start, in: &line)
-            place(Array(" " + fit(label, width - start - 4) + " "), at: start + 1, in: &line)
+            place(cells(" " + fit(label, width - start - 4) + " "), at: start + 1, in: &line)
         } else if from == to {
             // Right of its lifeline; or left of it when only that side has room.
             let x = layout.position(lanes[from]!)
             let after = width - x - 2
             let before = x - 1 - layout.margin
-            if label.count <= after || after >= before {
-                place(Array(" " + fit(label, after)), at: x + 1, in: &line)
+            if label.displayColumns <= after || after >= before {
+                place(cells(" " + fit(label, after)), at: x + 1, in: &line)
             } else {
                 let text = fit(label, before)
-                place(Array(text + " "), at: x - 1 - text.count, in: &line)
+                place(cells(text + " "), at: x - 1 - text.displayColumns, in: &line)
             }
         } else {
             let (pf, pt) = (layout.position(lanes[from]!), layout.position(lanes[to]!))
@@ -239,21 +282,22 @@ public struct SequenceDiagram: Sendable {
             let inside = b - a - 3
             let after = width - (b + 2)
             let before = a - 1 - layout.margin
-            if label.count <= inside {
-                place(Array(label), at: a + 2 + (inside - label.count) / 2, in: &line)
-            } else if label.count <= after {
-                place(Array(label), at: b + 2, in: &line)
-            } else if label.count <= before {
-                place(Array(label), at: a - 1 - label.count, in: &line)
+            let columns = label.displayColumns
+            if columns <= inside {
+                place(cells(label), at: a + 2 + (inside - columns) / 2, in: &line)
+            } else if columns <= after {
+                place(cells(label), at: b + 2, in: &line)
+            } else if columns <= before {
+                place(cells(label), at: a - 1 - columns, in: &line)
             } else if inside >= after && inside >= before, inside > 1 {
-                place(Array(fit(label, inside)), at: a + 2, in: &line)
+                place(cells(fit(label, inside)), at: a + 2, in: &line)
             } else if after >= before, after > 1 {
-                place(Array(fit(label, after)), at: b + 2, in: &line)
+                place(cells(fit(label, after)), at: b + 2, in: &line)
             } else if before > 1 {
-                place(Array(fit(label, before)), at: layout.margin, in: &line)
+                place(cells(fit(label, before)), at: layout.margin, in: &line)
             }
         }
-        let text = String(line).trimmingTrailing()
+        let text = text(line).trimmingTrailing()
         guard options.color else { return text }
         let tint: RenderOptions.Tint =
             switch interaction.style {

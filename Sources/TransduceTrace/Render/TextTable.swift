@@ -24,12 +24,21 @@ package struct TextTable: Sendable {
 
     /// Adds a row; control characters in its cells are escaped first, so the layout counts what
     /// will be printed.
-    package mutating func append(_ row: [String]) { rows.append(row.map { escapingControls($0, keepingColour: false) }) }
+    package mutating func append(_ row: [String]) {
+        rows.append(row.map { escapingControls($0, keepingColour: false) })
+    }
+
+    /// The rows as `options` will show them: pure ASCII with ``RenderOptions/ascii`` (escapes
+    /// are wider than what they stand for, so the layout counts them).
+    private func shown(_ options: RenderOptions) -> [[String]] {
+        options.ascii ? rows.map { $0.map { escapingNonASCII($0, keepingColour: false) } } : rows
+    }
 
     /// The column widths at `width` (each as wide as its widest cell when `cuts` is false).
-    func widths(_ width: Int, cuts: Bool = true) -> [Int] {
+    func widths(_ width: Int, cuts: Bool = true, rows: [[String]]? = nil) -> [Int] {
+        let rows = rows ?? self.rows
         var widths = columns.indices.map { c in
-            rows.reduce(columns[c].title.count) { max($0, c < $1.count ? $1[c].count : 0) }
+            rows.reduce(columns[c].title.displayColumns) { max($0, c < $1.count ? $1[c].displayColumns : 0) }
         }
         let room = cuts ? width - indent - 2 * (columns.count - 1) : Int.max
         // The widest column gives up a character at a time, down to its minimum.
@@ -44,12 +53,13 @@ package struct TextTable: Sendable {
 
     /// The header and rows, each at most `options.width` wide.
     package func render(options: RenderOptions) -> [String] {
-        let widths = widths(options.width, cuts: options.cuts)
+        let rows = shown(options)
+        let widths = widths(options.width, cuts: options.cuts, rows: rows)
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for (c, w) in widths.enumerated() {
                 let cell = c < cells.count ? cells[c] : ""
-                let cut = cell.count > w ? String(cell.prefix(max(0, w - 1))) + (w > 0 ? options.ellipsis : "") : cell
+                let cut = cell.displayColumns > w ? cell.prefix(columns: max(0, w - 1)) + (w > 0 ? options.ellipsis : "") : cell
                 parts.append(c == widths.count - 1 && !columns[c].alignRight ? cut : pad(cut, w, right: columns[c].alignRight))
             }
             return options.fit(String(repeating: " ", count: indent) + parts.joined(separator: "  ")).trimmingTrailing()

@@ -1,10 +1,15 @@
+import TransduceTrace
+
 /// Lines written to standard output as they come, in 64 KB writes (so `| head` sees the first
-/// lines of a long diagram at once). Control characters in them are escaped.
+/// lines of a long diagram at once), drawn as `options` say (``Terminal/print(_:options:)``).
 struct OutputStream {
+    let options: RenderOptions
     private var buffer = ""
 
+    init(options: RenderOptions) { self.options = options }
+
     mutating func line(_ text: String) {
-        buffer += Terminal.escapingControls(text)
+        buffer += escapingControls(options.fit(text), keepingColour: options.color)
         buffer += "\n"
         if buffer.utf8.count > 1 << 16 { flush() }
     }

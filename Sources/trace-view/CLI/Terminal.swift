@@ -51,10 +51,19 @@ enum Terminal {
         return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: color, cuts: cuts)
     }
 
-    static func print(_ lines: [String]) {
+    /// Prints `lines` that hold no colour of trace-view's own: every control character in them
+    /// (an escape sequence from a label included) is shown as an escape.
+    static func print(_ lines: [String]) { print(lines, colour: false) }
+
+    /// Prints a renderer's `lines` as `options` draw them: fitted to the width by display columns
+    /// (``RenderOptions/fit(_:)``), pure ASCII with `--ascii`, and only the renderers' own
+    /// colour sequences kept, when colour is on.
+    static func print(_ lines: [String], options: RenderOptions) { print(lines.map(options.fit), colour: options.color) }
+
+    private static func print(_ lines: [String], colour: Bool) {
         var out = ""
         for line in lines {
-            out += escapingControls(line)
+            out += TransduceTrace.escapingControls(line, keepingColour: colour)
             out += "\n"
             if out.utf8.count > 1 << 16 {
                 write(out)
@@ -63,10 +72,6 @@ enum Terminal {
         }
         write(out)
     }
-
-    /// `line` with every control character shown as an escape, colour sequences kept (see
-    /// ``TransduceTrace/escapingControls(_:)``).
-    static func escapingControls(_ line: String) -> String { TransduceTrace.escapingControls(line) }
 
     static func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -84,8 +89,13 @@ enum Terminal {
         _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
+    /// Writes `text` and a newline to standard error, every control character in it (but its
+    /// newlines) shown as an escape: messages quote values from the user, the trace and the
+    /// network, which must not drive the terminal.
     static func error(_ text: String) {
-        var bytes = Array((text + "\n").utf8)
+        let safe = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TransduceTrace.escapingControls(String($0), keepingColour: false) }.joined(separator: "\n")
+        var bytes = Array((safe + "\n").utf8)
         _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

@@ -49,7 +49,7 @@ enum CheckCommand: Subcommand {
         let report = InvariantReport(trace, complete: complete)
         let format = try TableFormat(args)
         if format == .text {
-            Terminal.print(report.render(options: options))
+            Terminal.print(report.render(options: options), options: options)
         } else {
             table.print(
                 report.violations.map { v in

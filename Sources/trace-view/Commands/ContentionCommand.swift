@@ -34,7 +34,7 @@ enum ContentionCommand: Subcommand {
         try selection.check()
         let format = try TableFormat(args)
         if format == .text {
-            Terminal.print(report.render(options: options))
+            Terminal.print(report.render(options: options), options: options)
         } else {
             let labels = Set(report.holdByLabel.keys).union(report.requestTails.keys).sorted {
                 (report.holdByLabel[$0]?.total ?? 0, $1) > (report.holdByLabel[$1]?.total ?? 0, $0)
@@ -49,7 +49,7 @@ enum ContentionCommand: Subcommand {
                         tail.map { .number($0.p99.value) } ?? .null, tail.map { .bool($0.p99.exact) } ?? .null,
                     ]
                 }, format: format)
-            for w in report.warnings { Terminal.error("trace-view: warning: " + escapingControls(w.message)) }
+            for w in report.warnings { Terminal.error("trace-view: warning: " + w.message) }
         }
         try finish(notes: notes)
     }

@@ -49,6 +49,6 @@ enum DemoCommand: Subcommand {
             lines.append(
                 "(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|check|export FILE)")
         }
-        Terminal.print(lines.map(options.fit))
+        Terminal.print(lines, options: options)
     }
 }

@@ -49,7 +49,7 @@ enum SequenceCommand: Subcommand {
         let indices =
             (request.map { index.requestLifecycle(runtime: $0.runtime, dispatch: $0.dispatch) }
             ?? Array(events.indices)).filter { window.contains(events[$0].time) }
-        var out = OutputStream()
+        var out = OutputStream(options: options)
         // Progress while drawing only when the diagram is not going to the same terminal.
         let drawing = isatty(STDOUT_FILENO) == 0 ? progress : nil
         SequenceDiagram(index: index, options: options, origin: start).render(

@@ -60,7 +60,7 @@ enum SlowCommand: Subcommand {
         if args.flag("json") {
             Terminal.print(slow.json())
         } else if format == .text {
-            Terminal.print(slow.render(options: options))
+            Terminal.print(slow.render(options: options), options: options)
         } else {
             table.print(
                 slow.shown.map { b in

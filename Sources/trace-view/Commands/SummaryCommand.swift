@@ -37,7 +37,7 @@ enum SummaryCommand: Subcommand {
         report.notes = notes
         let format = try TableFormat(args)
         if format == .text {
-            Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"])
+            Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"], options: options)
         } else {
             table.print(
                 report.runtimeOrder.map { key in

@@ -37,7 +37,7 @@ enum TasksCommand: Subcommand {
         let format = try TableFormat(args)
         let report = TaskReport(index: TraceIndex(events), lost: lost, lossesUnknown: input.lossesUnknown)
         if format == .text {
-            Terminal.print(report.render(options: options))
+            Terminal.print(report.render(options: options), options: options)
         } else {
             table.print(
                 report.rows.map { r in
@@ -47,7 +47,7 @@ enum TasksCommand: Subcommand {
                         r.replacedBy == 0 ? .null : .number(r.replacedBy), .numbers(r.joinedBy),
                     ]
                 }, format: format)
-            for w in report.warnings { Terminal.error("trace-view: warning: " + escapingControls(w.message)) }
+            for w in report.warnings { Terminal.error("trace-view: warning: " + w.message) }
         }
         try finish(notes: notes)
     }

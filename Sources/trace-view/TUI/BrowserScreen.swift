@@ -170,13 +170,24 @@ struct BrowserScreen {
 
     private func columns(_ values: [String], _ widths: [Int]) -> String {
         zip(values, widths).map { value, width in
-            let cut = value.count > width - 1 ? String(value.prefix(width - 2)) + "~" : value
-            return cut + String(repeating: " ", count: max(0, width - cut.count))
+            let value = shown(value)
+            let cut = value.displayColumns > width - 1 ? value.prefix(columns: width - 2) + "~" : value
+            return cut + String(repeating: " ", count: max(0, width - cut.displayColumns))
         }.joined()
     }
 
-    /// `line`, cut or padded to exactly `width` characters.
+    /// `text` as the screen shows it: trace text escaped (``escapingControls(_:keepingColour:)``),
+    /// pure ASCII with ``ascii``.
+    private func shown(_ text: String) -> String {
+        ascii ? escapingNonASCII(text, keepingColour: false) : escapingControls(text, keepingColour: false)
+    }
+
+    /// `line`, cut or padded to exactly `width` display columns.
     private func fit(_ line: String) -> String {
-        line.count > width ? String(line.prefix(width)) : line + String(repeating: " ", count: width - line.count)
+        let line = shown(line)
+        let columns = line.displayColumns
+        if columns <= width { return line + String(repeating: " ", count: width - columns) }
+        let cut = line.prefix(columns: width)
+        return cut + String(repeating: " ", count: width - cut.displayColumns)
     }
 }
