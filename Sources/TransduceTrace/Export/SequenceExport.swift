@@ -29,48 +29,73 @@ public enum SequenceExport {
         var isLocal: Bool { from == to }
     }
 
+    /// The most characters of a message's text in an exported diagram; a longer one is cut,
+    /// ending with `…` (a label can be 64 KiB: repeated on every arrow it made diagrams of
+    /// gigabytes that no renderer draws).
+    public static let maxTextCharacters = 200
+
     /// A Mermaid `sequenceDiagram` of the events at `indices` of `index` (in order), one line each.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (lanes, ids, messages) = prepare(index: index, indices: indices, maxTasks: maxTasks)
-        var lines = ["sequenceDiagram"]
+        var lines: [String] = []
+        mermaid(index: index, indices: indices, maxTasks: maxTasks) { lines.append($0) }
+        return lines
+    }
+
+    /// ``mermaid(index:indices:maxTasks:)`` line by line to `emit`, holding no more than one
+    /// line: the participants first (from a first pass over `indices`), then the arrows.
+    public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12, _ emit: (String) -> Void) {
+        let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
+        emit("sequenceDiagram")
         for lane in lanes {
-            lines.append("    participant \(ids[lane]!) as \(mermaidText(title(of: lane, in: index)))")
+            emit("    participant \(ids[lane]!) as \(mermaidText(cut(title(of: lane, in: index))))")
         }
-        for m in messages {
-            let text = mermaidText(m.text)
+        forEachMessage(index: index, indices: indices, ids: ids, several: several) { m in
+            let text = mermaidText(cut(m.text))
             if m.style == .banner {
                 let runtime = m.from.runtime
-                lines.append(
+                emit(
                     "    Note over \(ids[Lane(runtime: runtime, participant: .caller)]!),\(ids[Lane(runtime: runtime, participant: .tasks)]!): \(text)"
                 )
             } else if m.isLocal {
-                lines.append("    Note right of \(ids[m.from]!): \(text)")
+                emit("    Note right of \(ids[m.from]!): \(text)")
             } else {
-                lines.append("    \(ids[m.from]!)->>\(ids[m.to]!): \(text)")
+                emit("    \(ids[m.from]!)->>\(ids[m.to]!): \(text)")
             }
         }
-        return lines
     }
 
     /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        let (lanes, ids, messages) = prepare(index: index, indices: indices, maxTasks: maxTasks)
-        var lines = ["@startuml"]
+        var lines: [String] = []
+        plantUML(index: index, indices: indices, maxTasks: maxTasks) { lines.append($0) }
+        return lines
+    }
+
+    /// ``plantUML(index:indices:maxTasks:)`` line by line to `emit`, as
+    /// ``mermaid(index:indices:maxTasks:_:)`` streams.
+    public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12, _ emit: (String) -> Void) {
+        let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
+        emit("@startuml")
         for lane in lanes {
-            lines.append("participant \"\(plantUMLText(title(of: lane, in: index), quoted: true))\" as \(ids[lane]!)")
+            emit("participant \"\(plantUMLText(cut(title(of: lane, in: index)), quoted: true))\" as \(ids[lane]!)")
         }
-        for m in messages {
-            let text = plantUMLText(m.text, quoted: false)
+        forEachMessage(index: index, indices: indices, ids: ids, several: several) { m in
+            let text = plantUMLText(cut(m.text), quoted: false)
             if m.style == .banner {
-                lines.append("== \(text) ==")
+                emit("== \(text) ==")
             } else if m.isLocal {
-                lines.append("note right of \(ids[m.from]!) : \(text)")
+                emit("note right of \(ids[m.from]!) : \(text)")
             } else {
-                lines.append("\(ids[m.from]!) -> \(ids[m.to]!) : \(text)")
+                emit("\(ids[m.from]!) -> \(ids[m.to]!) : \(text)")
             }
         }
-        lines.append("@enduml")
-        return lines
+        emit("@enduml")
+    }
+
+    /// `text` cut to ``maxTextCharacters``.
+    static func cut(_ text: String) -> String {
+        guard text.utf8.count > maxTextCharacters, text.count > maxTextCharacters else { return text }
+        return String(text.prefix(maxTextCharacters - 1)) + "…"
     }
 
     /// A lane's name: its lifeline's, with its runtime when the diagram has several.
@@ -80,9 +105,9 @@ public enum SequenceExport {
     }
 
     /// Lanes in order (each runtime's caller, gate, transduce and tasks when it first appears,
-    /// task instances as they appear), their ids (`P0`…), and the messages, with overflow tasks
-    /// folded into their runtime's `tasks` (named in the label).
-    static func prepare(index: TraceIndex, indices: [Int], maxTasks: Int) -> ([Lane], [Lane: String], [Message]) {
+    /// task instances as they appear, at most `maxTasks`), their ids (`P0`…), and whether the
+    /// diagram has several runtimes.
+    static func declare(index: TraceIndex, indices: [Int], maxTasks: Int) -> ([Lane], [Lane: String], Bool) {
         var runtimes = Set<UInt64>()
         for i in indices where runtimes.count < 2 { runtimes.insert(index.events[i].runtimeKey) }
         let several = runtimes.count > 1
@@ -96,7 +121,6 @@ public enum SequenceExport {
         if !several {
             for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: 0, participant: p)) }
         }
-        var messages: [Message] = []
         for i in indices {
             let e = index.events[i]
             guard let interaction = index.interaction(for: e) else { continue }
@@ -104,20 +128,33 @@ public enum SequenceExport {
             if ids[Lane(runtime: runtime, participant: .caller)] == nil {
                 for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: runtime, participant: p)) }
             }
+            for p in [interaction.from, interaction.to]
+            where ids[Lane(runtime: runtime, participant: p)] == nil && tasks < maxTasks {
+                declare(Lane(runtime: runtime, participant: p))
+                tasks += 1
+            }
+        }
+        return (lanes, ids, several)
+    }
+
+    /// The messages of the events at `indices`, in order, on the lanes `declare` gave: a task
+    /// without a lane of its own is drawn on its runtime's `tasks`, named in the text.
+    static func forEachMessage(
+        index: TraceIndex, indices: [Int], ids: [Lane: String], several: Bool, _ body: (Message) -> Void
+    ) {
+        for i in indices {
+            let e = index.events[i]
+            guard let interaction = index.interaction(for: e) else { continue }
+            let runtime = several ? e.runtimeKey : 0
             var from = Lane(runtime: runtime, participant: interaction.from)
             var to = Lane(runtime: runtime, participant: interaction.to)
             var label = interaction.label
-            for lane in [from, to] where ids[lane] == nil && tasks < maxTasks {
-                declare(lane)
-                tasks += 1
-            }
             for lane in [from, to] where ids[lane] == nil { label = "\(index.title(of: lane.participant)) \(label)" }
             if ids[from] == nil { from = Lane(runtime: runtime, participant: .tasks) }
             if ids[to] == nil { to = Lane(runtime: runtime, participant: .tasks) }
             let text = label + (interaction.note.isEmpty ? "" : " [\(interaction.note)]")
-            messages.append(Message(from: from, to: to, text: text, style: interaction.style))
+            body(Message(from: from, to: to, text: text, style: interaction.style))
         }
-        return (lanes, ids, messages)
     }
 
     /// One line, control and bidi characters replaced (a label can hold any; they would reach

@@ -60,8 +60,41 @@ public enum JSONLines {
         out.append(0x0A)
     }
 
-    /// Appends one event's line (with its newline) to `out`.
-    public static func line(for event: TraceEvent, into out: inout [UInt8]) {
+    /// The longest line (its newline included) a JSON Lines reader reads; a writer never
+    /// writes a longer one.
+    public static let maxLine = 1 << 20
+
+    /// How many bytes of each text a line keeps when the whole would be longer than
+    /// ``maxLine``: escaped at worst six bytes a byte, three texts fit.
+    public static let cutTextBytes = 32 << 10
+
+    /// Appends one event's line (with its newline) to `out`. Returns `true` when its texts were
+    /// cut (to ``cutTextBytes``, ending with `…`) to keep the line within ``maxLine``.
+    @discardableResult
+    public static func line(for event: TraceEvent, into out: inout [UInt8]) -> Bool {
+        let start = out.count
+        appendLine(for: event, into: &out)
+        guard out.count - start > maxLine else { return false }
+        out.removeSubrange(start...)
+        var cut = event
+        for keyPath in [\TraceEvent.label, \TraceEvent.label2, \TraceEvent.payload] {
+            let text = cut[keyPath: keyPath]
+            guard text.utf8.count > cutTextBytes else { continue }
+            // Whole characters only, and the mark of the cut.
+            var kept = ""
+            var bytes = 0
+            for c in text {
+                bytes += c.utf8.count
+                if bytes > cutTextBytes - 3 { break }
+                kept.append(c)
+            }
+            cut[keyPath: keyPath] = kept + "…"
+        }
+        appendLine(for: cut, into: &out)
+        return true
+    }
+
+    private static func appendLine(for event: TraceEvent, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"kind":""#.utf8)
         out.append(contentsOf: event.kind.description.utf8)
         out.append(contentsOf: #"","time":"#.utf8)

@@ -28,7 +28,7 @@ public final class JSONLinesReader {
     private var exhausted = false
     /// Inside a line longer than ``maxLine``, reading on to its end.
     private var skippingLongLine = false
-    static let maxLine = 1 << 20
+    static let maxLine = JSONLines.maxLine
     /// The most notes a reader keeps (a hostile input could make one per line).
     public static let maxNotes = 100
 

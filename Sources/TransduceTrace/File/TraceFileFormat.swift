@@ -56,8 +56,12 @@ public enum TraceFileFormat {
     /// A footer with the slow-request counts and the dump's occasion (written whenever the writer
     /// says why it wrote: see ``TraceCounts/Occasion``).
     public static let occasionFooterSize = Int(CLTTNG_FOOTER_OCCASION_SIZE)
-    /// Total string bytes a reader accepts before it stops (bounds its memory).
+    /// Total string bytes a reader accepts before it stops (bounds its memory), each string
+    /// counted as its text and ``stringEntryCost``: at most 4,194,304 strings, however short.
     public static let maxTotalStringBytes = 256 << 20
+    /// What one string costs a reader beyond its text (its `String` and its table slot): counted
+    /// against ``maxTotalStringBytes``, so that empty strings cannot grow the table without bound.
+    public static let stringEntryCost = 64
 
     enum Tag: UInt8 {
         case string = 1

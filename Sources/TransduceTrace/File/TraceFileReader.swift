@@ -169,9 +169,12 @@ public final class TraceFileReader {
                 note("string id \(id) out of sequence (expected \(strings.count))", at: offset)
                 return false
             }
-            stringBytes += length - 4
+            stringBytes += length - 4 + TraceFileFormat.stringEntryCost
             guard stringBytes <= TraceFileFormat.maxTotalStringBytes else {
-                note("string table larger than \(TraceFileFormat.maxTotalStringBytes) bytes", at: offset)
+                note(
+                    "string table larger than \(TraceFileFormat.maxTotalStringBytes >> 20) MiB "
+                        + "(\(strings.count - 1) strings, each counted as its bytes and \(TraceFileFormat.stringEntryCost))",
+                    at: offset)
                 return false
             }
             strings.append(String(decoding: chunk[4..<length], as: UTF8.self))

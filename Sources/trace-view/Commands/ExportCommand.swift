@@ -8,7 +8,7 @@ enum ExportCommand: Subcommand {
         name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines",
         options: [
             OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
-            OptionSpec("output", "FILE", "Write to FILE (atomically) instead of standard output"),
+            OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
         ] + OptionSpec.selection + [
             OptionSpec("request", "ID", "mermaid, plantuml: only dispatch #ID's lifecycle (as sequence --request)"),
             OptionSpec("from", "T", "mermaid, plantuml: start of the time window (as sequence --from)"),
@@ -21,8 +21,11 @@ enum ExportCommand: Subcommand {
             one flow per request, forward in time, through every cycle and task that carried it;
             every time from the trace's timestamps; absolute times and threads in each event's args.
             mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
-            diagram over Mermaid's default 50,000 characters is written with a warning).
-            jsonl: one event per line. Writes to standard output unless --output is given.
+            diagram over Mermaid's default 50,000 characters is written with a warning), written
+            as they are drawn; a message's text over 200 characters is cut, ending with …
+            jsonl: one event per line, never longer than the 1 MiB a JSON Lines reader reads (an
+            event whose escaped texts would make it longer has them cut to 32 KiB, with a
+            warning). Writes to standard output unless --output is given.
             """)
 
     static func run(_ args: Arguments) throws {
@@ -51,10 +54,11 @@ enum ExportCommand: Subcommand {
         case "jsonl":
             var buffer: [UInt8] = []
             var written = 0
+            var cut = 0
             let counts: TraceCounts?
             (notes, counts) = try input.forEach(progress: Progress()) { event in
                 guard selection.keep(event) else { return }
-                JSONLines.line(for: event, into: &buffer)
+                if JSONLines.line(for: event, into: &buffer) { cut += 1 }
                 written += 1
                 if buffer.count > 1 << 20 {
                     output.write(buffer)
@@ -65,6 +69,12 @@ enum ExportCommand: Subcommand {
             JSONLines.processLines(input.hosts, into: &buffer)
             if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
             output.write(buffer)
+            if cut > 0 {
+                Terminal.error(
+                    "trace-view: warning: the texts of \(cut) event\(cut == 1 ? "" : "s") were cut to "
+                        + "\(JSONLines.cutTextBytes >> 10) KiB (ending with …): whole, their lines were longer than a JSON "
+                        + "Lines reader reads (\(JSONLines.maxLine >> 20) MiB)")
+            }
             try selection.check()
         default:
             let trace = try input.load(progress: Progress())
@@ -78,13 +88,26 @@ enum ExportCommand: Subcommand {
                 indices = index.requestLifecycle(runtime: runtime, dispatch: request)
             }
             indices = indices.filter { window.contains(index.events[$0].time) }
-            let lines =
-                format == "mermaid"
-                ? SequenceExport.mermaid(index: index, indices: indices)
-                : SequenceExport.plantUML(index: index, indices: indices)
-            let text = lines.joined(separator: "\n") + "\n"
-            output.write(Array(text.utf8))
-            let messages = lines.count { $0.contains(" -> ") || $0.hasPrefix("note right") || $0.hasPrefix("== ") }
+            // Streamed: a line at a time to the output, in 64 KiB writes.
+            var buffer: [UInt8] = []
+            var characters = 0
+            var messages = 0
+            let emit = { (line: String) in
+                buffer.append(contentsOf: line.utf8)
+                buffer.append(0x0A)
+                characters += line.count + 1
+                if line.contains(" -> ") || line.hasPrefix("note right") || line.hasPrefix("== ") { messages += 1 }
+                if buffer.count >= 1 << 16 {
+                    output.write(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            if format == "mermaid" {
+                SequenceExport.mermaid(index: index, indices: indices, emit)
+            } else {
+                SequenceExport.plantUML(index: index, indices: indices, emit)
+            }
+            output.write(buffer)
             let height = SequenceExport.plantUMLHeight(messages: messages)
             if format == "plantuml", height > SequenceExport.plantUMLPixelLimit {
                 Terminal.error(
@@ -92,9 +115,9 @@ enum ExportCommand: Subcommand {
                         + "\(SequenceExport.plantUMLPixelLimit) px without a word: render it as SVG (plantuml -tsvg), raise "
                         + "PLANTUML_LIMIT_SIZE, or narrow it with --request, --from/--to or --runtime")
             }
-            if format == "mermaid", text.count > SequenceExport.mermaidLimit {
+            if format == "mermaid", characters > SequenceExport.mermaidLimit {
                 Terminal.error(
-                    "trace-view: warning: the diagram is \(text.count) characters, over Mermaid's default limit of "
+                    "trace-view: warning: the diagram is \(characters) characters, over Mermaid's default limit of "
                         + "\(SequenceExport.mermaidLimit) (maxTextSize): a default Mermaid shows an error instead; narrow it "
                         + "with --request, --from/--to or --runtime, or raise maxTextSize where it is rendered")
             }

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The bounds the documentation promises, held against inputs built to break them: memory
+/// measured as trace-view's peak (GNU time), not assumed.
+@Suite struct BoundsTests {
+    static var measured: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/time") }
+
+    /// Runs trace-view under GNU time with `input` streamed to its standard input by a thread
+    /// of this process; its status, output, errors, peak memory in KB, and the bytes it took.
+    static func run(_ arguments: [String], input: @escaping @Sendable (Int32) -> Int) throws -> (
+        status: Int32, out: String, err: String, peakKB: Int, fed: Int
+    ) {
+        let binary = try #require(builtProduct("trace-view"))
+        let dir = TemporaryDirectory()
+        let child = try Subprocess.start(
+            "/usr/bin/time", ["-f", "peak-kb %M", "-o", dir.file("time"), binary] + arguments,
+            environment: ["NO_COLOR": "1", "TRANSDUCE_LTTNG": "off"], errors: dir.file("err"), input: true)
+        let fed = Mutex(0)
+        let done = DispatchSemaphore(value: 0)
+        let descriptor = child.input!
+        Thread.detachNewThread {
+            // A reader that stops early closes the pipe: EPIPE for this thread, not SIGPIPE for
+            // the test process.
+            var block = sigset_t()
+            sigemptyset(&block)
+            sigaddset(&block, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &block, nil)
+            let n = input(descriptor)
+            close(descriptor)
+            fed.withLock { $0 = n }
+            done.signal()
+        }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(child.output, &chunk, chunk.count)
+            if n > 0 { out += chunk[0..<n] } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        close(child.output)
+        let status = try Subprocess.wait(child.pid, timeout: 300, name: "trace-view")
+        #expect(done.wait(timeout: .now() + 60) == .success, "the input's writer never ended")
+        let time = try String(contentsOfFile: dir.file("time"), encoding: .utf8)
+        let peak = time.split(separator: "\n").compactMap { $0.hasPrefix("peak-kb ") ? Int($0.dropFirst(8)) : nil }.last ?? -1
+        let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
+        return (status, String(decoding: out, as: UTF8.self), err, peak, fed.withLock { $0 })
+    }
+
+    /// Writes all of `bytes` to `fd`; the bytes written before the reader went away.
+    static func feed(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        return offset
+    }
+
+    /// A binary trace that is nothing but empty strings: each costs its reader a table entry and
+    /// no byte of text. The string table's budget counts entries too, so the reader stops with a
+    /// clear note at 4,194,304 of them, in bounded memory, and does not read on.
+    @Test(.enabled(if: measured), .timeLimit(.minutes(5)))
+    func anEmptyStringFloodStopsAtTheTableBound() throws {
+        let strings = 12_000_000
+        let result = try Self.run(["summary", "-"]) { fd in
+            var header: [UInt8] = TraceFileFormat.magic
+            header.appendLE(TraceFileFormat.version)
+            header += [0, 0, 0, 0, 0, 0]
+            var fed = Self.feed(fd, header)
+            var batch: [UInt8] = []
+            batch.reserveCapacity(16 << 16)
+            for id in 1...strings {
+                var payload: [UInt8] = []
+                payload.appendLE(UInt32(id))
+                TraceFileWriter.appendChunk(.string, payload, to: &batch)
+                if batch.count >= 16 << 16 || id == strings {
+                    let n = Self.feed(fd, batch)
+                    fed += n
+                    if n < batch.count { break }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            return fed
+        }
+        #expect(result.status == 65, "\(result.err)")
+        #expect(result.err.contains("string table larger than 256 MiB (4194304 strings"), "\(result.err)")
+        // It stopped where the bound is, not at the end of the input.
+        #expect(result.fed < strings * 16, "fed \(result.fed)")
+        #expect(result.peakKB < 500_000, "peak \(result.peakKB) KB")
+    }
+
+    /// 30,001 messages, each with the same 64 KiB label: the Mermaid and PlantUML exports are
+    /// streamed, each message's text cut to `SequenceExport.maxTextCharacters`.
+    @Test(.enabled(if: measured), .timeLimit(.minutes(5)), arguments: ["mermaid", "plantuml"])
+    func aHugeLabelOnEveryArrowExportsInBoundedMemory(_ format: String) throws {
+        let label = String(repeating: "x", count: 64 << 10)
+        var events: [TraceEvent] = []
+        var start = TraceEvent(kind: .runtimeStart, time: 1, thread: 1, runtime: 1)
+        start.label = "Big"
+        start.label2 = "host"
+        events.append(start)
+        for i in 1...30_001 {
+            var e = TraceEvent(kind: .dispatch, time: UInt64(i) * 10, thread: 1, runtime: 1)
+            e.dispatch = UInt64(i)
+            e.code = 1
+            e.label = label
+            events.append(e)
+        }
+        let dir = TemporaryDirectory()
+        let path = dir.file("big-labels.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        let result = try Self.run(["export", "--format", format, path]) { _ in 0 }
+        #expect(result.status == 0, "\(result.err)")
+        let lines = result.out.split(separator: "\n")
+        #expect(lines.count > 30_001, "\(lines.count) lines")
+        let longest = lines.map(\.count).max() ?? 0
+        #expect(longest < SequenceExport.maxTextCharacters + 100, "a line of \(longest) characters")
+        #expect(lines.contains { $0.contains("xxx…") })
+        #expect(result.peakKB < 400_000, "peak \(result.peakKB) KB")
+    }
+
+    /// JSON Lines export never writes a line longer than its reader reads: an event whose texts
+    /// escape to more (C1 controls, six bytes each escaped) has them cut, with a warning, and
+    /// reads back with every event.
+    @Test func jsonLinesExportNeverWritesALineItsReaderSkips() throws {
+        let dir = TemporaryDirectory()
+        let nel = String(repeating: "\u{85}", count: 180_000)
+        let lines = [
+            #"{"kind":"runtimeStart","time":1,"thread":1,"runtime":1,"transducer":"T","host":"h","queue_capacity":8}"#,
+            #"{"kind":"dispatch","time":2,"thread":1,"runtime":1,"dispatch":1,"style":"send","event":"\#(nel)","origin_task":0,"queue_depth":1}"#,
+            #"{"kind":"dispatch","time":3,"thread":1,"runtime":1,"dispatch":2,"style":"send","event":"ok","origin_task":0,"queue_depth":1}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir.file("in.jsonl"), atomically: true, encoding: .utf8)
+        let export = try traceView(["export", "--format", "jsonl", "--output", dir.file("out.jsonl"), dir.file("in.jsonl")])
+        #expect(export.status == 0, "\(export.err)")
+        #expect(export.err.contains("the texts of 1 event were cut to 32 KiB"), "\(export.err)")
+        let written = try String(contentsOfFile: dir.file("out.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(written.allSatisfy { $0.utf8.count < JSONLines.maxLine }, "\(written.map(\.utf8.count))")
+        let reader = try JSONLinesReader(path: dir.file("out.jsonl"))
+        var back: [TraceEvent] = []
+        while let e = reader.next() { back.append(e) }
+        #expect(back.count == 3, "\(reader.notes)")
+        #expect(reader.notes.isEmpty, "\(reader.notes)")
+        #expect(back.count == 3 && back[1].label.hasPrefix("\u{85}\u{85}") && back[1].label.hasSuffix("…"))
+    }
+}
