@@ -79,6 +79,38 @@ import TransduceTrace
         }
     }
 
+    /// A reader child's standard error is a file without a name: SIGTERM (which runs no
+    /// cleanup) leaves nothing in /tmp, whatever the number of readers.
+    @Test(.enabled(if: available), .timeLimit(.minutes(2)))
+    func readersLeaveNoFilesBehindWhenTraceViewIsTerminated() async throws {
+        let relay = try FakeRelay(.silent)
+        defer { relay.stop() }
+        let dir = TemporaryDirectory()
+        let binary = try #require(builtProduct("trace-view"))
+        let child = try Subprocess.start(
+            binary, ["live", "--plain", "--timeout", "60", relay.sessionURL()], environment: ["TRANSDUCE_LTTNG": "off"],
+            errors: dir.file("errors"))
+        defer { close(child.output) }
+        let deadline = Date().addingTimeInterval(60)
+        var reader: Int32?
+        while reader == nil && Date() < deadline {
+            let found = try Subprocess.run(
+                "/usr/bin/pgrep", ["-P", String(child.pid), "-f", "__read-ctf"], output: .capture, timeout: 30)
+            reader = found.output.split(separator: "\n").compactMap { Int32($0) }.first
+            if reader == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let pid = try #require(reader, "no reader child")
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/2")) ?? ""
+        #expect(target.hasSuffix(" (deleted)"), "the reader's standard error is \(target)")
+        #expect(kill(child.pid, SIGTERM) == 0)
+        let status = try Subprocess.wait(child.pid, timeout: 60, name: "trace-view live")
+        #expect(status == 128 + SIGTERM)
+        if !target.isEmpty {
+            let name = String(target.dropLast(" (deleted)".count))
+            #expect(!FileManager.default.fileExists(atPath: name), "\(name) was left behind")
+        }
+    }
+
     @Test(.enabled(if: available)) func timeoutAndMaxSessionsAreCheckedOptions() throws {
         let timeout = try traceView(["live", "--timeout", "0", "net://127.0.0.1/host/h/s"])
         #expect(timeout.status == 64 && timeout.err.contains("--timeout takes seconds"), "\(timeout.err)")

@@ -81,8 +81,8 @@ package enum Subprocess {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         output: Output = .inherit, timeout: Double? = nil
     ) throws -> Result {
-        var captureFile: String?
-        var errorFile: String?
+        var captureFile: Int32?
+        var errorFile: Int32?
         var actions = makeSpawnFileActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -94,52 +94,61 @@ package enum Subprocess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         case .capture:
-            let path = try temporaryFile()
-            captureFile = path
+            let file = try anonymousFile()
+            captureFile = file
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
+            posix_spawn_file_actions_adddup2(&actions, file, 1)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         case .captureSeparately:
-            let path = try temporaryFile()
-            captureFile = path
-            let errors = try temporaryFile()
+            let file = try anonymousFile()
+            captureFile = file
+            let errors: Int32
+            do { errors = try anonymousFile() } catch {
+                close(file)
+                throw error
+            }
             errorFile = errors
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_TRUNC, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
+            posix_spawn_file_actions_adddup2(&actions, file, 1)
+            posix_spawn_file_actions_adddup2(&actions, errors, 2)
         case .file(let path):
             appendOutput(to: path, &actions)
         }
         defer {
-            if let captureFile { unlink(captureFile) }
-            if let errorFile { unlink(errorFile) }
+            if let captureFile { close(captureFile) }
+            if let errorFile { close(errorFile) }
         }
         let pid = try launch(executable, arguments, environment: environment, actions: &actions)
         let status = try wait(for: pid, timeout: timeout, name: executable)
-        var result = Result(status: status, output: captureFile.map(contents) ?? "", pid: pid)
-        result.errors = errorFile.map(contents) ?? ""
+        var result = Result(status: status, output: captureFile.map { contents($0) } ?? "", pid: pid)
+        result.errors = errorFile.map { contents($0) } ?? ""
         return result
     }
 
-    /// A new empty file of this process's under /tmp.
-    private static func temporaryFile() throws -> String {
+    /// A new empty file under /tmp that has no name (unlinked as soon as it is made), open for
+    /// reading and writing and closed on exec: a child writes into it through a descriptor
+    /// (`dup2`), and nothing is left behind however this process ends, SIGKILL included.
+    package static func anonymousFile() throws -> Int32 {
         var template = Array("/tmp/transduce-subprocess-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw Failure("cannot create a temporary file: \(String(cString: strerror(errno)))") }
-        close(fd)
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
     }
 
-    /// The text of the file at `path` ("" when it cannot be read).
-    private static func contents(_ path: String) -> String {
-        guard let file = fopen(path, "rb") else { return "" }
-        defer { fclose(file) }
+    /// The text in the file open at `descriptor`, from its start, at most `limit` bytes ("" when
+    /// it cannot be read).
+    package static func contents(_ descriptor: Int32, limit: Int = Int.max) -> String {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
+        var offset: off_t = 0
+        while bytes.count < limit {
+            let n = pread(descriptor, &chunk, min(chunk.count, limit - bytes.count), offset)
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             bytes += chunk[0..<n]
+            offset += off_t(n)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -163,6 +172,22 @@ package enum Subprocess {
     /// them open (a child that inherited another's input pipe would keep it from ever ending).
     package static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], errors: String,
+        input: Bool = false
+    ) throws -> Child {
+        try start(executable, arguments, environment: environment, errorsTo: .path(errors), input: input)
+    }
+
+    /// Where a started child's standard error goes.
+    package enum ErrorTarget {
+        /// The file at this path (made or truncated).
+        case path(String)
+        /// This open descriptor (an ``anonymousFile()``, say: nothing left behind).
+        case descriptor(Int32)
+    }
+
+    /// ``start(_:_:environment:errors:input:)`` with standard error to `target`.
+    package static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], errorsTo target: ErrorTarget,
         input: Bool = false
     ) throws -> Child {
         func makePipe() throws -> (read: Int32, write: Int32) {
@@ -189,7 +214,10 @@ package enum Subprocess {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        switch target {
+        case .path(let errors): posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        case .descriptor(let errors): posix_spawn_file_actions_adddup2(&actions, errors, 2)
+        }
         defer {
             close(output.write)
             if let stdin { close(stdin.read) }

@@ -144,12 +144,11 @@ enum CTFChild {
     ) throws -> (
         notes: [String], counts: TraceCounts?, hosts: [UInt32: String], lossesUnknown: Bool
     ) {
-        var template = Array("/tmp/trace-view-ctf-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw CLIError.data("cannot create a temporary file: \(String(cString: strerror(errno)))") }
-        close(descriptor)
-        let errors = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        defer { unlink(errors) }
+        // The child's standard error, in a file without a name: nothing is left in /tmp however
+        // trace-view ends (SIGTERM and SIGKILL run no cleanup).
+        let errors: Int32
+        do { errors = try Subprocess.anonymousFile() } catch { throw CLIError.data("\(error)") }
+        defer { close(errors) }
         // A live session runs as long as it is recorded: no time budget (the child's watchdog
         // ends it when its relay daemon stops answering, ``LiveBudget``).
         let budget = live ? Double.infinity : timeBudget(for: path)
@@ -159,7 +158,7 @@ enum CTFChild {
             child = try Subprocess.start(
                 selfExecutable(), [command] + (live ? ["--live"] : []) + [path] + (recordTag.map { [$0] } ?? []),
                 environment: ["TRANSDUCE_LTTNG": "off", memoryVariable: String(childBudget)],
-                errors: errors)
+                errorsTo: .descriptor(errors))
         } catch {
             throw CLIError.data("\(path): \(error)")
         }
@@ -241,17 +240,8 @@ enum CTFChild {
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func readLines(_ path: String) -> [Substring] {
-        guard let file = fopen(path, "rb") else { return [] }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+    private static func readLines(_ descriptor: Int32) -> [Substring] {
         // Bounded: a child's notes are few; the rest of a runaway stderr is not read.
-        while bytes.count < 1 << 20 {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        Subprocess.contents(descriptor, limit: 1 << 20).split(separator: "\n")
     }
 }
