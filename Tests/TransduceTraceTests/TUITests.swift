@@ -133,6 +133,25 @@ import TransduceTraceCTF
         #expect(restored)
     }
 
+    /// A damaged input says so in the browser's header and, on leaving, on standard error with
+    /// exit 65, as it does in a pipe (it said "0 lost" and exited 0).
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func aDamagedInputIsToldOnScreenAndByTheExitStatus() async throws {
+        let session = Session()
+        defer { session.stop() }
+        let damaged = session.dir.file("damaged.jsonl")
+        try (String(contentsOfFile: demo, encoding: .utf8) + "{\"kind\":\"dispatch\",\"time\":\n").write(
+            toFile: damaged, atomically: true, encoding: .utf8)
+        try session.start(damaged)
+        _ = try await session.screen(containing: "damaged input: 1 note on exit")
+        try session.keys("q")
+        let (status, restored) = try await session.ended()
+        #expect(status == 65)
+        #expect(restored)
+        let piped = try traceView(["tui", damaged])
+        #expect(piped.status == 65, "\(piped.err)")
+    }
+
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
     func ctrlCQuitsAndPutsTheTerminalBack() async throws {
         let session = Session()

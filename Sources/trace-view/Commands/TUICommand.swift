@@ -50,9 +50,13 @@ enum TUICommand: Subcommand {
             Terminal.print(lines)
             return try finish(notes: trace.notes)
         }
-        defer { TerminalSession.restore() }
+        // A damaged input says so on the screen, and on leaving it (exit 65), as in a pipe.
+        let status =
+            trace.notes.isEmpty ? "" : "damaged input: \(trace.notes.count) note\(trace.notes.count == 1 ? "" : "s") on exit"
         BrowserLoop.run(
-            title: title, ascii: ascii, frame: BrowserLoop.Frame(data: data, status: ""), live: false, refresh: 1
+            title: title, ascii: ascii, frame: BrowserLoop.Frame(data: data, status: status), live: false, refresh: 1
         ) { nil }
+        TerminalSession.restore()
+        try finish(notes: trace.notes)
     }
 }
