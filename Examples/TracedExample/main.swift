@@ -8,9 +8,12 @@
 //     TRANSDUCE_TRACE=FILE swift run TracedExample --end-with HOW
 //                                                     # run, then end by HOW: INT, TERM, HUP (the
 //                                                     # signal to itself), trap, or throw (an error
-//                                                     # out of main); the trace is dumped all the same
+//                                                     # out of main); the trace is dumped all the same;
+//                                                     # or trap-while-writing: trap while another
+//                                                     # thread writes a large trace to FILE
 //
 // Under an LTTng session that enables `transduce:*`, the same events also go to LTTng.
+import Foundation
 import TransduceDemo
 import TransduceTrace
 
@@ -81,6 +84,22 @@ enum TracedExample {
         case "TERM": kill(getpid(), SIGTERM)
         case "HUP": kill(getpid(), SIGHUP)
         case "trap": fatalError("ending with a trap, as asked")
+        case "trap-while-writing":
+            // A writer on another thread has its temporary file open when the trap comes: the
+            // crash handler's dump stands, and no temporary file is left beside it.
+            guard let path = getenv("TRANSDUCE_TRACE").map({ String(cString: $0) }) else { exit(64) }
+            var big = TraceEvent(kind: .dispatch, time: 1, thread: 1, runtime: 9)
+            big.label = "bulk"
+            let trace = Trace(events: Array(repeating: big, count: 4_000_000))
+            Thread.detachNewThread { try? TraceFileWriter.write(trace, to: path) }
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            let name = String(path.split(separator: "/").last ?? "")
+            while !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).contains(where: {
+                $0.hasPrefix(name + ".tmp-")
+            }) {
+                usleep(1_000)
+            }
+            fatalError("ending with a trap while a dump is being written, as asked")
         case "throw": throw Thrown()
         default:
             print("unknown ending \(how)")

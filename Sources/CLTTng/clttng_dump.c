@@ -1,6 +1,6 @@
 /* The async-signal-safe ring dump declared in include/clttng_dump.h. Everything a handler touches
- * is allocated by clttng_signal_dump_configure; the handler itself calls only open, write, close,
- * rename, clock_gettime, sigaction and raise (all async-signal-safe). */
+ * is allocated by clttng_signal_dump_configure; the handler itself calls only open, fcntl, write,
+ * close, rename, unlink, clock_gettime, sigaction and raise (all async-signal-safe). */
 #define _GNU_SOURCE
 #include "clttng_dump.h"
 #include "clttng.h"
@@ -58,6 +58,7 @@ struct dump_config {
     const clttng_label_mirror *labels;
     char path[4096];
     char temporary[4200];
+    int direct;            /* write `path` in place (a FIFO or a device), not a temporary file */
     uint64_t *order;       /* capacity tickets, sorted in place by the handler */
     uint8_t *events;       /* one events chunk payload */
     uint8_t *out;          /* a write buffer */
@@ -68,9 +69,11 @@ struct dump_config {
 static struct dump_config *volatile current;
 static volatile sig_atomic_t dumping;
 
-int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path) {
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path,
+                                 int direct) {
     struct dump_config *c = calloc(1, sizeof *c);
     if (c == NULL) return 0;
+    c->direct = direct != 0;
     c->slots = slots;
     c->capacity = capacity;
     c->labels = labels;
@@ -211,8 +214,16 @@ static void sort_tickets(uint64_t *a, size_t n) {
 }
 
 static int64_t dump(const struct dump_config *c) {
-    int fd = open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* In place, a FIFO is opened without waiting: with no reader the dump is skipped (ENXIO), as
+     * a handler must never block the process's ending. */
+    int fd = c->direct ? open(c->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                       : open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
+    if (c->direct) {
+        /* Blocking again, so that a reader slower than the dump gets all of it. */
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
     uint8_t header[CLTTNG_FILE_HEADER_SIZE] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
     put16(header + 8, CLTTNG_FILE_VERSION);
     int ok = write_all(fd, header, sizeof header) && write_chunk(fd, CLTTNG_CHUNK_PROCESS, c->process, c->process_length);
@@ -267,11 +278,41 @@ static int64_t dump(const struct dump_config *c) {
     put64(footer + 64, CLTTNG_OCCASION_TERMINATION);
     ok = ok && write_chunk(fd, CLTTNG_CHUNK_FOOTER, footer, sizeof footer);
     ok = close(fd) == 0 && ok;
+    if (c->direct) return ok ? (int64_t)written : -1;
     if (!ok || rename(c->temporary, c->path) != 0) {
         unlink(c->temporary);
         return -1;
     }
     return (int64_t)written;
+}
+
+/* The temporary files writers of this process are writing now (clttng_temporary_begin). */
+enum { TEMPORARY_SLOTS = 8 };
+static char temporaries[TEMPORARY_SLOTS][4200];
+static int temporary_taken[TEMPORARY_SLOTS];
+
+int clttng_temporary_begin(const char *path) {
+    for (int i = 0; i < TEMPORARY_SLOTS; i++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&temporary_taken[i], &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            strncpy(temporaries[i], path, sizeof temporaries[i] - 1);
+            temporaries[i][sizeof temporaries[i] - 1] = 0;
+            __atomic_store_n(&temporary_taken[i], 2, __ATOMIC_RELEASE); /* 2: the name is there */
+            return i;
+        }
+    }
+    return -1;
+}
+
+void clttng_temporary_done(int slot) {
+    if (slot >= 0 && slot < TEMPORARY_SLOTS) __atomic_store_n(&temporary_taken[slot], 0, __ATOMIC_RELEASE);
+}
+
+/* From a crash handler: removes the temporary files being written (unlink is async-signal-safe). */
+static void remove_temporaries(void) {
+    for (int i = 0; i < TEMPORARY_SLOTS; i++) {
+        if (__atomic_load_n(&temporary_taken[i], __ATOMIC_ACQUIRE) == 2) unlink(temporaries[i]);
+    }
 }
 
 int64_t clttng_signal_dump_write(void) {
@@ -287,6 +328,8 @@ static void handler(int signo, siginfo_t *info, void *context) {
     int saved = errno;
     /* Once per process: a second signal (or a crash inside the dump) goes straight on. */
     if (!__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL)) {
+        /* The process is ending: a dump another thread was writing will never be renamed. */
+        remove_temporaries();
         const struct dump_config *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
         if (c) {
             if (dump(c) < 0) {

@@ -37,6 +37,70 @@ import TransduceDemo
         #expect(leftovers.isEmpty)
     }
 
+    /// A trap while another thread writes a dump: the crash handler's dump stands whole, and the
+    /// other writer's temporary file is removed (it was left behind, empty).
+    @Test func aCrashWhileADumpIsWrittenLeavesNoTemporaryFile() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let path = dir.file("crash.tdtrace")
+        let (status, output) = try run(
+            example, ["--end-with", "trap-while-writing"],
+            environment: ["TRANSDUCE_TRACE": path, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(status == 128 + SIGILL, "\(output)")
+        let trace = try TraceFileReader(path: path).readAll()
+        #expect(trace.notes.isEmpty)
+        #expect(trace.counts.occasion == .termination)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// The termination dump follows a symbolic link (the link stays a link, its target gets the
+    /// dump) and writes a FIFO in place; a FIFO nobody reads is skipped, not waited for.
+    @Test func theTerminationDumpRespectsWhatIsAtItsPath() async throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let target = dir.file("target.tdtrace")
+        try "old".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link.tdtrace"), withDestinationPath: target)
+        let (linked, linkedOutput) = try run(
+            example, ["--end-with", "TERM"],
+            environment: ["TRANSDUCE_TRACE": dir.file("link.tdtrace"), "SWIFT_BACKTRACE": "enable=no"])
+        #expect(linked == 128 + SIGTERM, "\(linkedOutput)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dir.file("link.tdtrace"))) == target)
+        #expect(try TraceFileReader(path: target).readAll().counts.occasion == .termination)
+
+        let fifo = dir.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Nobody reads: the ending is not held up, and the FIFO stays a FIFO.
+        let (unread, unreadOutput) = try run(
+            example, ["--end-with", "TERM"], environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(unread == 128 + SIGTERM, "\(unreadOutput)")
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        // A reader: it gets the whole dump.
+        let received = Mutex<[UInt8]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let fd = open(fifo, O_RDONLY)
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while fd >= 0 {
+                let n = read(fd, &chunk, chunk.count)
+                if n > 0 { bytes += chunk[0..<n] } else if n < 0 && errno == EINTR { continue } else { break }
+            }
+            if fd >= 0 { close(fd) }
+            received.withLock { $0 = bytes }
+            done.signal()
+        }
+        let (ended, endedOutput) = try run(
+            example, ["--end-with", "TERM"], environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(ended == 128 + SIGTERM, "\(endedOutput)")
+        #expect(done.wait(timeout: .now() + 60) == .success, "the FIFO's reader never got an end")
+        let bytes = try #require(received.withLock { $0 })
+        let trace = try TraceFileReader(bytes: bytes).readAll()
+        #expect(trace.notes.isEmpty && trace.counts.occasion == .termination && !trace.events.isEmpty)
+    }
+
     /// The handler's writer (C, no allocation) writes what the Swift writer writes for the same
     /// ring, payloads aside.
     @Test func signalWriterMatchesTheSwiftWriter() async throws {
@@ -46,7 +110,8 @@ import TransduceDemo
         _ = try await DemoWorkload.run(instrument: recorder)  // wraps the ring: 256 of ~256+
         let path = dir.file("signal.tdtrace")
         #expect(
-            clttng_signal_dump_configure(recorder.ring.slotMemory, UInt64(recorder.ring.capacity), recorder.labels.mirror, path)
+            clttng_signal_dump_configure(
+                recorder.ring.slotMemory, UInt64(recorder.ring.capacity), recorder.labels.mirror, path, 0)
                 == 1)
         let written = clttng_signal_dump_write()
         let expected = recorder.snapshot()

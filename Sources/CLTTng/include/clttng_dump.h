@@ -26,8 +26,20 @@ clttng_label_mirror *clttng_label_mirror_create(uint64_t limit);
 void clttng_label_mirror_publish(clttng_label_mirror *mirror, uint64_t index, const uint8_t *bytes, size_t length);
 
 /* Makes `slots` (capacity × CLTTNG_SLOT_WORDS words) the ring that signal dumps write to `path`.
- * Replaces an earlier configuration. Returns 0 when memory for the dump is short. */
-int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path);
+ * With `direct` 0, `path` is a regular file or absent, written atomically (a temporary file
+ * beside it, renamed over it); with `direct` 1 it is a FIFO or a device, written in place (a FIFO
+ * without a reader is skipped, never waited for). Resolve a link first (FileDestination): the
+ * handler renames onto `path` itself. Replaces an earlier configuration. Returns 0 when memory
+ * for the dump is short. */
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path,
+                                 int direct);
+
+/* Notes that a writer of this process is writing the temporary file `path` (until it is renamed
+ * or removed: call clttng_temporary_done with the slot returned). A crash meanwhile removes it,
+ * so no empty temporary file is left beside a dump. Returns the slot, or -1 when all are taken
+ * (nothing is noted then). */
+int clttng_temporary_begin(const char *path);
+void clttng_temporary_done(int slot);
 
 /* Installs the handlers: for SIGINT, SIGTERM and SIGHUP only where the disposition is still the
  * default (an application's own handling wins), for the crash signals always, chaining to the

@@ -1,3 +1,4 @@
+import CLTTng
 import Synchronization
 
 #if canImport(Glibc)
@@ -39,6 +40,10 @@ public enum TraceFileWriter {
             temporary = final + ".tmp-\(getpid())-\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         case .direct(let path): target = path
         }
+        // A crash while the temporary file is written removes it (the crash handler's dump
+        // stands in for this one): no empty temporary file is left beside the dump.
+        let noted = temporary.map { clttng_temporary_begin($0) } ?? -1
+        defer { clttng_temporary_done(noted) }
         let descriptor =
             temporary.map { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
             ?? open(target, O_WRONLY | O_CLOEXEC)

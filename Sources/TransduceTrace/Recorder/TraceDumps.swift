@@ -74,7 +74,21 @@ extension TraceRecorder {
     /// - Returns: the signals that now dump.
     @discardableResult
     public func dumpOnTermination(to path: String) -> [Int32] {
-        guard clttng_signal_dump_configure(ring.slotMemory, UInt64(ring.capacity), labels.mirror, path) != 0 else {
+        // Resolved now, where it is safe to ask: the handler can then only rename onto a regular
+        // file's path (a link's target, so the link stays) or write a FIFO or device in place.
+        let destination: FileDestination
+        do {
+            destination = try FileDestination.resolve(path)
+        } catch {
+            DumpRegistry.report("trace dump on termination disabled: \(path): \(error.reason)")
+            return []
+        }
+        let (target, direct): (String, Int32) =
+            switch destination {
+            case .atomic(let final): (final, 0)
+            case .direct(let path): (path, 1)
+            }
+        guard clttng_signal_dump_configure(ring.slotMemory, UInt64(ring.capacity), labels.mirror, target, direct) != 0 else {
             DumpRegistry.report("trace dump failed: no memory for the signal dump")
             return []
         }
