@@ -84,6 +84,44 @@ import Testing
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
     }
+
+    /// The very case of the report, `--output /dev/null` as root, where it cannot harm the
+    /// machine: in a private mount namespace whose `/dev` is a tmpfs of its own (`unshare`), for
+    /// `export --output` and for the recorder's dumps at exit and on termination. `/dev/null`
+    /// stays a character device each time. Skipped, saying why, where namespaces cannot be made
+    /// (not root, or no `unshare`).
+    @Test func devNullStaysADeviceInAPrivateNamespace() throws {
+        guard getuid() == 0, let unshare = Subprocess.which("unshare") else {
+            print("OutputPathTests: no namespace test (it needs root and unshare)")
+            return
+        }
+        let probe = try Subprocess.run(
+            unshare, ["--mount", "--propagation", "private", "--fork", "true"], output: .capture, timeout: 30)
+        guard probe.status == 0 else {
+            print("OutputPathTests: no namespace test (unshare --mount: \(probe.output))")
+            return
+        }
+        let binary = try #require(builtProduct("trace-view"))
+        let example = try #require(builtProduct("TracedExample"))
+        // Each step prints the kind of /dev/null after it; the machine's own is never touched.
+        let script = """
+            mount -t tmpfs -o size=1m,mode=755 tmpfs /dev && mknod -m 666 /dev/null c 1 3 || exit 90
+            kind() { stat -c %F /dev/null; }
+            "$1" export --format chrome --output /dev/null "$3" >/dev/null; echo "export $? $(kind)"
+            TRANSDUCE_TRACE=/dev/null TRANSDUCE_LTTNG=off "$2" >/dev/null; echo "exit-dump $? $(kind)"
+            TRANSDUCE_TRACE=/dev/null TRANSDUCE_LTTNG=off SWIFT_BACKTRACE=enable=no "$2" --end-with TERM >/dev/null
+            echo "signal-dump $? $(kind)"
+            """
+        let run = try Subprocess.run(
+            unshare, ["--mount", "--propagation", "private", "--fork", "/bin/sh", "-c", script, "sh", binary, example, demo],
+            output: .capture, timeout: 120)
+        #expect(run.status == 0, "\(run.output)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("export 0 character special file"), "\(run.output)")
+        #expect(lines.contains("exit-dump 0 character special file"), "\(run.output)")
+        #expect(lines.contains("signal-dump \(128 + SIGTERM) character special file"), "\(run.output)")
+        #expect(kind("/dev/null") == S_IFCHR)
+    }
 }
 
 /// `makedev` of the C library (a macro there).
