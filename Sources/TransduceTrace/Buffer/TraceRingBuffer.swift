@@ -54,6 +54,10 @@ package final class TraceRingBuffer: @unchecked Sendable {
     private let contendedCount = Atomic<UInt64>(0)
     /// Overwritten events found by drains (lapped before the drain reached them).
     private let drainOverwritten = Atomic<UInt64>(0)
+    /// A sequence lock over `tail` and `drainOverwritten` (odd while a drain updates them), so
+    /// a snapshot reads the two as one drain left them: read apart, a drain between the reads
+    /// made a snapshot count the events it passed twice.
+    private let drainSequence = Atomic<UInt64>(0)
     /// Serializes drains; counts them (a `Lock` never guards an empty value, see ``Lock``).
     private let drainLock = Lock(UInt64(0))
 
@@ -114,13 +118,24 @@ package final class TraceRingBuffer: @unchecked Sendable {
         return true
     }
 
+    /// `tail` and `drainOverwritten` as one drain left them (``drainSequence``).
+    private func drainState() -> (tail: UInt64, overwritten: UInt64) {
+        while true {
+            let before = drainSequence.load(ordering: .acquiring)
+            let drained = tail.load(ordering: .acquiring)
+            let overwritten = drainOverwritten.load(ordering: .acquiring)
+            if before & 1 == 0 && drainSequence.load(ordering: .acquiring) == before { return (drained, overwritten) }
+        }
+    }
+
     package var counts: Counts {
+        // Tail first (see ``snapshot()``): a head read afterwards is at least that tail.
+        let (drained, drainedOverwritten) = drainState()
         let offered = head.load(ordering: .acquiring)
         let lapped: UInt64
         if mode == .overwriteOldest {
-            let drained = tail.load(ordering: .acquiring)
             let oldest = offered > UInt64(capacity) ? offered - UInt64(capacity) : 0
-            lapped = drainOverwritten.load(ordering: .relaxed) + (oldest > drained ? oldest - drained : 0)
+            lapped = drainedOverwritten + (oldest > drained ? oldest - drained : 0)
         } else {
             lapped = 0
         }
@@ -136,7 +151,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
         // Tail first: a drain may move it at any moment, but never past the head of that moment,
         // so a head read afterwards is at least the tail read before it (reading them the other
         // way round let a concurrent drain put `start` past `end`).
-        let drained = tail.load(ordering: .acquiring)
+        let (drained, drainedOverwritten) = drainState()
         let end = head.load(ordering: .acquiring)
         let start = min(max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, drained), end)
         var records: [RawRecord] = []
@@ -154,7 +169,15 @@ package final class TraceRingBuffer: @unchecked Sendable {
             }
             ticket += 1
         }
-        var counts = self.counts
+        // The counts as of `end`, the window read: counted from a later head they included
+        // events the walk never saw (and counted some lapped ones twice), so a snapshot could
+        // count more events than were offered.
+        var counts = Counts(
+            offered: end, overwritten: 0, discarded: discardedCount.load(ordering: .relaxed),
+            contended: contendedCount.load(ordering: .relaxed))
+        if mode == .overwriteOldest {
+            counts.overwritten = drainedOverwritten + (start > drained ? start - drained : 0)
+        }
         counts.overwritten += lapped
         return Batch(records: records, counts: counts, unreadable: unreadable)
     }
@@ -191,8 +214,10 @@ package final class TraceRingBuffer: @unchecked Sendable {
                 if let record = result { records.append(record) } else { lapped += 1 }
                 ticket += 1
             }
-            drainOverwritten.wrappingAdd(lapped, ordering: .relaxed)
+            drainSequence.wrappingAdd(1, ordering: .acquiringAndReleasing)
+            drainOverwritten.wrappingAdd(lapped, ordering: .releasing)
             tail.store(ticket, ordering: .releasing)
+            drainSequence.wrappingAdd(1, ordering: .releasing)
             return Batch(records: records, counts: counts, unreadable: unreadable)
         }
     }
