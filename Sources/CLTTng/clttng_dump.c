@@ -1,5 +1,5 @@
 /* The async-signal-safe ring dump declared in include/clttng_dump.h. Everything a handler touches
- * is allocated by clttng_signal_dump_configure; the handler itself calls only open, fcntl, write,
+ * is allocated by clttng_signal_dump_configure; the handler itself calls only open, write, poll,
  * close, rename, unlink, clock_gettime, sigaction and raise (all async-signal-safe). */
 #define _GNU_SOURCE
 #include "clttng_dump.h"
@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,11 +136,23 @@ void clttng_record_encode(const uint64_t *w, uint32_t label, uint32_t label2, ui
     put32(r + CLTTNG_RECORD_LABEL2, label2);
 }
 
+/* How long a dump may wait on a FIFO's reader, in all: a handler must end the process in bounded
+ * time, whoever holds the other end. */
+#define DUMP_WAIT_MS 5000
+static int dump_waited_ms; /* this dump's waits so far (one dump at a time: see `dumping`) */
+
 static int write_all(int fd, const uint8_t *p, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) continue;
+            if (errno == EAGAIN && dump_waited_ms < DUMP_WAIT_MS) {
+                /* A FIFO (written without blocking) whose reader is behind: wait a little. */
+                struct pollfd ready = {fd, POLLOUT, 0};
+                poll(&ready, 1, 100);
+                dump_waited_ms += 100;
+                continue;
+            }
             return 0;
         }
         p += w;
@@ -214,16 +227,14 @@ static void sort_tickets(uint64_t *a, size_t n) {
 }
 
 static int64_t dump(const struct dump_config *c) {
+    dump_waited_ms = 0;
     /* In place, a FIFO is opened without waiting: with no reader the dump is skipped (ENXIO), as
      * a handler must never block the process's ending. */
     int fd = c->direct ? open(c->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
                        : open(c->temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
-    if (c->direct) {
-        /* Blocking again, so that a reader slower than the dump gets all of it. */
-        int flags = fcntl(fd, F_GETFL);
-        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    }
+    /* In place, the descriptor stays non-blocking: write_all waits on a slow reader for at most
+     * DUMP_WAIT_MS in all, never on one that stopped reading. */
     uint8_t header[CLTTNG_FILE_HEADER_SIZE] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
     put16(header + 8, CLTTNG_FILE_VERSION);
     int ok = write_all(fd, header, sizeof header) && write_chunk(fd, CLTTNG_CHUNK_PROCESS, c->process, c->process_length);
