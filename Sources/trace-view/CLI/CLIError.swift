@@ -13,6 +13,12 @@ enum ExitStatus: Int32, CaseIterable {
     case recordedNothing = 69
     /// trace-view itself failed (EX_SOFTWARE).
     case internalError = 70
+    /// `record`: LTTng's session daemon went away while the command ran (EX_OSERR).
+    case sessionDaemonGone = 71
+    /// `record`: the file system of the trace filled up (EX_IOERR).
+    case diskFull = 74
+    /// `record`: LTTng's consumer daemon, which writes the trace, went away (EX_TEMPFAIL).
+    case consumerGone = 75
 
     /// What the help says of it.
     var meaning: String {
@@ -25,6 +31,9 @@ enum ExitStatus: Int32, CaseIterable {
             "no such input (a file that does not exist or cannot be read; a runtime, process, dispatch or event the trace does not have)"
         case .recordedNothing: "record's command recorded no transduce event"
         case .internalError: "trace-view failed"
+        case .sessionDaemonGone: "record: LTTng's session daemon went away while the command ran"
+        case .diskFull: "record: the trace's file system filled up"
+        case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
         }
     }
 }

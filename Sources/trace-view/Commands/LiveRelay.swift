@@ -81,21 +81,7 @@ struct LiveRelay {
     }
 
     /// Whether the daemon has ended (it is a zombie, or gone), without reaping it.
-    var ended: Bool {
-        #if os(Linux)
-            guard let file = fopen("/proc/\(pid)/stat", "rb") else { return true }
-            defer { fclose(file) }
-            var buffer = [CChar](repeating: 0, count: 512)
-            guard fgets(&buffer, Int32(buffer.count), file) != nil else { return true }
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // "PID (NAME) STATE …": the state follows the last ')'.
-            guard let close = text.lastIndex(of: ")") else { return true }
-            let state = text[text.index(after: close)...].drop { $0 == " " }.first
-            return state == "Z" || state == "X"
-        #else
-            return kill(pid, 0) != 0
-        #endif
-    }
+    var ended: Bool { processEnded(pid) }
 
     /// Stops the daemon and reaps it.
     func stop() {

@@ -24,7 +24,10 @@ enum RecordCommand: Subcommand {
             recorded. The session is destroyed even when trace-view itself is killed, and sessions
             left by a killed trace-view are destroyed (and named) by the next record.
             """,
-        epilogue: "Exits with the command's status; 69 when it ran but recorded no transduce event.")
+        epilogue:
+            "Exits with the command's status; 69 when it ran but recorded no transduce event; when LTTng could not "
+            + "record: 74 the trace's file system filled up, 75 LTTng's consumer daemon went away, 71 its session "
+            + "daemon went away, 65 the trace it wrote cannot be read (each says what became of the trace).")
 
     static func run(_ args: Arguments) throws {
         let recording = try RecordSessions.prepare(args, for: "record") { "transduce-trace-\($0)-\(getpid())" }
@@ -41,28 +44,50 @@ enum RecordCommand: Subcommand {
             session.destroy()
             guardian.release()
         }
-        let status: Int32 = try RecordSessions.ignoringInterrupts {
+        let (status, consumers, stopFailed): (Int32, [pid_t], Bool) = try RecordSessions.ignoringInterrupts {
             do {
                 try session.start()
-                let status = try Subprocess.run(
-                    recording.executable, Array(args.rest.dropFirst()),
-                    environment: recording.environment
-                ).status
-                try session.stop()
-                return status
             } catch {
                 throw CLIError.data("\(error)")
             }
+            // The daemons that write this session's trace, to tell later whether they went away.
+            let consumers = RecordFailure.consumerDaemons()
+            let status: Int32
+            do {
+                status = try Subprocess.run(
+                    recording.executable, Array(args.rest.dropFirst()), environment: recording.environment
+                ).status
+            } catch {
+                throw CLIError.data("\(error)")
+            }
+            // A session daemon gone cannot stop its session: told below, with the rest.
+            let stopFailed = (try? session.stop()) == nil
+            return (status, consumers, stopFailed)
         }
         var events = 0
+        var readError: String?
         do {
             _ = try CTFChild.read(path: recording.directory, recordTag: recording.tag) { _ in events += 1 }
         } catch {
-            // An empty LTTng output is not a readable trace: that is the case reported below.
+            readError = (error as? CLIError)?.message ?? "\(error)"
         }
-        guard events > 0 else {
+        let seen = RecordFailure.Observation(
+            available: RecordFailure.available(at: recording.directory), stopFailed: stopFailed,
+            sessionDaemonAnswers: !stopFailed || RecordFailure.sessionDaemonAnswers(),
+            consumersAtStart: consumers.count, consumersLeft: consumers.count { !processEnded($0) }, readError: readError,
+            events: events)
+        switch RecordFailure.diagnose(seen) {
+        case .nothingRecorded:
             throw RecordSessions.recordedNothing(
                 recording.command, status: status, detail: "; the trace directory \(recording.output) holds nothing of it")
+        case .some(let failure):
+            let message = failure.message(
+                command: recording.command, output: recording.output, events: events, readError: readError)
+            // What was written before stays readable, marked as stopping early.
+            if events > 0 { TraceInput.markIncomplete(recording.directory, why: message) }
+            throw CLIError(message, failure.status)
+        case nil:
+            break
         }
         Terminal.error(
             "trace-view: LTTng trace of \(events) events kept in \(recording.output); view it with: trace-view summary \(recording.output)"

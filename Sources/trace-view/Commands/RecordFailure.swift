@@ -1,0 +1,122 @@
+import Foundation
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What went wrong with a recording, told apart after the command ended: LTTng could not write
+/// (the disk filled, its consumer or session daemon went away), what it wrote cannot be read,
+/// or the command recorded nothing. Each has its own exit status (``ExitStatus``): a full disk
+/// is not the command's fault, and "recorded no transduce events" sent users looking at their
+/// code.
+enum RecordFailure: Equatable {
+    case diskFull(available: UInt64)
+    case sessionDaemonGone
+    case consumerGone
+    case unreadable(String)
+    case nothingRecorded
+
+    /// What was seen of a recording: the inputs of ``diagnose(_:)``, gathered by ``observe``.
+    struct Observation: Equatable {
+        /// Bytes free to this user on the trace's file system at the end.
+        var available: UInt64
+        /// Whether stopping the session failed.
+        var stopFailed: Bool
+        /// Whether a session daemon answered at the end.
+        var sessionDaemonAnswers: Bool
+        /// The consumer daemons seen once the session started, and how many were still there at
+        /// the end.
+        var consumersAtStart: Int
+        var consumersLeft: Int
+        /// Why reading the trace failed, if it did.
+        var readError: String?
+        var events: Int
+    }
+
+    /// Below this many free bytes the file system counts as full (LTTng writes packets of
+    /// 4 KiB and more; a metadata file cut at 0 bytes is what is left then).
+    static let fullBelow: UInt64 = 256 << 10
+
+    /// The failure `seen` shows, most fundamental first (a full disk also stops the consumer's
+    /// writes, and a dead session daemon its consumers), or `nil` when the recording is whole.
+    static func diagnose(_ seen: Observation) -> RecordFailure? {
+        if seen.available < fullBelow { return .diskFull(available: seen.available) }
+        if seen.stopFailed && !seen.sessionDaemonAnswers { return .sessionDaemonGone }
+        if seen.consumersAtStart > 0 && seen.consumersLeft == 0 { return .consumerGone }
+        if seen.events == 0 { return seen.readError.map { .unreadable($0) } ?? .nothingRecorded }
+        return nil
+    }
+
+    var status: ExitStatus {
+        switch self {
+        case .diskFull: .diskFull
+        case .sessionDaemonGone: .sessionDaemonGone
+        case .consumerGone: .consumerGone
+        case .unreadable: .data
+        case .nothingRecorded: .recordedNothing
+        }
+    }
+
+    /// What to tell the user: what happened, and what became of the trace in `output` (of
+    /// `events` events, readable or not).
+    func message(command: String, output: String, events: Int, readError: String?) -> String {
+        let kept =
+            events > 0
+            ? "the trace in \(output) holds the \(events) events written before, and stops there"
+            : readError.map { "the trace in \(output) cannot be read (\($0))" } ?? "the trace in \(output) holds nothing"
+        switch self {
+        case .diskFull(let available):
+            return "the file system of \(output) filled up while \(command) ran (\(available >> 10) KiB left): LTTng "
+                + "could not write the trace; \(kept). Free space, or record to another file system (--output)"
+        case .sessionDaemonGone:
+            return "LTTng's session daemon (lttng-sessiond) went away while \(command) ran: \(kept)"
+        case .consumerGone:
+            return "LTTng's consumer daemon (lttng-consumerd), which writes the trace, went away while \(command) ran: \(kept)"
+        case .unreadable(let why):
+            return "LTTng wrote a trace that cannot be read: \(output): \(why)"
+        case .nothingRecorded:
+            return ""
+        }
+    }
+
+    // MARK: observing
+
+    /// Bytes free to this user on the file system of `path`.
+    static func available(at path: String) -> UInt64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return UInt64.max }
+        return UInt64(info.f_bavail) &* UInt64(info.f_frsize)
+    }
+
+    /// The LTTng consumer daemons of this user in this mount namespace (those that write this
+    /// session's trace), by process id.
+    static func consumerDaemons() -> [pid_t] {
+        #if os(Linux)
+            let namespace = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")) ?? ""
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+            return entries.compactMap { entry -> pid_t? in
+                guard let pid = pid_t(entry),
+                    let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                    comm.hasPrefix("lttng-consumerd")
+                else { return nil }
+                var info = stat()
+                guard stat("/proc/\(pid)", &info) == 0, info.st_uid == getuid() else { return nil }
+                let theirs = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) ?? ""
+                return theirs == namespace ? pid : nil
+            }
+        #else
+            return []
+        #endif
+    }
+
+    /// Whether a session daemon answers `lttng list`.
+    static func sessionDaemonAnswers() -> Bool {
+        guard let lttng = Subprocess.which("lttng"),
+            let listing = try? Subprocess.run(lttng, ["list"], output: .capture, timeout: LTTngSession.callTimeout)
+        else { return false }
+        return listing.status == 0
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `record` when LTTng cannot write: the disk fills up, the consumer daemon or the session
+/// daemon is killed mid-run. Each is told apart, with its own exit status and what became of
+/// the trace (all three once said "the command recorded no transduce events", exit 69). Run as
+/// root in a private mount namespace with an LTTng of its own (`record-fault.sh`); skipped,
+/// saying why, where that cannot be made.
+@Suite(.serialized) struct RecordFaultTests {
+    static var namespaces: Bool {
+        guard LTTngTools.available, getuid() == 0, let unshare = Subprocess.which("unshare"),
+            let probe = try? Subprocess.run(
+                unshare, ["--mount", "--propagation", "private", "--fork", "true"], output: .capture, timeout: 30),
+            probe.status == 0
+        else {
+            print("RecordFaultTests skipped: they need LTTng, root and mount namespaces (unshare --mount)")
+            return false
+        }
+        return true
+    }
+
+    @Test(
+        .enabled(if: namespaces), .timeLimit(.minutes(5)),
+        arguments: [
+            ("full", ExpectedFault(status: 74, says: "filled up while")),
+            (
+                "lttng-consumerd",
+                ExpectedFault(status: 75, says: "consumer daemon (lttng-consumerd), which writes the trace, went away")
+            ),
+            ("lttng-sessiond", ExpectedFault(status: 71, says: "session daemon (lttng-sessiond) went away")),
+        ])
+    func eachWayLTTngFailsIsToldApart(_ fault: String, _ expected: ExpectedFault) throws {
+        let dir = TemporaryDirectory()
+        let binary = try #require(builtProduct("trace-view"))
+        let example = try #require(builtProduct("TracedExample"))
+        let run = try Subprocess.run(
+            try #require(Subprocess.which("unshare")),
+            [
+                "--mount", "--propagation", "private", "--fork", "/bin/bash", fixtures + "/scripts/record-fault.sh", fault,
+                binary, example, dir.path,
+            ], output: .capture, timeout: 600)
+        #expect(run.output.contains("record exit \(expected.status)\n"), "\(fault): \(run.output)")
+        #expect(run.output.contains(expected.says), "\(fault): \(run.output)")
+        #expect(!run.output.contains("recorded no transduce events"), "\(fault): \(run.output)")
+        // What became of the trace is said: what it holds, or why it cannot be read.
+        #expect(run.output.contains("the trace in "), "\(fault): \(run.output)")
+    }
+
+    struct ExpectedFault: Sendable, CustomTestStringConvertible {
+        var status: Int32
+        var says: String
+        var testDescription: String { "exit \(status)" }
+    }
+}
