@@ -78,7 +78,9 @@ enum TracedExample {
             print("--end-with needs TRANSDUCE_TRACE=FILE")
             exit(64)
         }
-        _ = try await DemoWorkload.run(instrument: nil)
+        // TRANSDUCE_EXAMPLE_RUNS=N runs the workload N times first (a dump larger than a pipe's buffer).
+        let runs = getenv("TRANSDUCE_EXAMPLE_RUNS").flatMap { Int(String(cString: $0)) } ?? 1
+        for _ in 0..<max(1, runs) { _ = try await DemoWorkload.run(instrument: nil) }
         switch how {
         case "INT": kill(getpid(), SIGINT)
         case "TERM": kill(getpid(), SIGTERM)

@@ -101,6 +101,27 @@ import TransduceDemo
         #expect(trace.notes.isEmpty && trace.counts.occasion == .termination && !trace.events.isEmpty)
     }
 
+    /// A FIFO whose reader opened it and never reads: the termination dump (larger than the
+    /// pipe's buffer) gives up after its bounded wait, and the process ends with its signal.
+    @Test func aStalledFIFOReaderCannotHoldTheEnding() throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"))
+        let fifo = dir.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Opened for reading (so the dump's open succeeds) and never read.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let started = Date()
+        let (status, output) = try run(
+            example, ["--end-with", "TERM"],
+            environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "40"])
+        #expect(status == 128 + SIGTERM, "\(output)")
+        // The wait is 5 s at most; generous for a busy machine, far short of a hang.
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(output.contains("trace dump on signal failed"), "\(output)")
+    }
+
     /// The handler's writer (C, no allocation) writes what the Swift writer writes for the same
     /// ring, payloads aside.
     @Test func signalWriterMatchesTheSwiftWriter() async throws {
