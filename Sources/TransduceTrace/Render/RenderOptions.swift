@@ -51,7 +51,7 @@ public struct RenderOptions: Sendable {
     }
 
     /// `line` as the terminal will show it (trace text escaped, see
-    /// ``escapingControls(_:keepingColour:)``; pure ASCII with ``ascii``), cut to the width in
+    /// `escapingControls`; pure ASCII with ``ascii``), cut to the width in
     /// display columns (`…` at the cut; colour sequences take none); whole when ``cuts`` is off.
     public func fit(_ line: String) -> String {
         // Control characters count as the escapes the terminal output will show for them.
