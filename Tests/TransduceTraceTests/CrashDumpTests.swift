@@ -115,7 +115,7 @@ import TransduceDemo
         let started = Date()
         let (status, output) = try run(
             example, ["--end-with", "TERM"],
-            environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "40"])
+            environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "12"])
         #expect(status == 128 + SIGTERM, "\(output)")
         // The wait is 5 s at most; generous for a busy machine, far short of a hang.
         #expect(Date().timeIntervalSince(started) < 60)

@@ -66,7 +66,8 @@ import TransduceTrace
             let text = try String(contentsOfFile: dir.file("time"), encoding: .utf8)
             let kb = text.split(separator: "\n").compactMap { $0.hasPrefix("peak-kb ") ? Int($0.dropFirst(8)) : nil }.last
             let peak = try #require(kb, "\(text)")
-            #expect(peak < 600_000, "peak \(peak) KB; \(context)")
+            // (ThreadSanitizer's shadow memory multiplies a process's; measured on plain builds.)
+            if !underThreadSanitizer { #expect(peak < 600_000, "peak \(peak) KB; \(context)") }
         }
         // One listing, at most --max-sessions (8) readers, and a listing per failed reader.
         #expect(relay.connections.peak <= 1 + 8 + 8, "\(relay.connections); \(context)")
