@@ -12,16 +12,15 @@ import Testing
 
 /// The bounds the documentation promises, held against inputs built to break them: memory
 /// measured as trace-view's peak (GNU time), not assumed.
-@Suite struct BoundsTests {
+@Suite(.serialized) struct BoundsTests {
     /// Memory is measured on a plain build (ThreadSanitizer's shadow memory multiplies it).
     static var measured: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/time") && !underThreadSanitizer }
 
     /// Runs trace-view under GNU time with `input` streamed to its standard input by a thread
     /// of this process; its status, output, errors, peak memory in KB, and the bytes it took.
-    static func run(_ arguments: [String], input: @escaping @Sendable (Int32) -> Int) throws -> (
+    static func run(_ binary: String, _ arguments: [String], input: @escaping @Sendable (Int32) -> Int) throws -> (
         status: Int32, out: String, err: String, peakKB: Int, fed: Int
     ) {
-        let binary = try #require(builtProduct("trace-view"))
         let dir = TemporaryDirectory()
         let child = try Subprocess.start(
             "/usr/bin/time", ["-f", "peak-kb %M", "-o", dir.file("time"), binary] + arguments,
@@ -49,7 +48,7 @@ import Testing
         }
         close(child.output)
         let status = try Subprocess.wait(child.pid, timeout: 300, name: "trace-view")
-        #expect(done.wait(timeout: .now() + 60) == .success, "the input's writer never ended")
+        guard done.wait(timeout: .now() + 60) == .success else { throw Subprocess.Failure("the input's writer never ended") }
         let time = try String(contentsOfFile: dir.file("time"), encoding: .utf8)
         let peak = time.split(separator: "\n").compactMap { $0.hasPrefix("peak-kb ") ? Int($0.dropFirst(8)) : nil }.last ?? -1
         let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
@@ -70,27 +69,30 @@ import Testing
     /// no byte of text. The string table's budget counts entries too, so the reader stops with a
     /// clear note at 4,194,304 of them, in bounded memory, and does not read on.
     @Test(.enabled(if: measured), .timeLimit(.minutes(5)))
-    func anEmptyStringFloodStopsAtTheTableBound() throws {
-        let strings = 12_000_000
-        let result = try Self.run(["summary", "-"]) { fd in
-            var header: [UInt8] = TraceFileFormat.magic
-            header.appendLE(TraceFileFormat.version)
-            header += [0, 0, 0, 0, 0, 0]
-            var fed = Self.feed(fd, header)
-            var batch: [UInt8] = []
-            batch.reserveCapacity(16 << 16)
-            for id in 1...strings {
-                var payload: [UInt8] = []
-                payload.appendLE(UInt32(id))
-                TraceFileWriter.appendChunk(.string, payload, to: &batch)
-                if batch.count >= 16 << 16 || id == strings {
-                    let n = Self.feed(fd, batch)
-                    fed += n
-                    if n < batch.count { break }
-                    batch.removeAll(keepingCapacity: true)
+    func anEmptyStringFloodStopsAtTheTableBound() async throws {
+        let strings = 5_000_000
+        let binary = try #require(builtProduct("trace-view"))
+        let result = try await offThePool {
+            try Self.run(binary, ["summary", "-"]) { fd in
+                var header: [UInt8] = TraceFileFormat.magic
+                header.appendLE(TraceFileFormat.version)
+                header += [0, 0, 0, 0, 0, 0]
+                var fed = Self.feed(fd, header)
+                var batch: [UInt8] = []
+                batch.reserveCapacity(16 << 16)
+                for id in 1...strings {
+                    var payload: [UInt8] = []
+                    payload.appendLE(UInt32(id))
+                    TraceFileWriter.appendChunk(.string, payload, to: &batch)
+                    if batch.count >= 16 << 16 || id == strings {
+                        let n = Self.feed(fd, batch)
+                        fed += n
+                        if n < batch.count { break }
+                        batch.removeAll(keepingCapacity: true)
+                    }
                 }
+                return fed
             }
-            return fed
         }
         #expect(result.status == 65, "\(result.err)")
         #expect(result.err.contains("string table larger than 256 MiB (4194304 strings"), "\(result.err)")
@@ -102,7 +104,7 @@ import Testing
     /// 30,001 messages, each with the same 64 KiB label: the Mermaid and PlantUML exports are
     /// streamed, each message's text cut to `SequenceExport.maxTextCharacters`.
     @Test(.enabled(if: measured), .timeLimit(.minutes(5)), arguments: ["mermaid", "plantuml"])
-    func aHugeLabelOnEveryArrowExportsInBoundedMemory(_ format: String) throws {
+    func aHugeLabelOnEveryArrowExportsInBoundedMemory(_ format: String) async throws {
         let label = String(repeating: "x", count: 64 << 10)
         var events: [TraceEvent] = []
         var start = TraceEvent(kind: .runtimeStart, time: 1, thread: 1, runtime: 1)
@@ -119,7 +121,8 @@ import Testing
         let dir = TemporaryDirectory()
         let path = dir.file("big-labels.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
-        let result = try Self.run(["export", "--format", format, path]) { _ in 0 }
+        let binary = try #require(builtProduct("trace-view"))
+        let result = try await offThePool { try Self.run(binary, ["export", "--format", format, path]) { _ in 0 } }
         #expect(result.status == 0, "\(result.err)")
         let lines = result.out.split(separator: "\n")
         #expect(lines.count > 30_001, "\(lines.count) lines")

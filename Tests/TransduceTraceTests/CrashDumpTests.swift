@@ -103,7 +103,7 @@ import TransduceDemo
 
     /// A FIFO whose reader opened it and never reads: the termination dump (larger than the
     /// pipe's buffer) gives up after its bounded wait, and the process ends with its signal.
-    @Test func aStalledFIFOReaderCannotHoldTheEnding() throws {
+    @Test func aStalledFIFOReaderCannotHoldTheEnding() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let fifo = dir.file("fifo")
@@ -113,9 +113,11 @@ import TransduceDemo
         #expect(reader >= 0)
         defer { close(reader) }
         let started = Date()
-        let (status, output) = try run(
-            example, ["--end-with", "TERM"],
-            environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "12"])
+        let (status, output) = try await offThePool {
+            try run(
+                example, ["--end-with", "TERM"],
+                environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "12"])
+        }
         #expect(status == 128 + SIGTERM, "\(output)")
         // The wait is 5 s at most; generous for a busy machine, far short of a hang.
         #expect(Date().timeIntervalSince(started) < 60)

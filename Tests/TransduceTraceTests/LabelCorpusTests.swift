@@ -7,7 +7,7 @@ import TransduceTrace
 /// zero-width space), through every command and stream. Checked by an oracle apart from
 /// trace-view (`terminal_safety.py`, Python's Unicode database): no raw escape or control, no
 /// bidi control, no line wider than `--width` in display columns, and pure ASCII with `--ascii`.
-@Suite struct LabelCorpusTests {
+@Suite(.serialized) struct LabelCorpusTests {
     static let corpus = fixtures + "/regressions/hostile-labels.jsonl"
     static let script = fixtures + "/scripts/terminal_safety.py"
 

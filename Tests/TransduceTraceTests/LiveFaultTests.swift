@@ -10,7 +10,7 @@ import TransduceTrace
 
 /// `live` against relay daemons that misbehave (``FakeRelay``): every form ends on its own, in
 /// time, with exit 65, a message that says why, a bounded number of readers and bounded memory.
-@Suite struct LiveFaultTests {
+@Suite(.serialized) struct LiveFaultTests {
     enum Form: String, CaseIterable, Sendable {
         /// `live --list net://HOST`
         case list
@@ -25,7 +25,7 @@ import TransduceTrace
     static var available: Bool { LTTngTools.available && Subprocess.which("lttng-relayd") != nil }
 
     @Test(.enabled(if: available), .timeLimit(.minutes(3)), arguments: modes, Form.allCases)
-    func aMisbehavingRelayDaemonEndsTheViewInTime(_ mode: FakeRelay.Mode, _ form: Form) throws {
+    func aMisbehavingRelayDaemonEndsTheViewInTime(_ mode: FakeRelay.Mode, _ form: Form) async throws {
         let relay = try FakeRelay(mode)
         defer { relay.stop() }
         let dir = TemporaryDirectory()
@@ -41,10 +41,13 @@ import TransduceTrace
         // GNU time gives the peak memory of trace-view and its reaped children.
         let measured = Subprocess.which("time") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
         let started = Date()
-        let run = try Subprocess.run(
-            measured ? "/usr/bin/time" : binary,
-            (measured ? ["-f", "peak-kb %M", "-o", dir.file("time"), binary] : []) + arguments,
-            environment: ["NO_COLOR": "1", "TRANSDUCE_LTTNG": "off"], output: .captureSeparately, timeout: 120)
+        let timeFile = dir.file("time")
+        let run = try await offThePool {
+            try Subprocess.run(
+                measured ? "/usr/bin/time" : binary,
+                (measured ? ["-f", "peak-kb %M", "-o", timeFile, binary] : []) + arguments,
+                environment: ["NO_COLOR": "1", "TRANSDUCE_LTTNG": "off"], output: .captureSeparately, timeout: 120)
+        }
         let elapsed = Date().timeIntervalSince(started)
         let context = "\(mode), \(form): status \(run.status) after \(Int(elapsed)) s\n\(run.output)\(run.errors)"
         if case .neverAttach(let count) = mode, form == .list {

@@ -37,16 +37,20 @@ import Testing
             ),
             ("lttng-sessiond", ExpectedFault(status: 71, says: "session daemon (lttng-sessiond) went away")),
         ])
-    func eachWayLTTngFailsIsToldApart(_ fault: String, _ expected: ExpectedFault) throws {
+    func eachWayLTTngFailsIsToldApart(_ fault: String, _ expected: ExpectedFault) async throws {
         let dir = TemporaryDirectory()
         let binary = try #require(builtProduct("trace-view"))
         let example = try #require(builtProduct("TracedExample"))
-        let run = try Subprocess.run(
-            try #require(Subprocess.which("unshare")),
-            [
-                "--mount", "--propagation", "private", "--fork", "/bin/bash", fixtures + "/scripts/record-fault.sh", fault,
-                binary, example, dir.path,
-            ], output: .capture, timeout: 600)
+        let unshare = try #require(Subprocess.which("unshare"))
+        let work = dir.path
+        let run = try await offThePool {
+            try Subprocess.run(
+                unshare,
+                [
+                    "--mount", "--propagation", "private", "--fork", "/bin/bash", fixtures + "/scripts/record-fault.sh", fault,
+                    binary, example, work,
+                ], output: .capture, timeout: 600)
+        }
         #expect(run.output.contains("record exit \(expected.status)\n"), "\(fault): \(run.output)")
         #expect(run.output.contains(expected.says), "\(fault): \(run.output)")
         #expect(!run.output.contains("recorded no transduce events"), "\(fault): \(run.output)")

@@ -128,3 +128,14 @@ func overlappingSlices(_ slices: [String: [(Double, Double)]]) -> [String] {
     }
     return problems
 }
+
+/// Runs `body` on a thread of its own and awaits its result: a test that waits seconds on child
+/// processes must not hold one of the concurrency pool's threads meanwhile (two on a two-core
+/// machine), or the async tests beside it (the terminal UI's, which poll a screen) starve past
+/// their deadlines. `body` records no issues (it runs outside the test's task): it returns what
+/// the test then checks.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
