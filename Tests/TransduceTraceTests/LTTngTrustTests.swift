@@ -209,6 +209,30 @@ extension LTTngTests {
             #expect(!tasks.out.contains("never settled"), "\(tasks.out.suffix(600))")
         }
 
+        /// `record` whose channel overflows says how many events LTTng discarded and exits 79; with
+        /// --allow-loss it keeps the command's status and notes the loss. Either way the trace
+        /// holds the rest and counts the discards.
+        @Test(.enabled(if: LTTngTools.available)) func recordFailsOnLossUnlessAllowed() throws {
+            let example = try #require(builtProduct("TracedExample"))
+            let dir = TemporaryDirectory()
+            // A small channel read every 2 s: a burst overruns it.
+            let small = ["--subbuf-size", "4096", "--num-subbuf", "2", "--read-timer", "2000000"]
+            let strict = try traceViewRecord(
+                small + ["--output", dir.file("strict"), "--", example, "--repeat", "300", dir.file("ring.tdtrace")])
+            #expect(strict.status == 79, "\(strict.output)")
+            #expect(strict.output.contains("LTTng discarded") && strict.output.contains("--allow-loss"), "\(strict.output)")
+            let summary = try traceView(["summary", dir.file("strict")])
+            #expect(summary.out.contains(" discarded"), "\(summary.out)")
+            let allowed = try traceViewRecord(
+                small + [
+                    "--allow-loss", "--output", dir.file("allowed"), "--", example, "--repeat", "300", dir.file("ring.tdtrace"),
+                ])
+            #expect(allowed.status == 0, "\(allowed.output)")
+            #expect(allowed.output.contains("(--allow-loss)"), "\(allowed.output)")
+            let wrong = try traceViewRecord(["--subbuf-size", "5000", "--", example])
+            #expect(wrong.status == 64, "\(wrong.output)")
+        }
+
         /// babeltrace2 itself shows every label as the ring buffer recorded it, empty ones as ∅ (an
         /// empty text would show the previous event's in babeltrace2 2.0.4).
         @Test(.enabled(if: LTTngTools.available)) func labelsReadBackThroughBabeltrace2() throws {

@@ -19,6 +19,8 @@ enum ExitStatus: Int32, CaseIterable {
     case diskFull = 74
     /// `record`: LTTng's consumer daemon, which writes the trace, went away (EX_TEMPFAIL).
     case consumerGone = 75
+    /// `record`: LTTng discarded events (its channel was full), without `--allow-loss`.
+    case eventsLost = 79
 
     /// What the help says of it.
     var meaning: String {
@@ -34,6 +36,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .sessionDaemonGone: "record: LTTng's session daemon went away while the command ran"
         case .diskFull: "record: the trace's file system filled up"
         case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
+        case .eventsLost: "record: LTTng discarded events (a full channel), and --allow-loss was not given"
         }
     }
 }
