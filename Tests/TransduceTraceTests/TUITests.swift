@@ -50,14 +50,22 @@ import TransduceTraceCTF
 
         func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "ui"]) }
 
-        /// The screen once it contains `text` (the UI redraws after each key; waiting for what the
-        /// key must show, not for a time).
+        /// The screen once it contains `text` and has settled (the UI redraws after each key;
+        /// waiting for what the key must show, not for a time). Settled: two captures in a row
+        /// are the same, so a frame the terminal has only partly received (on a busy machine)
+        /// is not taken for the whole.
         func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
             let deadline = Date().addingTimeInterval(20)
             var last = ""
+            var previous: String?
             while Date() < deadline {
                 last = try screen()
-                if last.contains(text) { return last }
+                if last.contains(text) {
+                    if last == previous { return last }
+                    previous = last
+                } else {
+                    previous = nil
+                }
                 try await Task.sleep(for: .milliseconds(30))
             }
             Issue.record("the screen never showed \(text):\n\(last)", sourceLocation: sourceLocation)
