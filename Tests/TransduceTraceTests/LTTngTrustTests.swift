@@ -212,24 +212,25 @@ extension LTTngTests {
         /// `record` whose channel overflows says how many events LTTng discarded and exits 79; with
         /// --allow-loss it keeps the command's status and notes the loss. Either way the trace
         /// holds the rest and counts the discards.
-        @Test(.enabled(if: LTTngTools.available)) func recordFailsOnLossUnlessAllowed() throws {
+        @Test(.enabled(if: LTTngTools.available)) func recordFailsOnLossUnlessAllowed() async throws {
             let example = try #require(builtProduct("TracedExample"))
             let dir = TemporaryDirectory()
+            let (strictDir, allowedDir, ring) = (dir.file("strict"), dir.file("allowed"), dir.file("ring.tdtrace"))
             // A small channel read every 2 s: a burst overruns it.
             let small = ["--subbuf-size", "4096", "--num-subbuf", "2", "--read-timer", "2000000"]
-            let strict = try traceViewRecord(
-                small + ["--output", dir.file("strict"), "--", example, "--repeat", "300", dir.file("ring.tdtrace")])
+            let strict = try await offThePool {
+                try traceViewRecord(small + ["--output", strictDir, "--", example, "--repeat", "300", ring])
+            }
             #expect(strict.status == 79, "\(strict.output)")
             #expect(strict.output.contains("LTTng discarded") && strict.output.contains("--allow-loss"), "\(strict.output)")
-            let summary = try traceView(["summary", dir.file("strict")])
+            let summary = try await traceViewAsync(["summary", strictDir])
             #expect(summary.out.contains(" discarded"), "\(summary.out)")
-            let allowed = try traceViewRecord(
-                small + [
-                    "--allow-loss", "--output", dir.file("allowed"), "--", example, "--repeat", "300", dir.file("ring.tdtrace"),
-                ])
+            let allowed = try await offThePool {
+                try traceViewRecord(small + ["--allow-loss", "--output", allowedDir, "--", example, "--repeat", "300", ring])
+            }
             #expect(allowed.status == 0, "\(allowed.output)")
             #expect(allowed.output.contains("(--allow-loss)"), "\(allowed.output)")
-            let wrong = try traceViewRecord(["--subbuf-size", "5000", "--", example])
+            let wrong = try await offThePool { try traceViewRecord(["--subbuf-size", "5000", "--", example]) }
             #expect(wrong.status == 64, "\(wrong.output)")
         }
 

@@ -31,6 +31,10 @@ import TransduceTrace
         var problems: [String]
     }
 
+    static func checkAsync(_ text: String, width: Int? = nil, ascii: Bool = false) async throws -> Verdict {
+        try await offThePool { try check(text, width: width, ascii: ascii) }
+    }
+
     static func check(_ text: String, width: Int? = nil, ascii: Bool = false) throws -> Verdict {
         let dir = TemporaryDirectory()
         try text.write(toFile: dir.file("out"), atomically: true, encoding: .utf8)
@@ -42,19 +46,19 @@ import TransduceTrace
     }
 
     @Test(.enabled(if: available), arguments: views)
-    func viewsKeepToTheWidthAndEscapeEverything(_ command: [String]) throws {
+    func viewsKeepToTheWidthAndEscapeEverything(_ command: [String]) async throws {
         for extra in [["--width", "80"], ["--width", "80", "--ascii"], ["--width", "40"]] {
-            let run = try traceView(command + extra + [Self.corpus])
+            let run = try await traceViewAsync(command + extra + [Self.corpus])
             let what = (command + extra).joined(separator: " ")
             #expect(run.status == 0, "\(what): \(run.err)")
-            let out = try Self.check(run.out, width: Int(extra[1]), ascii: extra.contains("--ascii"))
+            let out = try await Self.checkAsync(run.out, width: Int(extra[1]), ascii: extra.contains("--ascii"))
             #expect(out.problems.isEmpty, "\(what): \(out.problems)")
             #expect(out.lines > 3, "\(what): \(run.out)")
-            let err = try Self.check(run.err)
+            let err = try await Self.checkAsync(run.err)
             #expect(err.problems.isEmpty, "\(what) (standard error): \(err.problems)")
         }
         // The labels are shown, escaped, not dropped: the wide ones in full where there is room.
-        let wide = try traceView(command + ["--width", "1000", Self.corpus])
+        let wide = try await traceViewAsync(command + ["--width", "1000", Self.corpus])
         if command == ["tasks"] { #expect(wide.out.contains("注文を読み込む注文を読み込む"), "\(wide.out)") }
         if command == ["sequence"] { #expect(wide.out.contains("transduce(\\x1b]0;pwned\\x07ping)"), "\(wide.out)") }
     }
@@ -62,28 +66,28 @@ import TransduceTrace
     /// The browser's panes, printed without a terminal at `COLUMNS` (the rows the terminal UI
     /// draws; 160 at least in a pipe): every row within it, the label column cut by columns.
     @Test(.enabled(if: available), arguments: [160, 200])
-    func theBrowserRowsKeepToTheWidth(_ columns: Int) throws {
+    func theBrowserRowsKeepToTheWidth(_ columns: Int) async throws {
         for ascii in [false, true] {
-            let run = try traceView(["tui"] + (ascii ? ["--ascii"] : []) + [Self.corpus], columns: columns)
+            let run = try await traceViewAsync(["tui"] + (ascii ? ["--ascii"] : []) + [Self.corpus], columns: columns)
             #expect(run.status == 0, "\(run.err)")
-            let verdict = try Self.check(run.out, width: columns, ascii: ascii)
+            let verdict = try await Self.checkAsync(run.out, width: columns, ascii: ascii)
             #expect(verdict.problems.isEmpty, "\(columns) columns\(ascii ? ", --ascii" : ""): \(verdict.problems)")
         }
     }
 
     @Test(.enabled(if: available), arguments: data)
-    func dataOutputsEscapeEverything(_ command: [String]) throws {
-        let run = try traceView(command + [Self.corpus], columns: nil)
+    func dataOutputsEscapeEverything(_ command: [String]) async throws {
+        let run = try await traceViewAsync(command + [Self.corpus], columns: nil)
         #expect(run.status == 0, "\(command): \(run.err)")
-        let out = try Self.check(run.out.replacingOccurrences(of: "\t", with: " "))
+        let out = try await Self.checkAsync(run.out.replacingOccurrences(of: "\t", with: " "))
         #expect(out.problems.isEmpty, "\(command): \(out.problems)")
-        let err = try Self.check(run.err)
+        let err = try await Self.checkAsync(run.err)
         #expect(err.problems.isEmpty, "\(command) (standard error): \(err.problems)")
     }
 
     /// JSON keeps the very labels (escaped as JSON, not altered): its reader reads them back.
-    @Test func jsonKeepsTheLabelsExactly() throws {
-        let run = try traceView(["export", "--format", "jsonl", Self.corpus], columns: nil)
+    @Test func jsonKeepsTheLabelsExactly() async throws {
+        let run = try await traceViewAsync(["export", "--format", "jsonl", Self.corpus], columns: nil)
         let original = try String(contentsOfFile: Self.corpus, encoding: .utf8)
         func labels(_ text: String) throws -> [String] {
             try text.split(separator: "\n").compactMap { line -> String? in
@@ -98,7 +102,7 @@ import TransduceTrace
     }
 
     /// Values quoted in error messages (a wrong option value, an unknown label) are escaped too.
-    @Test func errorsQuoteValuesEscaped() throws {
+    @Test func errorsQuoteValuesEscaped() async throws {
         let cases: [[String]] = [
             ["sequence", "--style", "bogus\u{1B}]0;X\u{7}", Self.corpus],
             ["export", "--format", "x\u{1B}[2J", Self.corpus],
@@ -106,14 +110,14 @@ import TransduceTrace
             ["tasks", "/nonexistent/\u{1B}[2J\u{202E}"],
         ]
         for arguments in cases {
-            let run = try traceView(arguments)
+            let run = try await traceViewAsync(arguments)
             #expect(run.status != 0, "\(arguments)")
             #expect(!run.err.isEmpty, "\(arguments)")
-            let err = try Self.check(run.err)
+            let err = try await Self.checkAsync(run.err)
             #expect(err.problems.isEmpty, "\(arguments): \(err.problems)")
         }
         // The list of labels `slow --event` offers holds the hostile ones, escaped.
-        let slow = try traceView(["slow", "--event", "nosuch", Self.corpus])
+        let slow = try await traceViewAsync(["slow", "--event", "nosuch", Self.corpus])
         #expect(slow.err.contains("\\x1b[8mhidden"), "\(slow.err)")
     }
 }

@@ -139,3 +139,11 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// ``traceView(_:columns:lttng:environment:)``, waited for off the concurrency pool
+/// (``offThePool(_:)``).
+func traceViewAsync(
+    _ arguments: [String], columns: Int? = 100, environment: [String: String] = [:]
+) async throws -> (status: Int32, out: String, err: String) {
+    try await offThePool { try traceView(arguments, columns: columns, environment: environment) }
+}
