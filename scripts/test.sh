@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite. Installs missing system packages first and starts an LTTng session
 # daemon (root or not) when none runs, so the LTTng tests run instead of skipping. Without
-# arguments in three runs by kind of test (scripts/test-runs.sh says why); with arguments, one
+# arguments in four runs by kind of test (scripts/test-runs.sh says why); with arguments, one
 # `swift test` with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 # liblttng-ust's helper threads trip TSan's "thread finished with ignores enabled" check, so the
 # LTTng end-to-end test skips here and runs in scripts/test.sh instead.
 #
-# Without arguments in three runs by kind of test (scripts/test-runs.sh says
+# Without arguments in four runs by kind of test (scripts/test-runs.sh says
 # why; child processes are five to ten times slower under TSan); with arguments, one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
