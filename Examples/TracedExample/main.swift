@@ -92,7 +92,7 @@ enum TracedExample {
             guard let path = getenv("TRANSDUCE_TRACE").map({ String(cString: $0) }) else { exit(64) }
             var big = TraceEvent(kind: .dispatch, time: 1, thread: 1, runtime: 9)
             big.label = "bulk"
-            let trace = Trace(events: Array(repeating: big, count: 4_000_000))
+            let trace = Trace(events: Array(repeating: big, count: 500_000))
             Thread.detachNewThread { try? TraceFileWriter.write(trace, to: path) }
             let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
             let name = String(path.split(separator: "/").last ?? "")
