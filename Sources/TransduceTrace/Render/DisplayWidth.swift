@@ -63,6 +63,14 @@ extension StringProtocol {
         return columns
     }
 
+    /// The text within `limit` columns: whole when it fits, else its start ending with
+    /// `ellipsis` (one column); "" for a limit of 0 or less.
+    package func truncated(toColumns limit: Int, ellipsis: String) -> String {
+        guard limit > 0 else { return "" }
+        guard displayColumns > limit else { return String(self) }
+        return prefix(columns: limit - 1) + ellipsis
+    }
+
     /// The longest start of the text that fits in `columns` (a wide character that would
     /// straddle the limit is left out).
     package func prefix(columns limit: Int) -> String {

@@ -212,11 +212,7 @@ public struct SequenceDiagram: Sendable {
     }
 
     /// `text` cut to `width` display columns, with `…` when it was longer.
-    private func fit(_ text: String, _ width: Int) -> String {
-        guard width > 0 else { return "" }
-        guard text.displayColumns > width else { return text }
-        return text.prefix(columns: width - 1) + options.ellipsis
-    }
+    private func fit(_ text: String, _ width: Int) -> String { text.truncated(toColumns: width, ellipsis: options.ellipsis) }
 
     /// Writes `text` from `start`, up to (not including) `limit`; without a limit, past the
     /// line's end when nothing is cut (the line grows).

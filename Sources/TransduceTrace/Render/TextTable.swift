@@ -59,7 +59,7 @@ package struct TextTable: Sendable {
             var parts: [String] = []
             for (c, w) in widths.enumerated() {
                 let cell = c < cells.count ? cells[c] : ""
-                let cut = cell.displayColumns > w ? cell.prefix(columns: max(0, w - 1)) + (w > 0 ? options.ellipsis : "") : cell
+                let cut = cell.truncated(toColumns: w, ellipsis: options.ellipsis)
                 parts.append(c == widths.count - 1 && !columns[c].alignRight ? cut : pad(cut, w, right: columns[c].alignRight))
             }
             return options.fit(String(repeating: " ", count: indent) + parts.joined(separator: "  ")).trimmingTrailing()

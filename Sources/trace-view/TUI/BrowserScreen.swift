@@ -171,7 +171,7 @@ struct BrowserScreen {
     private func columns(_ values: [String], _ widths: [Int]) -> String {
         zip(values, widths).map { value, width in
             let value = shown(value)
-            let cut = value.displayColumns > width - 1 ? value.prefix(columns: width - 2) + "~" : value
+            let cut = value.truncated(toColumns: width - 1, ellipsis: "~")
             return cut + String(repeating: " ", count: max(0, width - cut.displayColumns))
         }.joined()
     }
