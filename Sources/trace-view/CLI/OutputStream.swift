@@ -9,7 +9,8 @@ struct OutputStream {
     init(options: RenderOptions) { self.options = options }
 
     mutating func line(_ text: String) {
-        buffer += escapingControls(options.fit(text), keepingColour: options.color)
+        // `fit` escapes trace text as it fits the line.
+        buffer += options.fit(text)
         buffer += "\n"
         if buffer.utf8.count > 1 << 16 { flush() }
     }

@@ -53,17 +53,19 @@ enum Terminal {
 
     /// Prints `lines` that hold no colour of trace-view's own: every control character in them
     /// (an escape sequence from a label included) is shown as an escape.
-    static func print(_ lines: [String]) { print(lines, colour: false) }
+    static func print(_ lines: [String]) { write(lines) { TransduceTrace.escapingControls($0, keepingColour: false) } }
 
     /// Prints a renderer's `lines` as `options` draw them: fitted to the width by display columns
     /// (``RenderOptions/fit(_:)``), pure ASCII with `--ascii`, and only the renderers' own
     /// colour sequences kept, when colour is on.
-    static func print(_ lines: [String], options: RenderOptions) { print(lines.map(options.fit), colour: options.color) }
+    /// (`fit` escapes as it fits: nothing is escaped twice.)
+    static func print(_ lines: [String], options: RenderOptions) { write(lines, options.fit) }
 
-    private static func print(_ lines: [String], colour: Bool) {
+    /// Writes each of `lines` as `shown` makes it, a newline after each, in 64 KB writes.
+    private static func write(_ lines: [String], _ shown: (String) -> String) {
         var out = ""
         for line in lines {
-            out += TransduceTrace.escapingControls(line, keepingColour: colour)
+            out += shown(line)
             out += "\n"
             if out.utf8.count > 1 << 16 {
                 write(out)
