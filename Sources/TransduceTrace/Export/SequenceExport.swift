@@ -36,9 +36,7 @@ public enum SequenceExport {
 
     /// A Mermaid `sequenceDiagram` of the events at `indices` of `index` (in order), one line each.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        var lines: [String] = []
-        mermaid(index: index, indices: indices, maxTasks: maxTasks) { lines.append($0) }
-        return lines
+        collected { mermaid(index: index, indices: indices, maxTasks: maxTasks, $0) }
     }
 
     /// ``mermaid(index:indices:maxTasks:)`` line by line to `emit`, holding no more than one
@@ -66,9 +64,7 @@ public enum SequenceExport {
 
     /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        var lines: [String] = []
-        plantUML(index: index, indices: indices, maxTasks: maxTasks) { lines.append($0) }
-        return lines
+        collected { plantUML(index: index, indices: indices, maxTasks: maxTasks, $0) }
     }
 
     /// ``plantUML(index:indices:maxTasks:)`` line by line to `emit`, as
@@ -90,6 +86,13 @@ public enum SequenceExport {
             }
         }
         emit("@enduml")
+    }
+
+    /// The lines a streaming export hands out, in one array.
+    private static func collected(_ export: ((String) -> Void) -> Void) -> [String] {
+        var lines: [String] = []
+        export { lines.append($0) }
+        return lines
     }
 
     /// `text` cut to ``maxTextCharacters``.
