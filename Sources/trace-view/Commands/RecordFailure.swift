@@ -19,8 +19,9 @@ enum RecordFailure: Equatable {
     case unreadable(String)
     case nothingRecorded
 
-    /// What was seen of a recording: the inputs of ``diagnose(_:)``, gathered by ``observe``.
-    struct Observation: Equatable {
+    /// What was seen of a recording: the inputs of ``diagnose(_:)``, gathered by `record` with
+    /// ``available(at:)``, ``consumerDaemons()`` and ``sessionDaemonAnswers()``.
+    struct Observation {
         /// Bytes free to this user on the trace's file system at the end.
         var available: UInt64
         /// Whether stopping the session failed.
@@ -78,7 +79,8 @@ enum RecordFailure: Equatable {
         case .unreadable(let why):
             return "LTTng wrote a trace that cannot be read: \(output): \(why)"
         case .nothingRecorded:
-            return ""
+            // `record` says this one as it always has (RecordSessions.recordedNothing).
+            return "\(command) recorded no transduce events; \(kept)"
         }
     }
 

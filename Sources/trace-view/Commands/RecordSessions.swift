@@ -54,9 +54,7 @@ enum RecordSessions {
         // The tag marks this command's processes (they inherit it), so the trace shows them alone.
         let tag = "\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))"
         do {
-            // One line each: a newline in an argument would start a field of its own.
-            let commandLine = args.rest.joined(separator: " ").map { $0.isNewline ? " " : String($0) }.joined()
-            try "tag=\(tag)\ncommand=\(commandLine)\n".write(
+            try "tag=\(tag)\ncommand=\(TraceInput.oneLine(args.rest.joined(separator: " ")))\n".write(
                 toFile: directory + "/" + TraceInput.recordFile, atomically: true, encoding: .utf8)
         } catch {
             throw CLIError.data("\(error)")
