@@ -181,6 +181,9 @@ enum LiveCommand: Subcommand {
         let recording = try RecordSessions.prepare(args, for: "live") { "transduce-live-\($0)-\(getpid())" }
         let relay = try LiveRelay.start(output: recording.directory)
         defer { relay.stop() }
+        // Before the session exists, as in `record`.
+        let guardian = RecordSessions.guardSession(recording.name)
+        defer { guardian.release() }
         let session: LTTngSession
         do {
             session = try LTTngSession(
@@ -189,12 +192,8 @@ enum LiveCommand: Subcommand {
         } catch {
             throw CLIError.data("\(error)")
         }
-        let guardian = RecordSessions.guardSession(recording.name)
         var destroyed = false
-        defer {
-            if !destroyed { session.destroy() }
-            guardian.release()
-        }
+        defer { if !destroyed { session.destroy() } }
         let url = relay.liveURL(session: recording.name)
         // Under the browser the command must not write over the screen nor read its keys.
         let browsing = !view.plain && isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0

@@ -47,6 +47,11 @@ enum RecordCommand: Subcommand {
     static func run(_ args: Arguments) throws {
         let channel = try channel(args)
         let recording = try RecordSessions.prepare(args, for: "record") { "transduce-trace-\($0)-\(getpid())" }
+        // Destroys the session if trace-view itself is killed (even with SIGKILL). Started before
+        // the session exists: a kill between creating the session and starting its guard would
+        // leave the session running until the next record sweeps it.
+        let guardian = RecordSessions.guardSession(recording.name)
+        defer { guardian.release() }
         let session: LTTngSession
         do {
             session = try LTTngSession(
@@ -55,12 +60,7 @@ enum RecordCommand: Subcommand {
         } catch {
             throw CLIError.data("\(error)")
         }
-        // Destroys the session if trace-view itself is killed (even with SIGKILL).
-        let guardian = RecordSessions.guardSession(recording.name)
-        defer {
-            session.destroy()
-            guardian.release()
-        }
+        defer { session.destroy() }
         let (status, consumers, stopFailed): (Int32, [pid_t], Bool) = try RecordSessions.ignoringInterrupts {
             do {
                 try session.start()

@@ -113,7 +113,9 @@ enum RecordSessions {
     /// A watcher process that destroys session `name` once trace-view is gone, however it ends
     /// (even SIGKILL). It watches trace-view's pid rather than a pipe: a pipe's end can be held
     /// open by any process that inherited it, and then the watcher would never see the end.
-    /// ``Guardian/release()`` stops it when trace-view destroyed the session itself.
+    /// ``Guardian/release()`` stops it when trace-view destroyed the session itself. Start it
+    /// before creating the session; a session whose `lttng create` was still running when
+    /// trace-view died is left to the next record's ``destroyStale()``.
     static func guardSession(_ name: String) -> Guardian {
         guard let lttng = Subprocess.which("lttng") else { return Guardian(pid: 0) }
         // `--no-wait`: a session whose trace-view is gone need not wait for its data to be
