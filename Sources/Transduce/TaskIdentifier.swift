@@ -32,3 +32,9 @@ public struct TaskIdentifier: Hashable, Sendable, CustomStringConvertible, Expre
         return String(describing: base)
     }
 }
+
+extension TaskIdentifier {
+    /// The label traces name the task by: its ``description``, interned in
+    /// ``LabelInterner/shared`` (made only while an instrument records).
+    public var label: EventLabel { EventLabel(description) }
+}

@@ -76,17 +76,35 @@ import TransduceTestSupport
         #expect(payloads.allSatisfy { $0.contains("refresh") })
     }
 
-    @Test func labelTableResolvesStaticAndDynamicLabels() {
-        let table = LabelTable(dynamicLimit: 2)
+    @Test func labelTableResolvesStaticAndInternedLabels() {
+        let table = LabelTable()
         let literal = table.reference(EventLabel("static"))
         #expect(literal & LabelTable.dynamicTag == 0)
         #expect(table.resolve(literal) == "static")
-        let a = table.intern("a")
-        #expect(table.intern("a") == a)
-        #expect(table.resolve(a) == "a")
-        _ = table.intern("b")
-        #expect(table.resolve(table.intern("c")) == "(label table full)")
+        let name = "interned-\(UInt64.random(in: 0...UInt64.max))"
+        let interned = table.intern(name)
+        #expect(interned & LabelTable.dynamicTag != 0)
+        #expect(table.intern(name) == interned)
+        #expect(table.resolve(interned) == name)
+        struct Unlabelled {}
+        #expect(EventLabel(reflecting: Unlabelled()).description == "Unlabelled")
+        #expect(EventLabel(reflecting: Unlabelled()).bits == EventLabel(reflecting: Unlabelled()).bits, "a type is interned once")
         #expect(table.resolve(0) == "")
+    }
+
+    /// The interner keeps at most its limit of strings: labels made from unbounded data cannot
+    /// grow the process without bound.
+    @Test func theInternerIsBounded() throws {
+        let interner = LabelInterner(limit: 2)
+        let a = interner.label(for: "a")
+        #expect(interner.label(for: "a").bits == a.bits)
+        #expect(interner.string(at: try #require(a.internedIndex)) == "a")
+        _ = interner.label(for: "b")
+        let full = interner.label(for: "c")
+        #expect(full.internedIndex == 2)
+        #expect(interner.string(at: 2) == LabelInterner.fullText)
+        #expect(interner.count == 2)
+        #expect(interner.label(for: "").bits == 0)
     }
 
     @Test func overwriteModeReportsExactLoss() async throws {

@@ -3,12 +3,11 @@ import Synchronization
 // The control plane's admissions: post, awaited dispatch, the queue and its back pressure, the
 // re-entrancy check. Synchronous except for the awaited dispatch's wait.
 extension RuntimeCore {
-    /// The instrument while it records, else `nil`. Asks through optional chaining, which
-    /// borrows the instrument: binding it first retained it, and with a side-table reference
-    /// count (a recorder that is referenced weakly) that retain cost more than the question.
+    /// Whether the instrument records right now, as the token the instrumentation points pass
+    /// on. Asks through optional chaining, which borrows the instrument.
     @inlinable
-    var recording: (any RuntimeInstrument)? {
-        instrument?.isRecording == true ? instrument : nil
+    var recording: Recording? {
+        instrument?.isRecording == true ? Recording() : nil
     }
 
     /// The managed task of this runtime that the caller runs in, if any. The task-local read
@@ -190,7 +189,7 @@ extension RuntimeCore {
     @inlinable
     func rejected(
         _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason,
-        _ instrument: any RuntimeInstrument
+        _ instrument: Recording
     ) {
         emit(
             .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: reason), instrument,
@@ -204,7 +203,7 @@ extension RuntimeCore {
     @discardableResult
     @inlinable
     func enqueue(
-        _ admission: Admission, into control: inout Control, instrument: (any RuntimeInstrument)?,
+        _ admission: Admission, into control: inout Control, instrument: Recording?,
         drainer: Task<Void, Never>? = nil
     ) -> Bool {
         // The dispatch event is stamped with the time the wait (`cycleEnter`) and the latency
@@ -226,7 +225,7 @@ extension RuntimeCore {
     }
 
     @inlinable
-    func emitDispatch(_ admission: Admission, depth: Int, _ instrument: any RuntimeInstrument) {
+    func emitDispatch(_ admission: Admission, depth: Int, _ instrument: Recording) {
         emit(
             .dispatch(
                 dispatch: admission.dispatch, style: admission.style, event: T.traceLabel(of: admission.event),

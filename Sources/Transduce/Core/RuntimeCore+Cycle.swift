@@ -53,7 +53,7 @@ extension RuntimeCore {
         let style: DispatchKind
         /// The instrument, when it was recording as the cycle began (read once per cycle).
         @usableFromInline
-        let instrument: (any RuntimeInstrument)?
+        let instrument: Recording?
         @usableFromInline
         var step = 0
         /// Request-style waiters still owned by the cycle.
@@ -61,7 +61,7 @@ extension RuntimeCore {
         var waiters: [ResponseWaiter]
 
         @inlinable
-        init(cycle: UInt64, style: DispatchKind, instrument: (any RuntimeInstrument)?, waiters: [ResponseWaiter]) {
+        init(cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter]) {
             self.cycle = cycle
             self.style = style
             self.instrument = instrument
@@ -170,7 +170,7 @@ extension RuntimeCore {
     /// returns the entry time.
     @inlinable
     func emitEnter(
-        cycle: UInt64, dispatch: UInt64, enqueuedAt: UInt64, queueDepth: Int, _ instrument: any RuntimeInstrument
+        cycle: UInt64, dispatch: UInt64, enqueuedAt: UInt64, queueDepth: Int, _ instrument: Recording
     ) -> UInt64 {
         let enteredAt = MonotonicClock.now()
         emit(
@@ -225,7 +225,7 @@ extension RuntimeCore {
         _ admission: InlineAdmission, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
         continueInDrainTask: (InlineRest) -> Void
     ) -> InlineOutcome {
-        let instrument = admission.recording ? self.instrument : nil
+        let instrument = admission.recording ? Recording() : nil
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
         var context = CycleContext(cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [])
         var waiter: ResponseWaiter?
@@ -471,7 +471,8 @@ extension RuntimeCore {
         guard let instrument = context.instrument else { return }
         let now = MonotonicClock.now()
         emit(
-            .effect(cycle: context.cycle, step: context.step, kind: kind, task: task, durationNanos: now &- startedAt),
+            .effect(
+                cycle: context.cycle, step: context.step, kind: kind, task: task?.label, durationNanos: now &- startedAt),
             instrument, at: now)
     }
 

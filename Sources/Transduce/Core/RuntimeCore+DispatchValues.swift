@@ -77,12 +77,12 @@ extension RuntimeCore {
         @usableFromInline
         let dispatch: UInt64
         @usableFromInline
-        let instrument: (any RuntimeInstrument)?
+        let instrument: Recording?
         @usableFromInline
         let now: UInt64
 
         @inlinable
-        init(kind: DispatchKind, dispatch: UInt64, instrument: (any RuntimeInstrument)?, now: UInt64) {
+        init(kind: DispatchKind, dispatch: UInt64, instrument: Recording?, now: UInt64) {
             self.kind = kind
             self.dispatch = dispatch
             self.instrument = instrument

@@ -15,7 +15,7 @@ extension RuntimeCore {
     }
 
     @inlinable
-    func emitResume(_ r: Resumption, _ instrument: any RuntimeInstrument) {
+    func emitResume(_ r: Resumption, _ instrument: Recording) {
         emitResume(
             dispatch: r.waiter.dispatch, createdAt: r.waiter.createdAt, result: r.result, byCycle: r.byCycle, byTask: r.byTask,
             instrument)
@@ -25,7 +25,7 @@ extension RuntimeCore {
     @inlinable
     func emitResume(
         dispatch: UInt64, createdAt: UInt64, result: Result<T.Response?, any Error>, byCycle: UInt64, byTask: UInt64,
-        _ instrument: any RuntimeInstrument
+        _ instrument: Recording
     ) {
         let now = MonotonicClock.now()
         let outcome: ResumeOutcome
@@ -45,10 +45,24 @@ extension RuntimeCore {
 
     @inlinable
     func emit(
-        _ detail: RuntimeEvent.Detail, _ instrument: any RuntimeInstrument, at time: UInt64 = 0, payload: T.Event? = nil
+        _ detail: RuntimeEvent.Detail, _ instrument: Recording, at time: UInt64 = 0, payload: T.Event? = nil
     ) {
-        let boxed: (any Sendable)? = payload != nil && instrument.capturesPayloads ? payload : nil
-        instrument.record(
-            RuntimeEvent(time: time == 0 ? MonotonicClock.now() : time, runtime: id, detail: detail, payload: boxed))
+        let event = RuntimeEvent(time: time == 0 ? MonotonicClock.now() : time, runtime: id, detail: detail)
+        // Through the `let` property, which borrows the instrument from the runtime: a copy of
+        // it held elsewhere would be retained and released around every call.
+        if let payload, self.instrument.unsafelyUnwrapped.capturesPayloads {
+            self.instrument.unsafelyUnwrapped.record(event, payload: payload)
+        } else {
+            self.instrument.unsafelyUnwrapped.record(event)
+        }
     }
+}
+
+/// The proof that the runtime's instrument was recording where an instrumentation point began:
+/// the points pass it on instead of the instrument, which they reach through the runtime's `let`
+/// (borrowed, never retained). `nil` where the instrument was not recording.
+@usableFromInline
+struct Recording: Sendable {
+    @inlinable
+    init() {}
 }

@@ -29,7 +29,7 @@ extension RuntimeCore {
             if let instrument {
                 emit(
                     .taskSpawn(
-                        task: instance, name: spec.id,
+                        task: instance, name: spec.id?.label,
                         policy: unique ? .unique : (spec.option == .shareable ? .shareable : .switchToLatest),
                         cycle: cycle, waiters: allWaiters.count, replaces: replaces), instrument, at: startedAt)
             }

@@ -208,7 +208,7 @@ where
         self.instrument = instrument ?? RuntimeInstrumentation.current
         self.queueCapacity = queueCapacity
         self.stepLimit = stepLimit
-        if let instrument = self.instrument, instrument.isRecording {
+        if let instrument = recording {
             emit(
                 .runtimeStart(
                     transducer: EventLabel(_typeName(T.self, qualified: false)), host: EventLabel(hostKind),

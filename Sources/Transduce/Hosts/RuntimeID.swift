@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A process-unique identity of one runtime (one host).
-public struct RuntimeID: Hashable, Sendable, CustomStringConvertible {
+public struct RuntimeID: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// The id: 1 for the first runtime of a process, then counting up.
     public let rawValue: UInt64
     /// The runtime with id `rawValue` (for tools that read traces).

@@ -1,6 +1,6 @@
 /// The lifecycle of a runtime: `active`, then exactly one terminal value.
 /// The raw values are the codes traces store.
-public enum RuntimeLifecycle: UInt8, Sendable, Hashable, CaseIterable {
+public enum RuntimeLifecycle: UInt8, Sendable, Hashable, CaseIterable, BitwiseCopyable {
     /// Accepting and running events.
     case active
     /// Stopped by `cancel()`.

@@ -1,69 +1,86 @@
 /// One diagnostic event of a runtime, as defined by the trace schema (TRACING.md, section 2).
 ///
+/// A flat, trivially copyable value (13 words, no references): the runtime fills in the fields its
+/// ``kind`` uses and leaves the rest zero, so handing one to an instrument and storing it are plain
+/// copies. ``detail`` gives the same event as an enum with named fields, for instruments that
+/// match on kinds; ``init(time:runtime:detail:)`` builds one from it.
+///
 /// Identifiers are `UInt64`, unique within one runtime and never reused; `0` means "none".
-/// The runtime builds one per instrumentation point and hands it to its ``RuntimeInstrument``
-/// synchronously, on the thread that reached the point; building it allocates nothing beyond
-/// the labels' strings.
-public struct RuntimeEvent: Sendable {
+public struct RuntimeEvent: Sendable, BitwiseCopyable {
+    /// Which of the schema's kinds it is, which says which fields it uses.
+    public var kind: Kind
+    /// The kind's code: the raw value of its style, outcome, reason, policy or effect kind (see
+    /// ``Kind``).
+    public var code: UInt8 = 0
+    /// The second code: a dispatchRejected's ``RejectionReason`` raw value.
+    public var code2: UInt8 = 0
+    /// The step within a cycle (transduce, effect), or the steps of a cycleLeave.
+    public var step: UInt32 = 0
     /// Nanoseconds of `CLOCK_MONOTONIC` (see ``MonotonicClock``).
     public var time: UInt64
     /// The runtime (host) that emitted the event.
     public var runtime: RuntimeID
-    /// What happened, with the fields of its kind.
-    public var detail: Detail
-    /// The dispatched or transduced event value, only when the instrument opted in with
-    /// ``RuntimeInstrument/capturesPayloads``.
-    public var payload: (any Sendable)?
+    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume).
+    public var dispatch: UInt64 = 0
+    /// The cycle id (cycleEnter, transduce, effect, cycleLeave, taskSpawn, eventDropped; the
+    /// resuming cycle of a requestResume).
+    public var cycle: UInt64 = 0
+    /// The task id (task events; the resuming task of a requestResume).
+    public var task: UInt64 = 0
+    /// Origin task (dispatch), replaced task (taskSpawn).
+    public var otherTask: UInt64 = 0
+    /// Waited, held, duration, ran or latency, by kind.
+    public var nanos: UInt64 = 0
+    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter) or waiters (taskSpawn).
+    public var count: UInt32 = 0
+    /// The event, task name, error or transducer name, by kind.
+    public var label: EventLabel = .empty
+    /// The host kind of a runtimeStart (empty for every other kind).
+    public var label2: EventLabel = .empty
 
-    /// An event of `runtime` at `time` (nanoseconds of `CLOCK_MONOTONIC`).
+    /// An event of `kind` of `runtime` at `time` (nanoseconds of `CLOCK_MONOTONIC`) with every
+    /// other field zero.
     @inlinable
-    public init(time: UInt64, runtime: RuntimeID, detail: Detail, payload: (any Sendable)? = nil) {
+    public init(kind: Kind, time: UInt64, runtime: RuntimeID) {
+        self.kind = kind
         self.time = time
         self.runtime = runtime
-        self.detail = detail
-        self.payload = payload
     }
 
-    /// The kinds of the schema and their fields. Exhaustive on purpose: a new kind does not
-    /// compile until every instrument and encoder handles it.
-    public enum Detail: Sendable {
-        /// The host was created: the transducer's and host's type names, and the queue's capacity.
-        case runtimeStart(transducer: EventLabel, host: EventLabel, queueCapacity: Int)
-        /// The runtime stopped (cancelled, deallocated or failed), with the error of a failure.
-        case runtimeStop(reason: RuntimeLifecycle, error: EventLabel?)
-        /// An admission was accepted into the queue (or is waiting for room in it). Stamped with
-        /// the time its wait and latency are measured from; `originTask` is the managed task that
-        /// dispatched it (0 from outside), `queueDepth` the admissions queued after it, waiting
-        /// ones included.
-        case dispatch(dispatch: UInt64, style: DispatchKind, event: EventLabel, originTask: UInt64, queueDepth: Int)
-        /// An admission was refused, and why.
-        case dispatchRejected(dispatch: UInt64, style: DispatchKind, event: EventLabel, reason: RejectionReason)
-        /// The admission's cycle took the gate after waiting `waitedNanos`; `queueDepth` left behind.
-        case cycleEnter(cycle: UInt64, dispatch: UInt64, waitedNanos: UInt64, queueDepth: Int)
-        /// `transduce` ran on an event at `step` of its cycle (step 0 is the admitted event, the
-        /// rest chained `.event`s).
-        case transduce(cycle: UInt64, step: Int, event: EventLabel)
-        /// An effect was interpreted: its kind, the task id it names, and how long it ran on the
-        /// gate (actions).
-        case effect(cycle: UInt64, step: Int, kind: EffectKind, task: TaskIdentifier?, durationNanos: UInt64)
-        /// The cycle released the gate after holding it `heldNanos` for `steps` steps.
-        case cycleLeave(cycle: UInt64, outcome: CycleOutcome, steps: Int, heldNanos: UInt64)
-        /// A managed task started in `cycle`, carrying `waiters` request waiters and replacing
-        /// task `replaces` (0 for none).
-        case taskSpawn(task: UInt64, name: TaskIdentifier?, policy: TaskPolicyKind, cycle: UInt64, waiters: Int, replaces: UInt64)
-        /// The waiter of `dispatch` joined running shareable task `task`.
-        case taskJoin(task: UInt64, dispatch: UInt64)
-        /// A task instance was cancelled, and why.
-        case taskCancel(task: UInt64, reason: TaskCancelReason)
-        /// A task instance ended after running `ranNanos`: its outcome and the event or error it
-        /// ended with.
-        case taskSettle(task: UInt64, outcome: TaskOutcome, label: EventLabel?, ranNanos: UInt64)
-        /// The caller of `dispatch` was resumed `latencyNanos` after its dispatch, by cycle
-        /// `byCycle` or task `byTask`.
-        case requestResume(
-            dispatch: UInt64, outcome: ResumeOutcome, error: EventLabel?, byCycle: UInt64, byTask: UInt64,
-            latencyNanos: UInt64)
-        /// An event was discarded without being transduced, and why.
-        case eventDropped(cycle: UInt64, event: EventLabel, reason: DropReason)
+    /// The kinds of the trace schema, in schema order; the raw values are the codes traces store.
+    /// Each case says which fields it uses.
+    public enum Kind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
+        /// `label` transducer, `label2` host kind, `count` queue capacity.
+        case runtimeStart
+        /// `code` reason (``RuntimeLifecycle``), `label` error.
+        case runtimeStop
+        /// `dispatch`, `code` style (``DispatchKind``), `label` event, `otherTask` origin task,
+        /// `count` queue depth after enqueue (admissions waiting for room included). Stamped with
+        /// the time its wait and latency are measured from.
+        case dispatch
+        /// `dispatch`, `code` style, `label` event, `code2` reason (``RejectionReason``).
+        case dispatchRejected
+        /// `cycle`, `dispatch`, `nanos` waited, `count` queue depth left.
+        case cycleEnter
+        /// `cycle`, `step`, `label` event.
+        case transduce
+        /// `cycle`, `step`, `code` effect kind (``EffectKind``), `label` task name, `nanos` duration.
+        case effect
+        /// `cycle`, `code` outcome (``CycleOutcome``), `step` steps, `nanos` held.
+        case cycleLeave
+        /// `task`, `label` name, `code` policy (``TaskPolicyKind``), `cycle`, `count` waiters,
+        /// `otherTask` replaced task.
+        case taskSpawn
+        /// `task`, `dispatch` of the joining waiter.
+        case taskJoin
+        /// `task`, `code` reason (``TaskCancelReason``).
+        case taskCancel
+        /// `task`, `code` outcome (``TaskOutcome``), `label` event or error, `nanos` ran.
+        case taskSettle
+        /// `dispatch`, `code` outcome (``ResumeOutcome``), `label` error, `cycle` by cycle,
+        /// `task` by task, `nanos` latency.
+        case requestResume
+        /// `cycle`, `label` event, `code` reason (``DropReason``).
+        case eventDropped
     }
 }

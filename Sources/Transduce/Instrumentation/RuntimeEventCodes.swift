@@ -1,5 +1,5 @@
 /// How an admission entered the queue. The raw values are the codes traces store.
-public enum DispatchKind: UInt8, Sendable, CaseIterable {
+public enum DispatchKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// `post` (or `input(_:)`): returns at once.
     case post
     /// `send`: returns when the event's cycle has committed state.
@@ -17,7 +17,7 @@ public enum DispatchKind: UInt8, Sendable, CaseIterable {
 }
 
 /// Why an admission was refused. The raw values are the codes traces store.
-public enum RejectionReason: UInt8, Sendable, CaseIterable {
+public enum RejectionReason: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// The runtime was cancelled.
     case cancelled
     /// The host was deallocated.
@@ -31,7 +31,7 @@ public enum RejectionReason: UInt8, Sendable, CaseIterable {
 }
 
 /// How a cycle ended. The raw values are the codes traces store.
-public enum CycleOutcome: UInt8, Sendable, CaseIterable {
+public enum CycleOutcome: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// The chain ended without a task; waiters were resolved.
     case settled
     /// The chain ended in a task, which now owns any request waiters.
@@ -41,7 +41,7 @@ public enum CycleOutcome: UInt8, Sendable, CaseIterable {
 }
 
 /// The kind of an interpreted effect. The raw values are the codes traces store.
-public enum EffectKind: UInt8, Sendable, CaseIterable {
+public enum EffectKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// `.none`.
     case none
     /// `.event`: an event chained in the same cycle.
@@ -59,7 +59,7 @@ public enum EffectKind: UInt8, Sendable, CaseIterable {
 }
 
 /// The overlap policy a task instance ran under. The raw values are the codes traces store.
-public enum TaskPolicyKind: UInt8, Sendable, CaseIterable {
+public enum TaskPolicyKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// A new instance of the id replaces (cancels) the running one.
     case switchToLatest
     /// A new request joins the running instance of the id instead of starting one.
@@ -69,7 +69,7 @@ public enum TaskPolicyKind: UInt8, Sendable, CaseIterable {
 }
 
 /// Why a task instance was cancelled. The raw values are the codes traces store.
-public enum TaskCancelReason: UInt8, Sendable, CaseIterable {
+public enum TaskCancelReason: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// A newer `switchToLatest` instance of its id replaced it.
     case replaced
     /// A `.cancel(id)` effect.
@@ -81,7 +81,7 @@ public enum TaskCancelReason: UInt8, Sendable, CaseIterable {
 }
 
 /// How a task instance ended. The raw values are the codes traces store.
-public enum TaskOutcome: UInt8, Sendable, CaseIterable {
+public enum TaskOutcome: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// It returned no event (or `nil`).
     case settle
     /// It returned an event to re-enter as a request.
@@ -95,7 +95,7 @@ public enum TaskOutcome: UInt8, Sendable, CaseIterable {
 }
 
 /// What a resumed caller got. The raw values are the codes traces store.
-public enum ResumeOutcome: UInt8, Sendable, CaseIterable {
+public enum ResumeOutcome: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// A response.
     case response
     /// No response (a `send`, or a request whose chain produced none).
@@ -105,7 +105,7 @@ public enum ResumeOutcome: UInt8, Sendable, CaseIterable {
 }
 
 /// Why an event was dropped. The raw values are the codes traces store.
-public enum DropReason: UInt8, Sendable, CaseIterable {
+public enum DropReason: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// An event produced by an effect of a `.sequence` before its last: only the last effect's
     /// event chains on.
     case sequenceIntermediate

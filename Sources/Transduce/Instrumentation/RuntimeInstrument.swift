@@ -4,24 +4,45 @@ import Synchronization
 ///
 /// `Transduce` owns only this protocol; recorders (ring buffer, LTTng, test recorders) live in
 /// other modules. A host reads ``isRecording`` at each point first and prepares nothing (no clock
-/// read, no label, no allocation) when it is `false`.
+/// read, no label, no allocation) when it is `false`. An event is a flat value of plain words
+/// (``RuntimeEvent``), so taking it costs its copy; the dispatched value itself comes only to an
+/// instrument that asks for it (``capturesPayloads``), through ``record(_:payload:)``.
 ///
-/// Thread-safety: ``record(_:)`` is called from any thread, concurrently, sometimes while the
-/// runtime holds its control lock; it must not block and must not call back into the runtime.
+/// Lifetime: a host holds its instrument strongly for its own life (no weak reference, so no
+/// side-table reference counting on every point); an instrument must not hold its hosts.
+///
+/// Thread-safety: the record calls come from any thread, concurrently, sometimes while the
+/// runtime holds its control lock; they must not block and must not call back into the runtime.
+///
+/// A test instrument is a class with the two members:
+///
+/// ```swift
+/// final class Kinds: RuntimeInstrument {
+///     let seen = Mutex<[RuntimeEvent.Kind]>([])
+///     var isRecording: Bool { true }
+///     func record(_ event: RuntimeEvent) { seen.withLock { $0.append(event.kind) } }
+/// }
+/// ```
 public protocol RuntimeInstrument: AnyObject, Sendable {
     /// Whether events are wanted right now. Read on every instrumentation point; keep it to one
     /// relaxed atomic load.
     var isRecording: Bool { get }
-    /// Whether events should carry the dispatched event value in ``RuntimeEvent/payload``.
-    /// Boxing a payload may allocate, so this is off unless a recorder opts in.
+    /// Whether the events that carry a dispatched or transduced event value (dispatch,
+    /// dispatchRejected, transduce, eventDropped) should come with it, through
+    /// ``record(_:payload:)``. Boxing a payload may allocate, so this is off unless a recorder
+    /// opts in.
     var capturesPayloads: Bool { get }
     /// Takes one event, on the thread that produced it; called only while ``isRecording`` was
     /// `true` at that point.
     func record(_ event: RuntimeEvent)
+    /// Takes one event with the event value it concerns; called instead of ``record(_:)`` for
+    /// those kinds when ``capturesPayloads`` is `true`. By default, drops the payload.
+    func record(_ event: RuntimeEvent, payload: any Sendable)
 }
 
 extension RuntimeInstrument {
     public var capturesPayloads: Bool { false }
+    public func record(_ event: RuntimeEvent, payload: any Sendable) { record(event) }
 }
 
 /// An instrument that records nothing; hosts behave as if none were attached.

@@ -6,59 +6,9 @@ import Transduce
 /// ``Kind`` for which). Identifiers are unique within a runtime; `0` means "none". Labels are
 /// strings without payloads (`loaded`, not `loaded(["a"])`).
 public struct TraceEvent: Sendable, Hashable {
-    /// The kinds of the trace schema (TRACING.md, section 2), in schema order.
-    public enum Kind: UInt8, Sendable, CaseIterable {
-        /// `label` transducer, `label2` host kind, `count` queue capacity.
-        case runtimeStart
-        /// `code` reason (`RuntimeLifecycle`), `label` error.
-        case runtimeStop
-        /// `dispatch`, `code` style (`DispatchKind`), `label` event, `otherTask` origin task,
-        /// `count` queue depth after enqueue (admissions waiting for room included). Stamped with
-        /// the time its wait and latency are measured from.
-        case dispatch
-        /// `dispatch`, `code` style, `label` event, `code2` reason (`RejectionReason`).
-        case dispatchRejected
-        /// `cycle`, `dispatch`, `nanos` waited, `count` queue depth left.
-        case cycleEnter
-        /// `cycle`, `step`, `label` event.
-        case transduce
-        /// `cycle`, `step`, `code` effect kind (`EffectKind`), `label` task name, `nanos` duration.
-        case effect
-        /// `cycle`, `code` outcome (`CycleOutcome`), `step` steps, `nanos` held.
-        case cycleLeave
-        /// `task`, `label` name, `code` policy (`TaskPolicyKind`), `cycle`, `count` waiters,
-        /// `otherTask` replaced task.
-        case taskSpawn
-        /// `task`, `dispatch` of the joining waiter.
-        case taskJoin
-        /// `task`, `code` reason (`TaskCancelReason`).
-        case taskCancel
-        /// `task`, `code` outcome (`TaskOutcome`), `label` event or error, `nanos` ran.
-        case taskSettle
-        /// `dispatch`, `code` outcome (`ResumeOutcome`), `label` error, `cycle` by cycle,
-        /// `task` by task, `nanos` latency.
-        case requestResume
-        /// `cycle`, `label` event, `code` reason (`DropReason`).
-        case eventDropped
-
-        /// The schema's name of the kind (`cycleEnter`): the case's own name, which is also what
-        /// `String(describing:)` and interpolation give.
-        public var description: String { TraceNames.kinds[Int(rawValue)] }
-        /// The LTTng event name without provider (`cycle_enter`): the name in snake case.
-        public var lttngName: String { TraceNames.lttngKinds[Int(rawValue)] }
-
-        /// The kind named `name` (``description``), if any.
-        public init?(name: String) {
-            guard let index = TraceNames.kinds.firstIndex(of: name) else { return nil }
-            self.init(rawValue: UInt8(index))
-        }
-
-        /// The kind whose LTTng event name is `lttngName` (``lttngName``), if any.
-        public init?(lttngName: String) {
-            guard let index = TraceNames.lttngKinds.firstIndex(of: lttngName) else { return nil }
-            self.init(rawValue: UInt8(index))
-        }
-    }
+    /// The kinds of the trace schema (TRACING.md, section 2), in schema order: the runtime's own
+    /// (``RuntimeEvent/Kind``), so a kind has one code everywhere.
+    public typealias Kind = RuntimeEvent.Kind
 
     /// Which of the schema's kinds it is, which says which fields it uses.
     public var kind: Kind
@@ -127,4 +77,24 @@ public struct TraceEvent: Sendable, Hashable {
 
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
     public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
+}
+
+extension RuntimeEvent.Kind {
+    /// The schema's name of the kind (`cycleEnter`): the case's own name, which is also what
+    /// `String(describing:)` and interpolation give.
+    public var description: String { TraceNames.kinds[Int(rawValue)] }
+    /// The LTTng event name without provider (`cycle_enter`): the name in snake case.
+    public var lttngName: String { TraceNames.lttngKinds[Int(rawValue)] }
+
+    /// The kind named `name` (``description``), if any.
+    public init?(name: String) {
+        guard let index = TraceNames.kinds.firstIndex(of: name) else { return nil }
+        self.init(rawValue: UInt8(index))
+    }
+
+    /// The kind whose LTTng event name is `lttngName` (``lttngName``), if any.
+    public init?(lttngName: String) {
+        guard let index = TraceNames.lttngKinds.firstIndex(of: lttngName) else { return nil }
+        self.init(rawValue: UInt8(index))
+    }
 }

@@ -31,11 +31,12 @@ final class SlowRequestDumper: Sendable {
     private let failed = Atomic<Int>(0)
     /// Only the dump queue touches it.
     private let lastDump = Lock<UInt64?>(nil)
-    private let snapshot: @Sendable () -> Trace?
+    /// The ring as a trace, given the dumper's counts so far.
+    private let snapshot: @Sendable (SlowRequestDumpCounts) -> Trace?
     private let write: @Sendable (Trace, String) throws -> Void
 
     init(
-        trigger: SlowRequestTrigger, snapshot: @escaping @Sendable () -> Trace?,
+        trigger: SlowRequestTrigger, snapshot: @escaping @Sendable (SlowRequestDumpCounts) -> Trace?,
         write: @escaping @Sendable (Trace, String) throws -> Void
     ) {
         self.trigger = trigger
@@ -73,7 +74,7 @@ final class SlowRequestDumper: Sendable {
             suppressed.wrappingAdd(1, ordering: .relaxed)
             return
         }
-        guard let trace = snapshot() else { return }
+        guard let trace = snapshot(counts) else { return }
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         let millis = UInt64(wall.tv_sec) * 1000 + UInt64(wall.tv_nsec) / 1_000_000

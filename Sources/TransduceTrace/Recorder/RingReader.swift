@@ -1,0 +1,60 @@
+import CLTTng
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Turns a ring's slots into a ``Trace``: what a recorder and its slow-request dumper share, so the
+/// dumper needs no reference to the recorder.
+struct RingReader: Sendable {
+    let ring: TraceRingBuffer
+    let labels: LabelTable
+    let payloads: PayloadStore?
+
+    /// The events of `batch` as a trace of this process, with its loss counts and the slow-request
+    /// counts `slowRequests` (none without a trigger).
+    func trace(from batch: TraceRingBuffer.Batch, slowRequests: SlowRequestDumpCounts?) -> Trace {
+        var counts = TraceCounts()
+        counts.events = UInt64(batch.records.count)
+        counts.overwritten = batch.counts.overwritten
+        counts.discarded = batch.counts.discarded
+        counts.lost = batch.unreadable
+        counts.monotonicOrigin = clttng_monotonic_ns()
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        if let slowRequests {
+            counts.slowRequests = UInt64(slowRequests.slowRequests)
+            counts.slowDumps = UInt64(slowRequests.written)
+        }
+        let process = TraceRecorder.processID
+        var trace = Trace(events: batch.records.map { decode($0, process: process) }, counts: counts)
+        trace.hosts = [process: TraceRecorder.hostName]
+        return trace
+    }
+
+    /// The event in slot form `r`, recorded by `process`.
+    func decode(_ r: RawRecord, process: UInt32) -> TraceEvent {
+        var event = TraceEvent(
+            kind: TraceEvent.Kind(rawValue: r.kindCode) ?? .eventDropped, time: r.time, thread: r.thread, runtime: r.runtime)
+        event.process = process
+        event.dispatch = r.dispatch
+        event.cycle = r.cycle
+        event.task = r.task
+        event.otherTask = r.otherTask
+        event.step = r.step
+        event.code = r.code
+        event.code2 = r.code2
+        event.count = r.count
+        event.nanos = r.nanos
+        event.label = labels.resolve(r.label)
+        if event.kind == .runtimeStart {
+            event.label2 = labels.resolve(r.label2)
+        } else if let payloads {
+            event.payload = payloads.resolve(r.label2)
+        }
+        return event
+    }
+}
