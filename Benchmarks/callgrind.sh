@@ -10,6 +10,8 @@
 #                        baseline of send, the same way
 #   disabled_instructions: one send with a disabled trace recorder attached (its ratio to
 #                        send_instructions is the instruction count behind disabled_ratio)
+#   traced_send_instructions: one send with a trace recorder feeding its ring buffer (LTTng off);
+#                        traced_send_instructions_ratio is it ÷ send_instructions
 #   request_task_instructions, task_floor_instructions: a request whose effect is a task that
 #                        returns `.response`, and a bare task resuming a continuation (its floor);
 #                        all threads' instructions, as valgrind runs them one at a time
@@ -51,6 +53,8 @@ send=$(per send $small $large) && echo "send_instructions: $send per send"
 hop=$(per hop $small $large) && echo "hop_instructions: $hop per call (send_vs_hop_instructions: $(ratio "$send" "$hop"))"
 disabled=$(per disabled $small $large) &&
     echo "disabled_instructions: $disabled per send (disabled_instructions_ratio: $(ratio "$send" "$disabled" 3))"
+traced=$(per traced $small $large) &&
+    echo "traced_send_instructions: $traced per send (traced_send_instructions_ratio: $(ratio "$traced" "$send" 3))"
 request=$(per request 1000 3000) && floor=$(per floor 1000 3000) &&
     echo "request_task_instructions: $request, task_floor_instructions: $floor (ratio $(ratio "$request" "$floor"))"
 observable=$(per observable $small $large) && echo "observable_send_instructions: $observable per send"

@@ -26,9 +26,17 @@ enum CallgrindTargets {
                 time: MonotonicClock.now(), runtime: RuntimeID(rawValue: 1), detail: .transduce(cycle: i, step: 0, event: label)))
     }
 
-    /// `disabled`: with a trace recorder attached whose ring buffer and LTTng are off.
-    static func sendLoop(_ n: Int, disabled: Bool = false) async {
-        let recorder = disabled ? TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false) : nil
+    /// What a measured send has attached: nothing, a trace recorder whose ring buffer and LTTng
+    /// are off, or one whose ring buffer records (LTTng off: the ring is the always-on part).
+    enum Attached { case none, disabled, ring }
+
+    static func sendLoop(_ n: Int, attached: Attached = .none) async {
+        let recorder: TraceRecorder? =
+            switch attached {
+            case .none: nil
+            case .disabled: TraceRecorder(capacity: 1 << 12, lttng: false, ringEnabled: false)
+            case .ring: TraceRecorder(capacity: 1 << 12, lttng: false)
+            }
         let host = BaseRuntime(of: Bench.self, instrument: recorder)
         for _ in 0..<n { await measuredSend(host) }
     }

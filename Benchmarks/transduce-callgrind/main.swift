@@ -2,6 +2,7 @@
 //   transduce-callgrind record N   N ring-buffer records
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
 //   transduce-callgrind disabled N the same sends with a disabled trace recorder attached
+//   transduce-callgrind traced N   the same sends with a trace recorder feeding its ring buffer
 //   transduce-callgrind hop N      N calls of an empty method on a plain actor, the same way
 //   transduce-callgrind request N  N requests whose effect is a task returning `.response`
 //   transduce-callgrind floor N    N bare tasks that resume a continuation the caller waits on
@@ -18,10 +19,11 @@ import Foundation
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first, ["record", "send", "disabled", "hop", "request", "floor", "observable"].contains(mode),
+guard let mode = arguments.first,
+    ["record", "send", "disabled", "traced", "hop", "request", "floor", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send|disabled|hop|request|floor|observable COUNT")
+    print("usage: transduce-callgrind record|send|disabled|traced|hop|request|floor|observable COUNT")
     exit(64)
 }
 if mode == "record" {
@@ -38,7 +40,8 @@ if mode == "record" {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         switch mode {
-        case "disabled": await CallgrindTargets.sendLoop(n, disabled: true)
+        case "disabled": await CallgrindTargets.sendLoop(n, attached: .disabled)
+        case "traced": await CallgrindTargets.sendLoop(n, attached: .ring)
         case "hop": await CallgrindTargets.hopLoop(n)
         case "request": await CallgrindTargets.requestLoop(n)
         case "floor": await CallgrindTargets.taskFloorLoop(n)
