@@ -76,6 +76,26 @@ import TransduceTestSupport
         #expect(payloads.allSatisfy { $0.contains("refresh") })
     }
 
+    /// A dump is streamed from the ring, not built from a snapshot: it must read back as the
+    /// snapshot does, labels (static, interned, a type's name), payloads and counts alike, over
+    /// several chunks and with events lapped.
+    @Test func aStreamedDumpReadsBackAsTheSnapshot() async throws {
+        let recorder = TraceRecorder(
+            capacity: 1 << 13, lttng: false, payloads: PayloadCapture { String(describing: $0) })
+        for _ in 0..<80 { _ = try await DemoWorkload.run(instrument: recorder) }
+        let dir = TemporaryDirectory()
+        try recorder.write(to: dir.file("dump.tdtrace"))
+        let snapshot = recorder.snapshot()
+        let dumped = try TraceFileReader(path: dir.file("dump.tdtrace")).readAll()
+        #expect(dumped.events.count == 1 << 13)
+        #expect(dumped.events == snapshot.events)
+        #expect(dumped.counts.overwritten == snapshot.counts.overwritten)
+        #expect(dumped.counts.events == UInt64(dumped.events.count))
+        #expect(dumped.counts.occasion == .byCode)
+        #expect(dumped.hosts == snapshot.hosts)
+        #expect(dumped.events.contains { !$0.payload.isEmpty })
+    }
+
     @Test func labelTableResolvesStaticAndInternedLabels() {
         let table = LabelTable()
         let literal = table.reference(EventLabel("static"))

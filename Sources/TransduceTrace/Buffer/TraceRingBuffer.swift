@@ -148,20 +148,39 @@ package final class TraceRingBuffer: @unchecked Sendable {
     ///
     /// O(capacity); allocates the result array.
     package func snapshot() -> Batch {
+        var records: [RawRecord] = []
+        let (counts, unreadable) = walk(chunk: 1 << 16) { records.append(contentsOf: $0) }
+        return Batch(records: records, counts: counts, unreadable: unreadable)
+    }
+
+    /// What ``snapshot()`` reads, handed to `body` a chunk of at most `chunk` events at a time,
+    /// oldest first, with the counts of the window read: the memory of one chunk, whatever the
+    /// capacity. Producers keep recording meanwhile; a slot they lap before the walk reaches it is
+    /// counted as overwritten.
+    package func walk(
+        chunk: Int, _ body: (UnsafeBufferPointer<RawRecord>) throws -> Void
+    ) rethrows -> (counts: Counts, unreadable: UInt64) {
         // Tail first: a drain may move it at any moment, but never past the head of that moment,
         // so a head read afterwards is at least the tail read before it (reading them the other
         // way round let a concurrent drain put `start` past `end`).
         let (drained, drainedOverwritten) = drainState()
         let end = head.load(ordering: .acquiring)
         let start = min(max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, drained), end)
-        var records: [RawRecord] = []
-        records.reserveCapacity(Int(end - start))
+        let buffer = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: max(1, min(chunk, Int(end - start))))
+        defer { buffer.deallocate() }
+        var held = 0
         var lapped: UInt64 = 0
         var unreadable: UInt64 = 0
         var ticket = start
         while ticket < end {
             switch read(ticket) {
-            case .some(.some(let record)): records.append(record)
+            case .some(.some(let record)):
+                buffer[held] = record
+                held += 1
+                if held == buffer.count {
+                    try body(UnsafeBufferPointer(buffer))
+                    held = 0
+                }
             case .some(.none): lapped += 1
             case .none:
                 let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
@@ -169,6 +188,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
             }
             ticket += 1
         }
+        if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
         // The counts as of `end`, the window read: counted from a later head they included
         // events the walk never saw (and counted some lapped ones twice), so a snapshot could
         // count more events than were offered.
@@ -179,7 +199,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
             counts.overwritten = drainedOverwritten + (start > drained ? start - drained : 0)
         }
         counts.overwritten += lapped
-        return Batch(records: records, counts: counts, unreadable: unreadable)
+        return (counts, unreadable)
     }
 
     /// Removes and returns up to `limit` committed events, oldest first. One drainer at a time.

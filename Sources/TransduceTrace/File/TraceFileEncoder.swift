@@ -11,6 +11,9 @@ package struct TraceFileEncoder {
     private var ids: [String: UInt32] = ["": 0]
     private var pending: [TraceEvent] = []
     private var process: UInt32 = 0
+    /// String ids of ring-slot label references (``append(records:process:text:into:)``); payload
+    /// generations are not kept (each event has its own), their texts are.
+    private var referenceIDs: [UInt64: UInt32] = [0: 0]
 
     /// Starts a file (its header is part of the first buffer handed out).
     package init(hosts: [UInt32: String] = [:]) {
@@ -43,6 +46,57 @@ package struct TraceFileEncoder {
         TraceFileWriter.appendChunk(.footer, footer, to: &out)
         sink(out)
         out.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends ring-slot records of `process` as events chunks, with no ``TraceEvent`` and no
+    /// `String` per event: `text` turns a label reference (`payload` `false`) or a payload
+    /// generation (`true`) into its text, once per distinct one. Flushes what was appended
+    /// before; `records` must hold at most ``TraceFileFormat/eventsPerChunk`` records.
+    package mutating func append(
+        records: UnsafeBufferPointer<RawRecord>, process: UInt32, text: (UInt64, _ payload: Bool) -> String,
+        into sink: ([UInt8]) -> Void
+    ) {
+        flush(into: sink)
+        guard !records.isEmpty else { return }
+        var labelIDs: [(UInt32, UInt32)] = []
+        labelIDs.reserveCapacity(records.count)
+        for r in records {
+            let label = referenceID(r.label, text)
+            let second =
+                r.kindCode == TraceEvent.Kind.runtimeStart.rawValue
+                ? referenceID(r.label2, text) : r.label2 == 0 ? 0 : id(text(r.label2, true))
+            labelIDs.append((label, second))
+        }
+        startProcess(process)
+        var payload: [UInt8] = []
+        payload.reserveCapacity(4 + records.count * TraceFileFormat.recordSize)
+        payload.appendLE(UInt32(records.count))
+        payload.append(contentsOf: repeatElement(0, count: records.count * TraceRecordLayout.size))
+        payload.withUnsafeMutableBytes { bytes in
+            for (index, (r, ids)) in zip(records, labelIDs).enumerated() {
+                TraceRecordLayout.encode(r, label: ids.0, label2: ids.1, into: bytes, at: 4 + index * TraceRecordLayout.size)
+            }
+        }
+        TraceFileWriter.appendChunk(.events, payload, to: &out)
+        sink(out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func referenceID(_ reference: UInt64, _ text: (UInt64, Bool) -> String) -> UInt32 {
+        if let id = referenceIDs[reference] { return id }
+        let id = id(text(reference, false))
+        referenceIDs[reference] = id
+        return id
+    }
+
+    /// Writes a process chunk when `process` is not the process of the events before.
+    private mutating func startProcess(_ process: UInt32) {
+        guard process != self.process else { return }
+        self.process = process
+        var chunk: [UInt8] = []
+        chunk.appendLE(process)
+        chunk.append(contentsOf: Array(hosts[process, default: ""].utf8).prefix(TraceFileFormat.maxHostBytes))
+        TraceFileWriter.appendChunk(.process, chunk, to: &out)
     }
 
     private mutating func id(_ string: String) -> UInt32 {
@@ -83,11 +137,7 @@ package struct TraceFileEncoder {
         for (event, labels) in zip(pending, labelIDs) {
             if event.process != process {
                 emit()
-                process = event.process
-                var chunk: [UInt8] = []
-                chunk.appendLE(process)
-                chunk.append(contentsOf: Array(hosts[process, default: ""].utf8).prefix(TraceFileFormat.maxHostBytes))
-                TraceFileWriter.appendChunk(.process, chunk, to: &out)
+                startProcess(event.process)
             }
             written += 1
             let at = payload.count

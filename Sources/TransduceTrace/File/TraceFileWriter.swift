@@ -26,6 +26,16 @@ public enum TraceFileWriter {
     /// to what it points to (the link stays); in place to a FIFO or a device (see
     /// `FileDestination`).
     public static func write(_ trace: Trace, to path: String, format: Format = .binary) throws {
+        try write(to: path) { sink in
+            switch format {
+            case .binary: encodeBinary(trace, into: sink)
+            case .jsonLines: JSONLines.encode(trace, into: sink)
+            }
+        }
+    }
+
+    /// Writes what `encode` hands its sink to `path`, as ``write(_:to:format:)`` does.
+    package static func write(to path: String, _ encode: (_ sink: ([UInt8]) -> Void) throws -> Void) throws {
         let destination: FileDestination
         do {
             destination = try FileDestination.resolve(path)
@@ -55,9 +65,12 @@ public enum TraceFileWriter {
         let sink: ([UInt8]) -> Void = { bytes in
             if ok && !bytes.isEmpty { ok = fwrite(bytes, 1, bytes.count, file) == bytes.count }
         }
-        switch format {
-        case .binary: encodeBinary(trace, into: sink)
-        case .jsonLines: JSONLines.encode(trace, into: sink)
+        do {
+            try encode(sink)
+        } catch {
+            fclose(file)
+            if let temporary { unlink(temporary) }
+            throw error
         }
         ok = fclose(file) == 0 && ok
         guard ok, temporary.map({ rename($0, target) == 0 }) ?? true else {

@@ -14,23 +14,45 @@ enum TraceRecordLayout {
     static func encode(
         _ event: TraceEvent, label: UInt32, label2: UInt32, into out: UnsafeMutableRawBufferPointer, at offset: Int
     ) {
+        var r = RawRecord()
+        r.kindCode = event.kind.rawValue
+        r.code = event.code
+        r.code2 = event.code2
+        r.step = event.step
+        r.time = event.time
+        r.runtime = event.runtime
+        r.dispatch = event.dispatch
+        r.cycle = event.cycle
+        r.task = event.task
+        r.otherTask = event.otherTask
+        r.nanos = event.nanos
+        r.count = event.count
+        r.thread = event.thread
+        encode(r, label: label, label2: label2, into: out, at: offset)
+    }
+
+    /// Writes ring-slot record `r` with string ids `label` and `label2` (in place of its label
+    /// references) at `offset` of `out`, which must hold ``size`` bytes there.
+    static func encode(
+        _ r: RawRecord, label: UInt32, label2: UInt32, into out: UnsafeMutableRawBufferPointer, at offset: Int
+    ) {
         func put<T: FixedWidthInteger>(_ value: T, _ field: Int) {
             out.storeBytes(of: value.littleEndian, toByteOffset: offset + field, as: T.self)
         }
-        put(event.kind.rawValue, Int(CLTTNG_RECORD_KIND))
-        put(event.code, Int(CLTTNG_RECORD_CODE))
-        put(event.code2, Int(CLTTNG_RECORD_CODE2))
+        put(r.kindCode, Int(CLTTNG_RECORD_KIND))
+        put(r.code, Int(CLTTNG_RECORD_CODE))
+        put(r.code2, Int(CLTTNG_RECORD_CODE2))
         put(UInt8(0), Int(CLTTNG_RECORD_CODE2) + 1)
-        put(event.step, Int(CLTTNG_RECORD_STEP))
-        put(event.time, Int(CLTTNG_RECORD_TIME))
-        put(event.runtime, Int(CLTTNG_RECORD_RUNTIME))
-        put(event.dispatch, Int(CLTTNG_RECORD_DISPATCH))
-        put(event.cycle, Int(CLTTNG_RECORD_CYCLE))
-        put(event.task, Int(CLTTNG_RECORD_TASK))
-        put(event.otherTask, Int(CLTTNG_RECORD_OTHER_TASK))
-        put(event.nanos, Int(CLTTNG_RECORD_NANOS))
-        put(event.count, Int(CLTTNG_RECORD_COUNT))
-        put(event.thread, Int(CLTTNG_RECORD_THREAD))
+        put(r.step, Int(CLTTNG_RECORD_STEP))
+        put(r.time, Int(CLTTNG_RECORD_TIME))
+        put(r.runtime, Int(CLTTNG_RECORD_RUNTIME))
+        put(r.dispatch, Int(CLTTNG_RECORD_DISPATCH))
+        put(r.cycle, Int(CLTTNG_RECORD_CYCLE))
+        put(r.task, Int(CLTTNG_RECORD_TASK))
+        put(r.otherTask, Int(CLTTNG_RECORD_OTHER_TASK))
+        put(r.nanos, Int(CLTTNG_RECORD_NANOS))
+        put(r.count, Int(CLTTNG_RECORD_COUNT))
+        put(r.thread, Int(CLTTNG_RECORD_THREAD))
         put(label, Int(CLTTNG_RECORD_LABEL))
         put(label2, Int(CLTTNG_RECORD_LABEL2))
     }

@@ -16,11 +16,43 @@ struct RingReader: Sendable {
     /// The events of `batch` as a trace of this process, with its loss counts and the slow-request
     /// counts `slowRequests` (none without a trigger).
     func trace(from batch: TraceRingBuffer.Batch, slowRequests: SlowRequestDumpCounts?) -> Trace {
+        let process = TraceRecorder.processID
+        var trace = Trace(
+            events: batch.records.map { decode($0, process: process) },
+            counts: counts(batch.counts, read: batch.records.count, unreadable: batch.unreadable, slowRequests: slowRequests))
+        trace.hosts = [process: TraceRecorder.hostName]
+        return trace
+    }
+
+    /// Writes what ``trace(from:slowRequests:)`` of a snapshot would hold, in the binary format,
+    /// straight from the ring a chunk at a time: no copy of the ring, no `TraceEvent` or `String`
+    /// per event (each distinct label is resolved once). Memory: one chunk and the labels seen.
+    func encodeSnapshot(
+        occasion: TraceCounts.Occasion, slowRequests: SlowRequestDumpCounts?, into sink: ([UInt8]) -> Void
+    ) {
+        let process = TraceRecorder.processID
+        var encoder = TraceFileEncoder(hosts: [process: TraceRecorder.hostName])
+        var read = 0
+        let text = { (reference: UInt64, payload: Bool) -> String in
+            payload ? payloads?.resolve(reference) ?? "" : labels.resolve(reference)
+        }
+        let (ringCounts, unreadable) = ring.walk(chunk: TraceFileFormat.eventsPerChunk) { records in
+            encoder.append(records: records, process: process, text: text, into: sink)
+            read += records.count
+        }
+        var counts = counts(ringCounts, read: read, unreadable: unreadable, slowRequests: slowRequests)
+        counts.occasion = occasion
+        encoder.finish(counts: counts, into: sink)
+    }
+
+    private func counts(
+        _ ring: TraceRingBuffer.Counts, read: Int, unreadable: UInt64, slowRequests: SlowRequestDumpCounts?
+    ) -> TraceCounts {
         var counts = TraceCounts()
-        counts.events = UInt64(batch.records.count)
-        counts.overwritten = batch.counts.overwritten
-        counts.discarded = batch.counts.discarded
-        counts.lost = batch.unreadable
+        counts.events = UInt64(read)
+        counts.overwritten = ring.overwritten
+        counts.discarded = ring.discarded
+        counts.lost = unreadable
         counts.monotonicOrigin = clttng_monotonic_ns()
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
@@ -29,10 +61,7 @@ struct RingReader: Sendable {
             counts.slowRequests = UInt64(slowRequests.slowRequests)
             counts.slowDumps = UInt64(slowRequests.written)
         }
-        let process = TraceRecorder.processID
-        var trace = Trace(events: batch.records.map { decode($0, process: process) }, counts: counts)
-        trace.hosts = [process: TraceRecorder.hostName]
-        return trace
+        return counts
     }
 
     /// The event in slot form `r`, recorded by `process`.

@@ -45,7 +45,15 @@ extension TraceRecorder {
         to path: String, format: TraceFileWriter.Format? = nil, occasion: TraceCounts.Occasion
     ) throws {
         let format = format ?? (path.hasSuffix(".jsonl") ? .jsonLines : .binary)
-        try TraceFileWriter.write(snapshot(occasion: occasion), to: path, format: format)
+        switch format {
+        case .binary:
+            // Streamed from the ring: the dump's memory is one chunk, not a copy of the ring.
+            try TraceFileWriter.write(to: path) { sink in
+                reader.encodeSnapshot(occasion: occasion, slowRequests: slowDumper?.counts, into: sink)
+            }
+        case .jsonLines:
+            try TraceFileWriter.write(snapshot(occasion: occasion), to: path, format: format)
+        }
     }
 
     /// A snapshot that says why it was taken.

@@ -33,7 +33,7 @@ public final class TraceRecorder: RuntimeInstrument {
     private let payloads: PayloadStore?
     /// Resumes slower than this trip ``slowDumper`` (`.max`: no trigger).
     private let slowThreshold: UInt64
-    private let slowDumper: SlowRequestDumper?
+    let slowDumper: SlowRequestDumper?
 
     /// - Parameters:
     ///   - capacity: ring-buffer events (rounded up to a power of two); 104 bytes each.
@@ -80,7 +80,7 @@ public final class TraceRecorder: RuntimeInstrument {
         }
     }
 
-    private var reader: RingReader { RingReader(ring: ring, labels: labels, payloads: payloads) }
+    var reader: RingReader { RingReader(ring: ring, labels: labels, payloads: payloads) }
 
     /// What the slow-request trigger has done (all zero without one).
     public var slowRequestDumps: SlowRequestDumpCounts {
