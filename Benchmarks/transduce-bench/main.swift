@@ -516,6 +516,43 @@ if let live {
     print("  live_1m_rss_mb: not measured (needs release trace-view and TracedExample, lttng-tools with lttng-relayd)")
 }
 
+// `trace-view record` of a burst of 1,000,064 events (TracedExample --repeat 7813; 12,800 with
+// --quick), three times in a row with its default channel: the most events LTTng discarded in
+// any of them (record exits 79 and says how many when it discarded any).
+func recordLosses(runs: Int, repeats: Int) throws -> Double? {
+    let example = exe.deletingLastPathComponent().appendingPathComponent("TracedExample").path
+    guard FileManager.default.isExecutableFile(atPath: traceView), FileManager.default.isExecutableFile(atPath: example),
+        LTTngSession.toolsMissing == nil
+    else { return nil }
+    var worst: UInt64 = 0
+    for run in 0..<runs {
+        let dir = NSTemporaryDirectory() + "transduce-bench-record-\(getpid())-\(run)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let result = try Subprocess.run(
+            traceView, ["record", "--output", dir, "--", example, "--repeat", String(repeats), dir + ".tdtrace"],
+            output: .capture, timeout: 600)
+        try? FileManager.default.removeItem(atPath: dir + ".tdtrace")
+        switch result.status {
+        case 0: continue
+        case ExitStatusCode.eventsLost:
+            let said = result.output.range(of: "LTTng discarded ").map { result.output[$0.upperBound...] }
+            worst = max(worst, UInt64(said?.prefix { $0.isNumber } ?? "") ?? .max)
+        default: throw Subprocess.Failure("trace-view record exited with \(result.status): \(result.output.suffix(400))")
+        }
+    }
+    return Double(worst)
+}
+enum ExitStatusCode { static let eventsLost: Int32 = 79 }
+do {
+    if let worst = try recordLosses(runs: 3, repeats: quick ? 100 : 7_813) {
+        add(Figure(key: "record_lossless_discarded", value: worst, min: worst, max: worst, unit: "events"))
+    } else {
+        print("  record_lossless_discarded: not measured (needs release trace-view and TracedExample, and lttng-tools)")
+    }
+} catch {
+    print("  record_lossless_discarded: failed: \(error)")
+}
+
 // A full ring of 64 Mi events (7 GB of slots, a 5.4 GB file; 1 Mi with --quick), dumped in a
 // child of its own so that its peak is the dump's alone.
 var dumpSamples: [(mbps: Double, vsWrite: Double, extraMB: Double)] = []
@@ -596,6 +633,7 @@ let targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "live_1m_rss_mb": ("≤ 100", { $0 <= 100 }),
     "dump_mb_s": ("≥ 100", { $0 >= 100 }),
     "dump_vs_write": ("≥ 0.5", { $0 >= 0.5 }),
+    "record_lossless_discarded": ("0 in 3 runs", { $0 == 0 }),
     "dump_extra_mb": ("≤ 8", { $0 <= 8 }),
     "slow_trigger_ratio": ("≤ 1.05", { $0 <= 1.05 }),
 ]
@@ -607,7 +645,7 @@ let order = [
     "record_2p_ns", "record_2p_ratio",
     "c_floor_ns", "record_vs_floor", "lttng_ns", "ring_record_ns", "lttng_vs_record", "resume_record_ns", "slow_trigger_ratio",
     "view_1m_s",
-    "view_1m_rss_mb", "live_1m_rss_mb", "dump_mb_s", "dump_vs_write", "dump_extra_mb",
+    "view_1m_rss_mb", "live_1m_rss_mb", "dump_mb_s", "dump_vs_write", "dump_extra_mb", "record_lossless_discarded",
 ]
 print("")
 print("| key | value | spread | target | met |")
