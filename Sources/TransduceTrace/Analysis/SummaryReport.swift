@@ -19,7 +19,7 @@ public struct SummaryReport: TraceConsumer, Sendable {
         public var stop = ""
     }
 
-    /// Events per kind, indexed by ``TraceEvent/Kind``'s raw value.
+    /// Events per kind, indexed by `TraceEvent.Kind`'s raw value.
     public private(set) var counts = [Int](repeating: 0, count: TraceEvent.Kind.allCases.count)
     /// Each runtime followed (by ``RuntimeKey``), at most ``maxRuntimes``.
     public private(set) var runtimes: [UInt64: RuntimeInfo] = [:]

@@ -3,11 +3,11 @@ import Transduce
 /// One recorded runtime event, as stored in ring buffers and trace files and read back.
 ///
 /// A flat value: every kind uses the fields that apply to it and leaves the others zero (see
-/// ``Kind`` for which). Identifiers are unique within a runtime; `0` means "none". Labels are
+/// `RuntimeEvent.Kind` for which). Identifiers are unique within a runtime; `0` means "none". Labels are
 /// strings without payloads (`loaded`, not `loaded(["a"])`).
 public struct TraceEvent: Sendable, Hashable {
     /// The kinds of the trace schema (TRACING.md, section 2), in schema order: the runtime's own
-    /// (``RuntimeEvent/Kind``), so a kind has one code everywhere.
+    /// (`RuntimeEvent.Kind` of Transduce), so a kind has one code everywhere.
     public typealias Kind = RuntimeEvent.Kind
 
     /// Which of the schema's kinds it is, which says which fields it uses.

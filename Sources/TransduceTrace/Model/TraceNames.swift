@@ -2,7 +2,7 @@ import Transduce
 
 /// The string names of kinds and codes, shared by the file formats, LTTng and renderers.
 ///
-/// Every table is derived, not spelled: a kind's name is its case name (``TraceEvent/Kind``), its
+/// Every table is derived, not spelled: a kind's name is its case name (`TraceEvent.Kind`), its
 /// LTTng name that name in snake case, and a code's name the case name of the runtime's enum
 /// (``DispatchKind``, ``EffectKind``, …), in raw-value order. Adding a case is therefore one change
 /// in Swift; the C provider (clttng.c, transduce_tp.h) keeps its own copy, which the tests compare
