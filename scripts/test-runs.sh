@@ -15,7 +15,7 @@
 # test under ThreadSanitizer, the stress test and oracle seed 2 with both cores busy ("timed out
 # waiting for operation"), each passing alone.
 set -uo pipefail
-in_process='TransduceTraceTests\.(OracleTests|OracleProcessesTests|ShapeTests|RingBufferTests|RecorderTests|LiveWindowTests|InvariantCheckerTests|ShapeMessageTests|TraceFileTests|VocabularyTests|SlowRequestTests)/'
+in_process='TransduceTraceTests\.(OracleTests|TraceRingsTests|OracleProcessesTests|ShapeTests|RingBufferTests|RecorderTests|LiveWindowTests|InvariantCheckerTests|ShapeMessageTests|TraceFileTests|VocabularyTests|SlowRequestTests)/'
 heavy='TransduceTraceTests\.BoundsTests/'
 status=0
 "$@" --filter 'TransduceTests\.' || status=1

@@ -21,10 +21,11 @@ enum DumpChild {
     static func run(events: Int, file: String) throws -> Never {
         let recorder = TraceRecorder(capacity: events, lttng: false)
         let label: EventLabel = "tick"
+        // Sixteen runtimes, so that every lane (at most 16) fills.
         for i in 0..<recorder.ring.capacity {
             recorder.record(
                 RuntimeEvent(
-                    time: MonotonicClock.now(), runtime: RuntimeID(rawValue: 1),
+                    time: MonotonicClock.now(), runtime: RuntimeID(rawValue: UInt64(i & 15) + 1),
                     detail: .transduce(cycle: UInt64(i), step: 0, event: label)))
         }
         let before = status("VmRSS:")

@@ -268,17 +268,18 @@ let recordN = 1_000_000 / scale
 let label: EventLabel = "tick"
 let runtimeID = RuntimeID(rawValue: 1)
 @inline(never)
-func recordLoop(_ recorder: TraceRecorder, _ n: Int, _ base: UInt64) {
+func recordLoop(_ recorder: TraceRecorder, _ n: Int, _ base: UInt64, runtime: RuntimeID = runtimeID) {
     for i in 0..<n {
         recorder.record(
             RuntimeEvent(
-                time: MonotonicClock.now(), runtime: runtimeID,
+                time: MonotonicClock.now(), runtime: runtime,
                 detail: .transduce(cycle: base &+ UInt64(i), step: 0, event: label)))
     }
 }
 let recorder = TraceRecorder(capacity: 1 << 16, lttng: false)
 add(measure("record_ns", unit: "ns", repetitions: reps) { cpuNanosPerIteration(recordN) { recordLoop(recorder, recordN, 0) } })
-/// Nanoseconds of thread CPU time per record while two producers really ran at once: each
+/// Nanoseconds of thread CPU time per record while two producers (of two runtimes) really ran at
+/// once: each
 /// records in batches of `batch`, and a batch counts only when the other producer finished one
 /// of its own meanwhile (a producer descheduled for the whole batch would leave the other
 /// running alone, as a shared-ring benchmark's producers mostly did).
@@ -308,7 +309,8 @@ func twoProducerNanos(_ recorder: TraceRecorder, batches: Int, batch: Int) -> (n
         for b in 0..<batches {
             let other = progress.of(1 - p)
             let start = threadCPU()
-            recordLoop(recorder, batch, UInt64(p) << 40 | UInt64(b * batch))
+            // Two runtimes, as two runtimes of an app record at once (each its lane).
+            recordLoop(recorder, batch, UInt64(p) << 40 | UInt64(b * batch), runtime: RuntimeID(rawValue: UInt64(p + 1)))
             let spent = threadCPU() - start
             progress.finished(p)
             if progress.of(1 - p) > other {

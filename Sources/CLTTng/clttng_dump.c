@@ -56,11 +56,15 @@ static const uint64_t address_bits = 47;
 struct dump_config {
     const uint64_t *slots;
     uint64_t capacity;
+    uint64_t lanes;        /* rings of capacity / lanes slots each, merged by time */
     const clttng_label_mirror *labels;
     char path[4096];
     char temporary[4200];
     int direct;            /* write `path` in place (a FIFO or a device), not a temporary file */
-    uint64_t *order;       /* capacity tickets, sorted in place by the handler */
+    uint64_t *cursor;      /* per lane: the next ticket to read, and the end of its window */
+    uint64_t *end;
+    uint64_t *held;        /* per lane: the words of its oldest unwritten event (valid: `ready`) */
+    uint8_t *ready;
     uint8_t *events;       /* one events chunk payload */
     uint8_t *out;          /* a write buffer */
     uint8_t process[4 + 256]; /* the process chunk: pid, host name */
@@ -70,13 +74,15 @@ struct dump_config {
 static struct dump_config *volatile current;
 static volatile sig_atomic_t dumping;
 
-int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path,
-                                 int direct) {
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, uint64_t lanes, const clttng_label_mirror *labels,
+                                 const char *path, int direct) {
+    if (lanes == 0 || capacity % lanes != 0) return 0;
     struct dump_config *c = calloc(1, sizeof *c);
     if (c == NULL) return 0;
     c->direct = direct != 0;
     c->slots = slots;
     c->capacity = capacity;
+    c->lanes = lanes;
     c->labels = labels;
     strncpy(c->path, path, sizeof c->path - 1);
     /* Its own temporary name: no other writer (TraceFileWriter uses .tmp-PID-N) shares it. */
@@ -88,11 +94,17 @@ int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const
     size_t host_length = strnlen(host, 256);
     memcpy(c->process + 4, host, host_length);
     c->process_length = (uint32_t)(4 + host_length);
-    c->order = malloc(capacity * sizeof(uint64_t));
+    c->cursor = malloc(lanes * sizeof(uint64_t));
+    c->end = malloc(lanes * sizeof(uint64_t));
+    c->held = malloc(lanes * CLTTNG_PAYLOAD_WORDS * sizeof(uint64_t));
+    c->ready = malloc(lanes);
     c->events = malloc(4 + CLTTNG_EVENTS_PER_CHUNK * CLTTNG_RECORD_SIZE);
     c->out = malloc(CLTTNG_CHUNK_HEADER_SIZE + 4 + CLTTNG_MAX_STRING_BYTES);
-    if (c->order == NULL || c->events == NULL || c->out == NULL) {
-        free(c->order);
+    if (c->cursor == NULL || c->end == NULL || c->held == NULL || c->ready == NULL || c->events == NULL || c->out == NULL) {
+        free(c->cursor);
+        free(c->end);
+        free(c->held);
+        free(c->ready);
         free(c->events);
         free(c->out);
         free(c);
@@ -202,27 +214,19 @@ static int string_id(const struct dump_config *c, int fd, uint64_t ref, uint32_t
     return write_chunk(fd, 1, c->out, 4 + length);
 }
 
-/* Heap sort of tickets: in place, no recursion. */
-static void sift(uint64_t *a, size_t start, size_t end) {
-    size_t root = start;
-    while (2 * root + 1 < end) {
-        size_t child = 2 * root + 1;
-        if (child + 1 < end && a[child] < a[child + 1]) child++;
-        if (a[root] >= a[child]) return;
-        uint64_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-static void sort_tickets(uint64_t *a, size_t n) {
-    if (n < 2) return;
-    for (size_t i = n / 2; i-- > 0;) sift(a, i, n);
-    for (size_t end = n - 1; end > 0; end--) {
-        uint64_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift(a, 0, end);
+/* Reads lane `k`'s next event still whole into `held`, passing over tickets overwritten
+ * meanwhile; `ready[k]` says whether there was one. */
+static void advance(const struct dump_config *c, uint64_t k) {
+    uint64_t lane_capacity = c->capacity / c->lanes;
+    const uint64_t *lane = c->slots + k * lane_capacity * CLTTNG_SLOT_WORDS;
+    c->ready[k] = 0;
+    while (c->cursor[k] < c->end[k]) {
+        uint64_t ticket = c->cursor[k]++;
+        const uint64_t *slot = lane + (ticket & (lane_capacity - 1)) * CLTTNG_SLOT_WORDS;
+        if (clttng_slot_read(slot, ticket, c->held + k * CLTTNG_PAYLOAD_WORDS) == 1) {
+            c->ready[k] = 1;
+            return;
+        }
     }
 }
 
@@ -238,27 +242,39 @@ static int64_t dump(const struct dump_config *c) {
     uint8_t header[CLTTNG_FILE_HEADER_SIZE] = {0x89, 0x54, 0x44, 0x54, 0x52, 0x0D, 0x0A, 0x1A};
     put16(header + 8, CLTTNG_FILE_VERSION);
     int ok = write_all(fd, header, sizeof header) && write_chunk(fd, CLTTNG_CHUNK_PROCESS, c->process, c->process_length);
-    /* A slot committed for ticket t holds sequence 2t + 2; collect those, oldest first. */
-    size_t held = 0;
+    /* A slot committed for ticket t holds sequence 2t + 2: each lane's window runs from the
+     * oldest committed ticket it holds to the newest. */
+    uint64_t lane_capacity = c->capacity / c->lanes;
     uint64_t newest = 0;
-    for (uint64_t i = 0; i < c->capacity; i++) {
-        uint64_t sequence = __atomic_load_n(&c->slots[i * CLTTNG_SLOT_WORDS], __ATOMIC_ACQUIRE);
-        if (sequence < 2 || (sequence & 1) != 0) continue;
-        uint64_t ticket = sequence / 2 - 1;
-        c->order[held++] = ticket;
-        if (ticket + 1 > newest) newest = ticket + 1;
+    for (uint64_t k = 0; k < c->lanes; k++) {
+        uint64_t oldest = UINT64_MAX, last = 0;
+        for (uint64_t i = 0; i < lane_capacity; i++) {
+            uint64_t sequence = __atomic_load_n(&c->slots[(k * lane_capacity + i) * CLTTNG_SLOT_WORDS], __ATOMIC_ACQUIRE);
+            if (sequence < 2 || (sequence & 1) != 0) continue;
+            uint64_t ticket = sequence / 2 - 1;
+            if (ticket < oldest) oldest = ticket;
+            if (ticket + 1 > last) last = ticket + 1;
+        }
+        c->cursor[k] = oldest == UINT64_MAX ? 0 : oldest;
+        c->end[k] = last;
+        newest += last;
+        advance(c, k);
     }
-    sort_tickets(c->order, held);
+    /* Merged by time: the lane whose next event is oldest goes first. */
     uint32_t next_id = 1;
     uint64_t written = 0;
-    size_t index = 0;
-    while (ok && index < held) {
+    for (;;) {
         uint32_t count = 0;
-        while (ok && index < held && count < CLTTNG_EVENTS_PER_CHUNK) {
-            uint64_t ticket = c->order[index++];
-            const uint64_t *slot = c->slots + (ticket & (c->capacity - 1)) * CLTTNG_SLOT_WORDS;
-            uint64_t w[CLTTNG_PAYLOAD_WORDS];
-            if (clttng_slot_read(slot, ticket, w) != 1) continue; /* overwritten meanwhile */
+        while (ok && count < CLTTNG_EVENTS_PER_CHUNK) {
+            uint64_t first = c->lanes;
+            for (uint64_t k = 0; k < c->lanes; k++) {
+                if (!c->ready[k]) continue;
+                if (first == c->lanes || c->held[k * CLTTNG_PAYLOAD_WORDS + CLTTNG_WORD_TIME] <
+                                             c->held[first * CLTTNG_PAYLOAD_WORDS + CLTTNG_WORD_TIME])
+                    first = k;
+            }
+            if (first == c->lanes) break;
+            const uint64_t *w = c->held + first * CLTTNG_PAYLOAD_WORDS;
             uint8_t kind = (uint8_t)w[CLTTNG_WORD_HEAD];
             uint32_t label = 0, label2 = 0;
             ok = string_id(c, fd, w[CLTTNG_WORD_LABEL], &next_id, &label);
@@ -267,12 +283,13 @@ static int64_t dump(const struct dump_config *c) {
             if (ok && kind == CLTTNG_KIND_RUNTIME_START) ok = string_id(c, fd, w[CLTTNG_WORD_LABEL2], &next_id, &label2);
             clttng_record_encode(w, label, label2, c->events + 4 + (size_t)count * CLTTNG_RECORD_SIZE);
             count++;
+            advance(c, first);
         }
-        if (count > 0) {
-            put32(c->events, count);
-            ok = ok && write_chunk(fd, CLTTNG_CHUNK_EVENTS, c->events, 4 + count * CLTTNG_RECORD_SIZE);
-            written += count;
-        }
+        if (count == 0) break;
+        put32(c->events, count);
+        ok = ok && write_chunk(fd, CLTTNG_CHUNK_EVENTS, c->events, 4 + count * CLTTNG_RECORD_SIZE);
+        written += count;
+        if (!ok) break;
     }
     uint8_t footer[CLTTNG_FOOTER_OCCASION_SIZE];
     struct timespec mono, real;

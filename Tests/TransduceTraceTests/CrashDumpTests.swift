@@ -125,16 +125,19 @@ import TransduceDemo
     }
 
     /// The handler's writer (C, no allocation) writes what the Swift writer writes for the same
-    /// ring, payloads aside.
-    @Test func signalWriterMatchesTheSwiftWriter() async throws {
+    /// ring, payloads aside: one lane, and four lanes that threads share, merged by time alike.
+    @Test(arguments: [1, 4]) func signalWriterMatchesTheSwiftWriter(lanes: Int) async throws {
         let dir = TemporaryDirectory()
-        let recorder = TraceRecorder(capacity: 1 << 8, lttng: false)
-        _ = try await DemoWorkload.run(instrument: recorder)
-        _ = try await DemoWorkload.run(instrument: recorder)  // wraps the ring: 256 of ~256+
+        let recorder = TraceRecorder(
+            capacity: lanes << 8, mode: .overwriteOldest, lttng: false, payloads: nil, ringEnabled: true,
+            slowRequests: nil, lanes: lanes, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
+        #expect(recorder.ring.lanes.count == lanes)
+        // Wraps the ring: each lane keeps 256 of more.
+        for _ in 0..<(2 * lanes) { _ = try await DemoWorkload.run(instrument: recorder) }
         let path = dir.file("signal.tdtrace")
         #expect(
             clttng_signal_dump_configure(
-                recorder.ring.slotMemory, UInt64(recorder.ring.capacity), recorder.labels.mirror, path, 0)
+                recorder.ring.slotMemory, UInt64(recorder.ring.capacity), UInt64(lanes), recorder.labels.mirror, path, 0)
                 == 1)
         let written = clttng_signal_dump_write()
         let expected = recorder.snapshot()

@@ -309,7 +309,7 @@ enum Delays: Transducer {
         let recorder = TraceRecorder(
             capacity: 1 << 14, mode: .overwriteOldest, lttng: false, payloads: nil, ringEnabled: true,
             slowRequests: SlowRequestTrigger(threshold: 0, directory: "/nonexistent", minimumInterval: 0),
-            dumpWriter: { _, _ in release.wait() })
+            lanes: nil, dumpWriter: { _, _ in release.wait() })
         let host = BaseRuntime(of: Delays.self, env: Latch("hold"), instrument: recorder)
         // Every resume is over a zero threshold; the first dump stalls in its writer.
         try await withTimeout(30) {

@@ -25,14 +25,15 @@ clttng_label_mirror *clttng_label_mirror_create(uint64_t limit);
 /* Publishes a copy of string `index` (called once per string, under the table's lock). */
 void clttng_label_mirror_publish(clttng_label_mirror *mirror, uint64_t index, const uint8_t *bytes, size_t length);
 
-/* Makes `slots` (capacity × CLTTNG_SLOT_WORDS words) the ring that signal dumps write to `path`.
+/* Makes `slots` (capacity × CLTTNG_SLOT_WORDS words, split into `lanes` rings of capacity / lanes
+ * slots each, both powers of two) the rings that signal dumps write to `path`, merged by time.
  * With `direct` 0, `path` is a regular file or absent, written atomically (a temporary file
  * beside it, renamed over it); with `direct` 1 it is a FIFO or a device, written in place (a FIFO
  * without a reader is skipped, never waited for). Resolve a link first (FileDestination): the
  * handler renames onto `path` itself. Replaces an earlier configuration. Returns 0 when memory
  * for the dump is short. */
-int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, const clttng_label_mirror *labels, const char *path,
-                                 int direct);
+int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, uint64_t lanes, const clttng_label_mirror *labels,
+                                 const char *path, int direct);
 
 /* Notes that a writer of this process is writing the temporary file `path` (until it is renamed
  * or removed: call clttng_temporary_done with the slot returned). A crash meanwhile removes it,

@@ -61,22 +61,38 @@ package final class TraceRingBuffer: @unchecked Sendable {
     /// Serializes drains; counts them (a `Lock` never guards an empty value, see ``Lock``).
     private let drainLock = Lock(UInt64(0))
 
+    /// Whether `slots` is this buffer's own allocation (not a lane of a ``TraceRings``).
+    private let ownsSlots: Bool
+
     /// Creates a buffer of at least `capacity` events (rounded up to a power of two, at least 2).
     /// Allocates `capacity × 104` bytes once (13 words a slot).
-    package init(capacity: Int, mode: Mode = .overwriteOldest) {
+    package convenience init(capacity: Int, mode: Mode = .overwriteOldest) {
         precondition(capacity > 0 && capacity <= 1 << 30, "capacity must be in 1...2^30")
         var size = 2
         while size < capacity { size <<= 1 }
-        self.capacity = size
-        self.mode = mode
-        self.mask = UInt64(size - 1)
-        let words = size * Int(CLTTNG_SLOT_WORDS)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
-        // Ticket 0 must not look dropped: drop words hold ticket + 1, and 0 means none.
-        slots = raw.initializeMemory(as: UInt64.self, repeating: 0, count: words)
+        self.init(slots: Self.allocateSlots(size), capacity: size, mode: mode, owned: true)
     }
 
-    deinit { slots.deallocate() }
+    /// A buffer over `capacity` (a power of two) zeroed slots at `slots`, which it frees when
+    /// `owned`; otherwise they must outlive it.
+    package init(slots: UnsafeMutablePointer<UInt64>, capacity: Int, mode: Mode, owned: Bool) {
+        precondition(capacity >= 2 && capacity & (capacity - 1) == 0, "capacity must be a power of two")
+        self.capacity = capacity
+        self.mode = mode
+        self.mask = UInt64(capacity - 1)
+        self.slots = slots
+        ownsSlots = owned
+    }
+
+    /// `count` zeroed slots, 64-byte aligned. Ticket 0 must not look dropped: drop words hold
+    /// ticket + 1, and 0 means none.
+    package static func allocateSlots(_ count: Int) -> UnsafeMutablePointer<UInt64> {
+        let words = count * Int(CLTTNG_SLOT_WORDS)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+        return raw.initializeMemory(as: UInt64.self, repeating: 0, count: words)
+    }
+
+    deinit { if ownsSlots { slots.deallocate() } }
 
     /// The slot memory, for the async-signal-safe dump (clttng_dump.h), which reads it with the
     /// slot protocol. Valid while the buffer lives.
@@ -160,46 +176,78 @@ package final class TraceRingBuffer: @unchecked Sendable {
     package func walk(
         chunk: Int, _ body: (UnsafeBufferPointer<RawRecord>) throws -> Void
     ) rethrows -> (counts: Counts, unreadable: UInt64) {
+        var reading = beginReading()
+        let buffer = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: max(1, min(chunk, reading.remaining)))
+        defer { buffer.deallocate() }
+        var held = 0
+        while let record = next(&reading) {
+            buffer[held] = record
+            held += 1
+            if held == buffer.count {
+                try body(UnsafeBufferPointer(buffer))
+                held = 0
+            }
+        }
+        if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
+        return counts(of: reading)
+    }
+
+    /// A window of tickets being read by a snapshot (``beginReading()``, ``next(_:)``), and what
+    /// it has found lost so far.
+    package struct Reading {
+        fileprivate let start: UInt64
+        fileprivate let end: UInt64
+        fileprivate let drained: UInt64
+        fileprivate let drainedOverwritten: UInt64
+        fileprivate var ticket: UInt64
+        fileprivate var lapped: UInt64 = 0
+        fileprivate var unreadable: UInt64 = 0
+        /// Tickets not read yet.
+        package var remaining: Int { Int(end - ticket) }
+    }
+
+    /// Starts reading every committed event held now, oldest first.
+    package func beginReading() -> Reading {
         // Tail first: a drain may move it at any moment, but never past the head of that moment,
         // so a head read afterwards is at least the tail read before it (reading them the other
         // way round let a concurrent drain put `start` past `end`).
         let (drained, drainedOverwritten) = drainState()
         let end = head.load(ordering: .acquiring)
         let start = min(max(end > UInt64(capacity) ? end - UInt64(capacity) : 0, drained), end)
-        let buffer = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: max(1, min(chunk, Int(end - start))))
-        defer { buffer.deallocate() }
-        var held = 0
-        var lapped: UInt64 = 0
-        var unreadable: UInt64 = 0
-        var ticket = start
-        while ticket < end {
+        return Reading(start: start, end: end, drained: drained, drainedOverwritten: drainedOverwritten, ticket: start)
+    }
+
+    /// The next committed event of `reading`, passing over (and counting) tickets lapped or not
+    /// committed; `nil` at the end of its window.
+    package func next(_ reading: inout Reading) -> RawRecord? {
+        while reading.ticket < reading.end {
+            let ticket = reading.ticket
+            reading.ticket += 1
             switch read(ticket) {
-            case .some(.some(let record)):
-                buffer[held] = record
-                held += 1
-                if held == buffer.count {
-                    try body(UnsafeBufferPointer(buffer))
-                    held = 0
-                }
-            case .some(.none): lapped += 1
+            case .some(.some(let record)): return record
+            case .some(.none): reading.lapped += 1
             case .none:
                 let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
-                if clttng_slot_dropped(slot, ticket) != 0 { lapped += 1 } else { unreadable += 1 }
+                if clttng_slot_dropped(slot, ticket) != 0 { reading.lapped += 1 } else { reading.unreadable += 1 }
             }
-            ticket += 1
         }
-        if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
-        // The counts as of `end`, the window read: counted from a later head they included
-        // events the walk never saw (and counted some lapped ones twice), so a snapshot could
-        // count more events than were offered.
+        return nil
+    }
+
+    /// The counts of the window `reading` read (as of its end, so a snapshot never counts more
+    /// events than were offered), and the tickets in it it could not read.
+    package func counts(of reading: Reading) -> (counts: Counts, unreadable: UInt64) {
+        // Counted from a later head, the counts included events the walk never saw (and counted
+        // some lapped ones twice).
         var counts = Counts(
-            offered: end, overwritten: 0, discarded: discardedCount.load(ordering: .relaxed),
+            offered: reading.end, overwritten: 0, discarded: discardedCount.load(ordering: .relaxed),
             contended: contendedCount.load(ordering: .relaxed))
         if mode == .overwriteOldest {
-            counts.overwritten = drainedOverwritten + (start > drained ? start - drained : 0)
+            counts.overwritten =
+                reading.drainedOverwritten + (reading.start > reading.drained ? reading.start - reading.drained : 0)
         }
-        counts.overwritten += lapped
-        return (counts, unreadable)
+        counts.overwritten += reading.lapped
+        return (counts, reading.unreadable)
     }
 
     /// Removes and returns up to `limit` committed events, oldest first. One drainer at a time.

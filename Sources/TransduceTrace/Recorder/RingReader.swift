@@ -9,7 +9,7 @@ import CLTTng
 /// Turns a ring's slots into a ``Trace``: what a recorder and its slow-request dumper share, so the
 /// dumper needs no reference to the recorder.
 struct RingReader: Sendable {
-    let ring: TraceRingBuffer
+    let ring: TraceRings
     let labels: LabelTable
     let payloads: PayloadStore?
 

@@ -96,7 +96,10 @@ extension TraceRecorder {
             case .atomic(let final): (final, 0)
             case .direct(let path): (path, 1)
             }
-        guard clttng_signal_dump_configure(ring.slotMemory, UInt64(ring.capacity), labels.mirror, target, direct) != 0 else {
+        guard
+            clttng_signal_dump_configure(
+                ring.slotMemory, UInt64(ring.capacity), UInt64(ring.lanes.count), labels.mirror, target, direct) != 0
+        else {
             DumpRegistry.report("trace dump failed: no memory for the signal dump")
             return []
         }

@@ -24,7 +24,7 @@ import Transduce
 ///
 /// Thread-safety: every method may be called from any thread.
 public final class TraceRecorder: RuntimeInstrument {
-    package let ring: TraceRingBuffer
+    package let ring: TraceRings
     package let labels: LabelTable
     /// Whether events also go to LTTng-UST when a session enables them.
     public let feedsLTTng: Bool
@@ -36,7 +36,11 @@ public final class TraceRecorder: RuntimeInstrument {
     let slowDumper: SlowRequestDumper?
 
     /// - Parameters:
-    ///   - capacity: ring-buffer events (rounded up to a power of two); 104 bytes each.
+    ///   - capacity: ring-buffer events in all (rounded up to a power of two); 104 bytes each,
+    ///     allocated once. From 2,048 events on, the ring is split into lanes (twice the
+    ///     processors, at most 16, none under 1,024 events) and each runtime records into the lane
+    ///     of its id, so runtimes recording at once do not contend: a runtime keeps at least
+    ///     `capacity ÷ lanes` of its newest events. Dumps and snapshots merge the lanes by time.
     ///   - mode: overwrite the oldest events (flight recorder) or discard new ones when full.
     ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
     ///     provider, see ``LTTngProvider``).
@@ -50,15 +54,16 @@ public final class TraceRecorder: RuntimeInstrument {
     ) {
         self.init(
             capacity: capacity, mode: mode, lttng: lttng, payloads: payloads, ringEnabled: ringEnabled,
-            slowRequests: slowRequests, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
+            slowRequests: slowRequests, lanes: nil, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
     }
 
+    /// `lanes` splits the ring (``TraceRings``; `nil`: as many as suit this machine);
     /// `dumpWriter` writes slow-request dumps (tests give one that stalls).
     package init(
         capacity: Int, mode: TraceRingBuffer.Mode, lttng: Bool, payloads: PayloadCapture?, ringEnabled: Bool,
-        slowRequests: SlowRequestTrigger?, dumpWriter: @escaping @Sendable (Trace, String) throws -> Void
+        slowRequests: SlowRequestTrigger?, lanes: Int?, dumpWriter: @escaping @Sendable (Trace, String) throws -> Void
     ) {
-        ring = TraceRingBuffer(capacity: capacity, mode: mode)
+        ring = TraceRings(capacity: capacity, mode: mode, lanes: lanes)
         labels = LabelTable()
         feedsLTTng = lttng && LTTngProvider.isLoaded
         self.ringEnabled = Atomic(ringEnabled)
