@@ -33,6 +33,16 @@ package final class TraceRingBuffer: @unchecked Sendable {
         /// Of the overwritten events, those dropped because their slot was still being written a
         /// lap earlier.
         package var contended: UInt64
+
+        /// Nothing seen.
+        package static let zero = Counts(offered: 0, overwritten: 0, discarded: 0, contended: 0)
+
+        /// What two buffers have seen together.
+        package static func + (a: Counts, b: Counts) -> Counts {
+            Counts(
+                offered: a.offered + b.offered, overwritten: a.overwritten + b.overwritten,
+                discarded: a.discarded + b.discarded, contended: a.contended + b.contended)
+        }
     }
 
     /// Events read by one snapshot or drain, with what was lost around them.
@@ -164,32 +174,12 @@ package final class TraceRingBuffer: @unchecked Sendable {
     ///
     /// O(capacity); allocates the result array.
     package func snapshot() -> Batch {
-        var records: [RawRecord] = []
-        let (counts, unreadable) = walk(chunk: 1 << 16) { records.append(contentsOf: $0) }
-        return Batch(records: records, counts: counts, unreadable: unreadable)
-    }
-
-    /// What ``snapshot()`` reads, handed to `body` a chunk of at most `chunk` events at a time,
-    /// oldest first, with the counts of the window read: the memory of one chunk, whatever the
-    /// capacity. Producers keep recording meanwhile; a slot they lap before the walk reaches it is
-    /// counted as overwritten.
-    package func walk(
-        chunk: Int, _ body: (UnsafeBufferPointer<RawRecord>) throws -> Void
-    ) rethrows -> (counts: Counts, unreadable: UInt64) {
         var reading = beginReading()
-        let buffer = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: max(1, min(chunk, reading.remaining)))
-        defer { buffer.deallocate() }
-        var held = 0
-        while let record = next(&reading) {
-            buffer[held] = record
-            held += 1
-            if held == buffer.count {
-                try body(UnsafeBufferPointer(buffer))
-                held = 0
-            }
-        }
-        if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
-        return counts(of: reading)
+        var records: [RawRecord] = []
+        records.reserveCapacity(reading.remaining)
+        while let record = next(&reading) { records.append(record) }
+        let (counts, unreadable) = counts(of: reading)
+        return Batch(records: records, counts: counts, unreadable: unreadable)
     }
 
     /// A window of tickets being read by a snapshot (``beginReading()``, ``next(_:)``), and what

@@ -97,13 +97,7 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
 
     /// What the lanes have seen, summed.
     package var counts: Counts {
-        lanes.reduce(into: Counts(offered: 0, overwritten: 0, discarded: 0, contended: 0)) { sum, lane in
-            let counts = lane.counts
-            sum.offered += counts.offered
-            sum.overwritten += counts.overwritten
-            sum.discarded += counts.discarded
-            sum.contended += counts.contended
-        }
+        lanes.reduce(.zero) { $0 + $1.counts }
     }
 
     /// Copies every committed event held, merged by time, without consuming them.
@@ -133,14 +127,11 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
             }
         }
         if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
-        var sum = Counts(offered: 0, overwritten: 0, discarded: 0, contended: 0)
+        var sum = Counts.zero
         var unreadable: UInt64 = 0
         for (lane, reading) in zip(lanes, readings) {
             let (counts, lost) = lane.counts(of: reading)
-            sum.offered += counts.offered
-            sum.overwritten += counts.overwritten
-            sum.discarded += counts.discarded
-            sum.contended += counts.contended
+            sum = sum + counts
             unreadable += lost
         }
         return (sum, unreadable)
