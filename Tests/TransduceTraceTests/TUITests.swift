@@ -50,12 +50,17 @@ import TransduceTraceCTF
 
         func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "ui"]) }
 
+        /// How long a wait on the UI may take: a debug trace-view beside the suite's other child
+        /// processes (Chromium, PlantUML's JVM) on two busy cores once took more than 20 s to
+        /// draw its first screen. The tests' own time limits stay the bound on a hang.
+        static let patience: TimeInterval = 90
+
         /// The screen once it contains `text` and has settled (the UI redraws after each key;
         /// waiting for what the key must show, not for a time). Settled: two captures in a row
         /// are the same, so a frame the terminal has only partly received (on a busy machine)
         /// is not taken for the whole.
         func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(Self.patience)
             var last = ""
             var previous: String?
             while Date() < deadline {
@@ -74,7 +79,7 @@ import TransduceTraceCTF
 
         /// The UI's exit status, once it has exited, and whether the terminal was put back.
         func ended() async throws -> (status: Int32?, restored: Bool) {
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(Self.patience)
             while Date() < deadline {
                 if let status = try? String(contentsOfFile: dir.file("status"), encoding: .utf8),
                     let after = try? String(contentsOfFile: dir.file("after"), encoding: .utf8), !after.isEmpty
