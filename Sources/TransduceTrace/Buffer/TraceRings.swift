@@ -42,7 +42,7 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
     private let slots: UnsafeMutablePointer<UInt64>
 
     /// The fewest slots a lane gets: below twice this, a recorder keeps one lane (a small ring
-    /// split further would keep too little of each thread).
+    /// split further would keep too little of each runtime).
     package static let minimumLaneCapacity = 1_024
 
     /// Lanes for `capacity` slots on this machine: twice the processors (a power of two, at most
