@@ -11,7 +11,7 @@ extension LTTngTests {
         /// and labels in every process) started together under `trace-view record`; each keeps its
         /// ring, the ground truth of its own events.
         @Test(.enabled(if: LTTngTools.available && PerfettoTests.available))
-        func threeProcessesOfTwoRuntimesExportCleanToPerfetto() throws {
+        func threeProcessesOfTwoRuntimesExportCleanToPerfetto() async throws {
             let dir = TemporaryDirectory()
             let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
             let ctf = dir.file("ctf")
@@ -68,7 +68,7 @@ extension LTTngTests {
             let path = dir.file("processes.json")
             let chrome = try traceView(["export", "--format", "chrome", "--output", path, ctf])
             #expect(chrome.status == 0, "\(chrome.err)")
-            try PerfettoTests.expectClean(path, of: events, hosts: read.hosts)
+            try await PerfettoTests.expectClean(path, of: events, hosts: read.hosts)
         }
     }
 }

@@ -26,13 +26,18 @@ import TransduceTestSupport
     }
 
     /// What Perfetto made of `path`: its counts, its import errors, each request slice's start
-    /// and duration (ns, sorted), and each thread's process and name.
-    static func perfetto(_ path: String) throws -> (
+    /// and duration (ns, sorted), and each thread's process and name. Waits for Chromium off the
+    /// concurrency pool: a minute or more on a busy machine, and two such waits held both of the
+    /// pool's threads while another test's oracle runs needed them (they timed out).
+    static func perfetto(_ path: String) async throws -> (
         counts: [String: Int], errors: [String: Int], requests: [[Int]], threads: [[String]]
     ) {
         let python = try #require(Subprocess.which("python3"))
-        let result = try Subprocess.run(
-            python, [root + "/scripts/perfetto-check.py", ui, path, "90"], output: .capture, timeout: 150)
+        let ui = ui
+        let result = try await offThePool {
+            try Subprocess.run(
+                python, [root + "/scripts/perfetto-check.py", ui, path, "90"], output: .capture, timeout: 150)
+        }
         #expect(result.status == 0, "\(result.output)")
         let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -82,10 +87,10 @@ import TransduceTestSupport
         let input = dir.file("mixed.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: input)
         let path = dir.file("mixed.json")
-        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, input])
+        let (status, _, err) = try await traceViewAsync(["export", "--format", "chrome", "--output", path, input])
         #expect(status == 0, "\(err)")
         let expected = try Self.counts(path)
-        let (seen, errors, _, _) = try Self.perfetto(path)
+        let (seen, errors, _, _) = try await Self.perfetto(path)
         #expect(errors.isEmpty, "Perfetto's importer: \(errors)")
         #expect(seen["requests"] == expected.requests && expected.requests > 100)
         #expect(seen["unfinished_requests"] == 0, "Perfetto could not end \(seen["unfinished_requests"] ?? -1) requests")
@@ -99,9 +104,9 @@ import TransduceTestSupport
     /// request one finished slice lasting exactly from its dispatch to its resume (by the trace's
     /// timestamps, the time base of the export), every flow and track there, and each process
     /// named with its pid and host.
-    static func expectClean(_ path: String, of events: [TraceEvent], hosts: [UInt32: String]) throws {
+    static func expectClean(_ path: String, of events: [TraceEvent], hosts: [UInt32: String]) async throws {
         let expected = try Self.counts(path)
-        let (seen, errors, requests, threads) = try Self.perfetto(path)
+        let (seen, errors, requests, threads) = try await Self.perfetto(path)
         #expect(errors.isEmpty, "Perfetto's importer: \(errors)")
         #expect(seen["unfinished"] == 0)
         #expect(seen["slices"] == expected.slices)
@@ -155,8 +160,8 @@ import TransduceTestSupport
         let input = dir.file("processes.tdtrace")
         try TraceFileWriter.write(trace, to: input)
         let path = dir.file("processes.json")
-        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, input])
+        let (status, _, err) = try await traceViewAsync(["export", "--format", "chrome", "--output", path, input])
         #expect(status == 0, "\(err)")
-        try Self.expectClean(path, of: events, hosts: hosts)
+        try await Self.expectClean(path, of: events, hosts: hosts)
     }
 }

@@ -156,7 +156,7 @@ extension LTTngTests {
                 try TraceFileWriter.write(Trace(events: events), to: jsonl, format: .jsonLines)
                 let chrome = try traceView(["export", "--format", "chrome", "--output", path, jsonl])
                 #expect(chrome.status == 0, "\(chrome.err)")
-                try PerfettoTests.expectClean(path, of: events, hosts: [:])
+                try await PerfettoTests.expectClean(path, of: events, hosts: [:])
             }
         }
     }
