@@ -48,8 +48,9 @@ extension RuntimeCore {
         _ detail: RuntimeEvent.Detail, _ instrument: Recording, at time: UInt64 = 0, payload: T.Event? = nil
     ) {
         let event = RuntimeEvent(time: time == 0 ? MonotonicClock.now() : time, runtime: id, detail: detail)
-        // Through the `let` property, which borrows the instrument from the runtime: a copy of
-        // it held elsewhere would be retained and released around every call.
+        // Through the runtime's `let`, not a copy carried in the cycle's context (which every
+        // copy of the context retained). Swift still retains the instrument around each of these
+        // witness calls; passing it down borrowed from the host's entry would not (issue 24).
         if let payload, self.instrument.unsafelyUnwrapped.capturesPayloads {
             self.instrument.unsafelyUnwrapped.record(event, payload: payload)
         } else {
@@ -59,8 +60,9 @@ extension RuntimeCore {
 }
 
 /// The proof that the runtime's instrument was recording where an instrumentation point began:
-/// the points pass it on instead of the instrument, which they reach through the runtime's `let`
-/// (borrowed, never retained). `nil` where the instrument was not recording.
+/// the points pass it on instead of the instrument, which they reach through the runtime's `let`,
+/// so the cycle's context and the dispatch values carry no reference to retain. `nil` where the
+/// instrument was not recording.
 @usableFromInline
 struct Recording: Sendable {
     @inlinable
