@@ -211,7 +211,7 @@ where
         if let instrument = recording {
             emit(
                 .runtimeStart(
-                    transducer: EventLabel(_typeName(T.self, qualified: false)), host: EventLabel(hostKind),
+                    transducer: LabelInterner.shared.label(forType: T.self), host: EventLabel(hostKind),
                     queueCapacity: queueCapacity), instrument)
         }
     }
