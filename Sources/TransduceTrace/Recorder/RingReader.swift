@@ -24,6 +24,13 @@ struct RingReader: Sendable {
         return trace
     }
 
+    /// A snapshot of the ring as a trace that says why it was taken.
+    func snapshot(occasion: TraceCounts.Occasion, slowRequests: SlowRequestDumpCounts?) -> Trace {
+        var trace = trace(from: ring.snapshot(), slowRequests: slowRequests)
+        trace.counts.occasion = occasion
+        return trace
+    }
+
     /// Writes what ``trace(from:slowRequests:)`` of a snapshot would hold, in the binary format,
     /// straight from the ring a chunk at a time: no copy of the ring, no `TraceEvent` or `String`
     /// per event (each distinct label is resolved once). Memory: one chunk and the labels seen.

@@ -52,15 +52,9 @@ extension TraceRecorder {
                 reader.encodeSnapshot(occasion: occasion, slowRequests: slowDumper?.counts, into: sink)
             }
         case .jsonLines:
-            try TraceFileWriter.write(snapshot(occasion: occasion), to: path, format: format)
+            try TraceFileWriter.write(
+                reader.snapshot(occasion: occasion, slowRequests: slowDumper?.counts), to: path, format: format)
         }
-    }
-
-    /// A snapshot that says why it was taken.
-    func snapshot(occasion: TraceCounts.Occasion) -> Trace {
-        var trace = snapshot()
-        trace.counts.occasion = occasion
-        return trace
     }
 
     /// A ``dumpSignal`` dump: skipped once the exit dumps have run (the process is ending, and a

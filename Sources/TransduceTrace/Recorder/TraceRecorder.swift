@@ -34,6 +34,8 @@ public final class TraceRecorder: RuntimeInstrument {
     /// Resumes slower than this trip ``slowDumper`` (`.max`: no trigger).
     private let slowThreshold: UInt64
     let slowDumper: SlowRequestDumper?
+    /// Turns the ring into traces and dumps (shared with ``slowDumper``).
+    let reader: RingReader
 
     /// - Parameters:
     ///   - capacity: ring-buffer events in all (rounded up to a power of two); 104 bytes each,
@@ -74,18 +76,12 @@ public final class TraceRecorder: RuntimeInstrument {
         // reference to the recorder would move its reference count to a side table, and every
         // retain of it on the record path would take the slow road.
         let reader = RingReader(ring: ring, labels: labels, payloads: self.payloads)
+        self.reader = reader
         slowDumper = slowRequests.map {
             SlowRequestDumper(
-                trigger: $0,
-                snapshot: { counts in
-                    var trace = reader.trace(from: reader.ring.snapshot(), slowRequests: counts)
-                    trace.counts.occasion = .slowRequest
-                    return trace
-                }, write: dumpWriter)
+                trigger: $0, snapshot: { reader.snapshot(occasion: .slowRequest, slowRequests: $0) }, write: dumpWriter)
         }
     }
-
-    var reader: RingReader { RingReader(ring: ring, labels: labels, payloads: payloads) }
 
     /// What the slow-request trigger has done (all zero without one).
     public var slowRequestDumps: SlowRequestDumpCounts {
