@@ -100,12 +100,12 @@ import TransduceTestSupport
     @Test func labelTableResolvesStaticAndInternedLabels() {
         let table = LabelTable()
         let literal = table.reference(EventLabel("static"))
-        #expect(literal & LabelTable.dynamicTag == 0)
+        #expect(!EventLabel(bits: literal).isInterned)
         #expect(table.resolve(literal) == "static")
         let name = "interned-\(UInt64.random(in: 0...UInt64.max))"
-        let interned = table.intern(name)
-        #expect(interned & LabelTable.dynamicTag != 0)
-        #expect(table.intern(name) == interned)
+        let interned = table.reference(EventLabel(name))
+        #expect(EventLabel(bits: interned).isInterned)
+        #expect(table.reference(EventLabel(name)) == interned)
         #expect(table.resolve(interned) == name)
         struct Unlabelled {}
         #expect(EventLabel(reflecting: Unlabelled()).description == "Unlabelled")

@@ -9,7 +9,6 @@ import Transduce
 /// It also keeps a copy of the interned strings that the async-signal-safe dump can read
 /// (``mirror``), brought up to date when a slot first refers to a string it lacks.
 package final class LabelTable: @unchecked Sendable {  // `mirror` is published to only under `publishing`
-    package static let dynamicTag: UInt64 = 1 << 63
     /// The interned strings the mirror holds (indices below this are published).
     private let mirrored = Atomic<Int>(0)
     private let publishing = Lock(0)
@@ -29,9 +28,6 @@ package final class LabelTable: @unchecked Sendable {  // `mirror` is published 
         }
         return label.bits
     }
-
-    /// The reference of a dynamic string (interned in ``LabelInterner/shared``).
-    package func intern(_ string: String) -> UInt64 { reference(EventLabel(string)) }
 
     private func publish(through index: Int) {
         guard let mirror, index < LabelInterner.shared.limit else { return }
