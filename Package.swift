@@ -39,7 +39,8 @@ let package = Package(
         // The transducer and the actor both benchmark programs measure.
         .target(name: "BenchWorkload", dependencies: ["Transduce"], path: "Benchmarks/BenchWorkload"),
         .executableTarget(
-            name: "transduce-bench", dependencies: ["Transduce", "TransduceTrace", "CLTTng", "CBenchFloor", "BenchWorkload"],
+            name: "transduce-bench",
+            dependencies: ["Transduce", "TransduceTrace", "TransduceDemo", "CLTTng", "CBenchFloor", "BenchWorkload"],
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
         // 3.19 crashes on the main thread's sigsuspend under an async main).

@@ -26,6 +26,11 @@ var quick = false
 var childView: String?
 /// The output of Benchmarks/callgrind.sh, whose instruction counts join the figures.
 var callgrindPath: String?
+/// Only the `view_*` scale figures (generated traces; minutes at full size).
+var viewsOnly = false
+/// The scale figures' sizes: 1M and 10M events (50k and 500k with --quick), 100M too with
+/// --scale-100m (a 100M-event trace takes ~10 GB of disk and an hour of every view).
+var scale100M = false
 bench_line_buffered_stdout()
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -42,13 +47,23 @@ while let a = args.first {
             exit(64)
         }
         try DumpChild.run(events: events, file: args[1])
+    case "--views-only": viewsOnly = true
+    case "--scale-100m": scale100M = true
+    case "--generate-trace":
+        // A realistic trace of about EVENTS events (TraceGenerator): --generate-trace FILE EVENTS
+        guard args.count == 2, let events = Int(args[1]), events > 0 else {
+            FileHandle.standardError.write(Data("usage: transduce-bench --generate-trace FILE EVENTS\n".utf8))
+            exit(64)
+        }
+        try await TraceGenerator.writeAndExit(events: events, to: args[0])
     case "--make-trace":
         // Writes the synthetic trace of the view_1m figures: --make-trace FILE [EVENTS]
         let path = args.isEmpty ? "synthetic.tdtrace" : args.removeFirst()
         try writeSyntheticTrace(Int(args.first ?? "") ?? 1_000_000, to: path)
         exit(0)
     default:
-        let usage = "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT]\n"
+        let usage =
+            "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT] [--views-only] [--scale-100m]\n"
         FileHandle.standardError.write(Data(usage.utf8))
         exit(64)
     }
@@ -68,7 +83,7 @@ if let path = childView {
     exit(reader.notes.isEmpty ? 0 : 65)
 }
 
-let scale = quick ? 20 : 1
+let scaleDown = quick ? 20 : 1
 let reps = quick ? 3 : 9
 var figures: [Figure] = []
 @MainActor func add(_ f: Figure) {
@@ -76,6 +91,18 @@ var figures: [Figure] = []
     print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
 }
 print("transduce-bench (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+
+// MARK: - Views at scale
+
+let scaleSizes: [(name: String, events: Int)] =
+    quick
+    ? [("50k", 50_000), ("500k", 500_000)]
+    : [("1m", 1_000_000), ("10m", 10_000_000)] + (scale100M ? [("100m", 100_000_000)] : [])
+let traceViewPath =
+    URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent("trace-view").path
+let scale = try await ViewScale.figures(traceView: traceViewPath, sizes: scaleSizes, repetitions: quick ? 1 : 3)
+if viewsOnly { try ViewScale.writeAndExit(scale, json: jsonPath) }
 
 // MARK: - Runtime
 
@@ -203,13 +230,13 @@ func interleavedSync(
     ]
 }
 
-let sendN = 20_000 / scale
+let sendN = 20_000 / scaleDown
 let none: (any RuntimeInstrument)? = NoOpInstrument()
 for f in try await interleaved(
     "send_ns", "actor_hop_ns", ratio: "send_vs_actor", rounds: reps, { try await sendNanos(sendN, instrument: none) },
     { await actorHopNanos(sendN) })
 { add(f) }
-let concurrentN = 5_000 / scale
+let concurrentN = 5_000 / scaleDown
 let sharedHost = BaseRuntime(of: Bench.self, instrument: none)
 let sharedActor = PlainActor()
 for f in try await interleaved(
@@ -217,12 +244,12 @@ for f in try await interleaved(
     { try await concurrentNanos(4, concurrentN) { try await sharedHost.input.send(.tick) } },
     { try await concurrentNanos(4, concurrentN) { await sharedActor.bump() } })
 { add(f) }
-let requestN = 5_000 / scale
+let requestN = 5_000 / scaleDown
 for f in try await interleaved(
     "request_task_ns", "task_floor_ns", ratio: "request_task_vs_floor", rounds: reps, { try await requestTaskNanos(requestN) },
     { await taskFloorNanos(requestN) })
 { add(f) }
-let observableN = 20_000 / scale
+let observableN = 20_000 / scaleDown
 for f in try await interleaved(
     "observable_send_ns", "model_method_ns", ratio: "observable_send_vs_model", rounds: reps,
     { try await observableSendNanos(observableN) }, { await plainModelNanos(observableN) })
@@ -264,7 +291,7 @@ for f in try await interleaved(
 
 // MARK: - Recorder
 
-let recordN = 1_000_000 / scale
+let recordN = 1_000_000 / scaleDown
 let label: EventLabel = "tick"
 let runtimeID = RuntimeID(rawValue: 1)
 @inline(never)
@@ -394,7 +421,7 @@ add(
     guard clttng_any_enabled() != 0 else { return nil }
     // The same events through the same entry, alternating within each round: a recorder that
     // feeds LTTng only, and one that feeds its ring only (each thread CPU time).
-    let n = 200_000 / scale
+    let n = 200_000 / scaleDown
     let lttngOnly = TraceRecorder(capacity: 1 << 12, lttng: true, ringEnabled: false)
     let ringOnly = TraceRecorder(capacity: 1 << 16, lttng: false)
     for f in interleavedSync(
@@ -466,7 +493,7 @@ func writeSyntheticTrace(_ n: Int, to path: String) throws {
     try TraceFileWriter.write(Trace(events: Array(events.prefix(n))), to: path)
 }
 
-let viewN = 1_000_000 / scale
+let viewN = 1_000_000 / scaleDown
 let viewFile = NSTemporaryDirectory() + "transduce-bench-\(getpid()).tdtrace"
 try writeSyntheticTrace(viewN, to: viewFile)
 defer { try? FileManager.default.removeItem(atPath: viewFile) }
@@ -484,7 +511,7 @@ func spawn(_ argv0: String, _ arguments: [String]) throws -> (Double, String) {
 }
 add(
     try measure("view_1m_s", unit: "s", warmup: 1, repetitions: quick ? 2 : 5) {
-        try spawn(viewer.0, viewer.1).0 * Double(scale)
+        try spawn(viewer.0, viewer.1).0 * Double(scaleDown)
     })
 var rssSamples: [Double] = []
 for _ in 0..<(quick ? 2 : 5) {
@@ -602,6 +629,7 @@ do {
     }
 }
 figures += derived
+figures += scale.figures
 
 // Instruction counts from Benchmarks/callgrind.sh's output ("key: value …" lines).
 if let callgrindPath {
@@ -621,7 +649,7 @@ if let callgrindPath {
     }
 }
 
-let targets: [String: (String, @MainActor (Double) -> Bool)] = [
+var targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "send_vs_actor": ("≤ 4", { $0 <= 4 }),
     "send_4x_vs_actor": ("≤ 4", { $0 <= 4 }),
     "request_task_vs_floor": ("≤ 2", { $0 <= 2 }),
@@ -644,16 +672,24 @@ let targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "dump_extra_mb": ("≤ 8", { $0 <= 8 }),
     "slow_trigger_ratio": ("≤ 1.05", { $0 <= 1.05 }),
 ]
-let order = [
-    "send_ns", "actor_hop_ns", "send_vs_actor", "send_4x_ns", "actor_4x_ns", "send_4x_vs_actor", "request_task_ns",
-    "task_floor_ns", "request_task_vs_floor", "observable_send_ns", "model_method_ns", "observable_send_vs_model",
-    "disabled_ratio", "ring_ratio", "send_cpu_ns", "traced_send_cpu_ns", "traced_send_ratio", "send_instructions",
-    "traced_send_instructions", "traced_send_instructions_ratio", "record_instructions", "record_ns", "record_1p_ns",
-    "record_2p_ns", "record_2p_ratio",
-    "c_floor_ns", "record_vs_floor", "lttng_ns", "ring_record_ns", "lttng_vs_record", "resume_record_ns", "slow_trigger_ratio",
-    "view_1m_s",
-    "view_1m_rss_mb", "live_1m_rss_mb", "dump_mb_s", "dump_vs_write", "dump_extra_mb", "record_lossless_discarded",
-]
+for command in ViewScale.commands {
+    targets["view_\(command.key)_10m_rss_mb"] = ("≤ 200", { $0 <= 200 })
+    targets["view_\(command.key)_100m_rss_mb"] = ("≤ 256", { $0 <= 256 })
+    targets["view_\(command.key)_growth"] = ("≤ 11", { $0 <= 11 })
+}
+targets["view_slow_10m_cpu_s"] = ("≤ 5", { $0 <= 5 })
+let order =
+    [
+        "send_ns", "actor_hop_ns", "send_vs_actor", "send_4x_ns", "actor_4x_ns", "send_4x_vs_actor", "request_task_ns",
+        "task_floor_ns", "request_task_vs_floor", "observable_send_ns", "model_method_ns", "observable_send_vs_model",
+        "disabled_ratio", "ring_ratio", "send_cpu_ns", "traced_send_cpu_ns", "traced_send_ratio", "send_instructions",
+        "traced_send_instructions", "traced_send_instructions_ratio", "record_instructions", "record_ns", "record_1p_ns",
+        "record_2p_ns", "record_2p_ratio",
+        "c_floor_ns", "record_vs_floor", "lttng_ns", "ring_record_ns", "lttng_vs_record", "resume_record_ns",
+        "slow_trigger_ratio",
+        "view_1m_s",
+        "view_1m_rss_mb", "live_1m_rss_mb", "dump_mb_s", "dump_vs_write", "dump_extra_mb", "record_lossless_discarded",
+    ] + ViewScale.keys(sizes: scaleSizes.map(\.name))
 print("")
 print("| key | value | spread | target | met |")
 print("|---|---|---|---|---|")
@@ -661,6 +697,12 @@ var json: [String: Any] = [:]
 var allMet = true
 for key in order {
     guard let f = figures.first(where: { $0.key == key }) else {
+        if let failure = scale.failures[key] {
+            print("| \(key) | – | | \(targets[key]?.0 ?? "reported") | **failed**: \(failure) |")
+            json[key] = "failed: \(failure)"
+            allMet = false
+            continue
+        }
         print("| \(key) | – | | \(targets[key]?.0 ?? "reported") | \(lttngNote.isEmpty ? "not measured" : lttngNote) |")
         json[key] = lttngNote.isEmpty ? "not measured" : lttngNote
         continue

@@ -1,0 +1,155 @@
+import Foundation
+import TransduceDemo
+import TransduceTrace
+
+/// Realistic traces of any size without running them: the demo workload's events, recorded once
+/// on the real runtime (every dispatch style, a `switchToLatest` replacement, a `shareable` join,
+/// a `uniqueRequest` cancel, contention on an async action, a dropped event), repeated by many
+/// runtimes in several processes, each round with its ids and times moved on, all merged in time
+/// order as a recorder would write them.
+///
+/// So every view sees what a real trace has, at the scale of a day's recording, in the time it
+/// takes to encode it; `trace-view check` finds it clean (ids stay unique per runtime, and each
+/// round is one whole run of the scenes).
+struct TraceGenerator {
+    /// The events between the runtime's start and its stop, in recording order.
+    let body: [TraceEvent]
+    /// The `runtimeStart` event.
+    let start: TraceEvent
+    /// The stop and what came after it (the `post` after `cancel()`).
+    let epilogue: [TraceEvent]
+    /// The body's earliest time (not always its first event's: the runtime stamps a few out of
+    /// order).
+    let origin: UInt64
+    /// One round's time span, a gap included (ns).
+    let span: UInt64
+    /// The highest dispatch, cycle and task id of one run (round ids are moved on by these).
+    let maxDispatch: UInt64, maxCycle: UInt64, maxTask: UInt64
+
+    /// Runs the demo workload once on a ring recorder and keeps its events as the template.
+    static func recorded() async throws -> TraceGenerator {
+        let recorder = TraceRecorder(capacity: 1 << 14)
+        _ = try await DemoWorkload.run(instrument: recorder)
+        let events = recorder.snapshot().events
+        guard let first = events.firstIndex(where: { $0.kind == .runtimeStart }),
+            let stop = events.lastIndex(where: { $0.kind == .runtimeStop }), first < stop
+        else { throw Failure("the demo workload recorded no whole run") }
+        let body = Array(events[(first + 1)..<stop])
+        let times = body.map(\.time)
+        let all = events[(first + 1)...]
+        return TraceGenerator(
+            body: body, start: events[first], epilogue: Array(events[stop...]), origin: times.min() ?? 0,
+            span: (times.max() ?? 0) - (times.min() ?? 0) + 1_000,
+            maxDispatch: all.map(\.dispatch).max() ?? 0, maxCycle: all.map(\.cycle).max() ?? 0,
+            maxTask: all.map { max($0.task, $0.otherTask) }.max() ?? 0)
+    }
+
+    /// `--generate-trace FILE EVENTS`.
+    static func writeAndExit(events: Int, to path: String) async throws -> Never {
+        let (written, request) = try await recorded().write(events: events, to: path)
+        print("\(written) events written to \(path); a request to look at: --pid 40000 --runtime 1 --request \(request)")
+        exit(0)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// One runtime's events, round after round, as a stream.
+    private struct Stream {
+        let process: UInt32
+        let runtime: UInt64
+        let offset: UInt64
+        let rounds: Int
+        var round = -1
+        var position = 0
+        var ended = false
+
+        /// The next event, or nil when the runtime's run is written.
+        mutating func next(_ g: TraceGenerator) -> TraceEvent? {
+            let origin = g.origin
+            var event: TraceEvent
+            var shift: UInt64 = 0
+            if round < 0 {
+                round = 0
+                event = g.start
+                event.time = offset
+                return placed(event)
+            } else if round < rounds {
+                event = g.body[position]
+                shift = UInt64(round)
+                event.time = offset + UInt64(round) * g.span + (event.time &- origin) + 1_000
+                position += 1
+                if position == g.body.count {
+                    position = 0
+                    round += 1
+                }
+            } else if position < g.epilogue.count {
+                event = g.epilogue[position]
+                event.time = offset + UInt64(rounds) * g.span + (event.time &- g.epilogue[0].time) + 1_000
+                shift = UInt64(rounds)
+                position += 1
+            } else {
+                return nil
+            }
+            if event.dispatch != 0 { event.dispatch += shift * g.maxDispatch }
+            if event.cycle != 0 { event.cycle += shift * g.maxCycle }
+            if event.task != 0 { event.task += shift * g.maxTask }
+            if event.otherTask != 0 { event.otherTask += shift * g.maxTask }
+            return placed(event)
+        }
+
+        private func placed(_ e: TraceEvent) -> TraceEvent {
+            var e = e
+            e.runtime = runtime
+            e.process = process
+            e.thread = e.thread &+ process &* 100
+            return e
+        }
+    }
+
+    /// Writes a trace of about `events` events (whole rounds: never fewer, at most one round of
+    /// every runtime more) from `processes` processes of `runtimes` runtimes each to `path`, in
+    /// the binary format. Memory: one round of the template and one chunk.
+    ///
+    /// Returns how many events it wrote and a request in the middle of every runtime's run (the
+    /// demo's chart request, `request(load)`, of the middle round), for views of one request.
+    @discardableResult
+    func write(events: Int, processes: Int = 2, runtimes: Int = 8, to path: String) throws -> (
+        events: Int, request: UInt64
+    ) {
+        let count = processes * runtimes
+        let perRuntime = max(1, (events - count * (1 + epilogue.count) + count * body.count - 1) / (count * body.count))
+        var streams = (0..<count).map { j in
+            Stream(
+                process: UInt32(40_000 + j / runtimes), runtime: UInt64(j % runtimes + 1),
+                offset: 1_000_000_000 + UInt64(j) * span / UInt64(count), rounds: perRuntime)
+        }
+        var heads: [TraceEvent?] = streams.indices.map { streams[$0].next(self) }
+        var hosts: [UInt32: String] = [:]
+        for s in streams { hosts[s.process] = "generated" }
+        var written = 0
+        try TraceFileWriter.write(to: path) { sink in
+            var encoder = TraceFileEncoder(hosts: hosts)
+            // The earliest head next: each runtime's events keep their order, the runtimes
+            // interleave in time as a recorder's lanes merge.
+            while true {
+                var best = -1
+                for i in heads.indices {
+                    guard let h = heads[i] else { continue }
+                    if best < 0 || h.time < heads[best]!.time { best = i }
+                }
+                guard best >= 0 else { break }
+                encoder.append(heads[best]!, into: sink)
+                written += 1
+                heads[best] = streams[best].next(self)
+            }
+            var counts = TraceCounts()
+            counts.events = UInt64(written)
+            encoder.finish(counts: counts, into: sink)
+        }
+        let chart = body.first { $0.kind == .dispatch && $0.label == "load" }?.dispatch ?? 1
+        return (written, chart + UInt64(perRuntime / 2) * maxDispatch)
+    }
+}

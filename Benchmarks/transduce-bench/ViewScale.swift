@@ -1,0 +1,123 @@
+import Foundation
+import TransduceTrace
+
+/// The `view_<command>_<size>_*` figures: every trace-view analysis run on generated traces
+/// (``TraceGenerator``) of two sizes ten times apart, each in a process of its own under a 4 GiB
+/// address-space limit (`prlimit --as`), measured by GNU time: CPU seconds (user + system) and
+/// peak resident memory. `growth` is CPU(large) ÷ CPU(small): 10 is linear.
+enum ViewScale {
+    /// A command by its key, and its arguments for a trace file.
+    struct Command: Sendable {
+        var key: String
+        /// Its arguments for a trace, a scratch file and a request of the trace.
+        var arguments: @Sendable (_ trace: String, _ scratch: String, _ request: UInt64) -> [String]
+    }
+
+    static let commands: [Command] = [
+        Command(key: "summary") { t, _, _ in ["summary", t] },
+        Command(key: "contention") { t, _, _ in ["contention", t] },
+        Command(key: "export_chrome") { t, s, _ in ["export", "--format", "chrome", "--output", s, t] },
+        Command(key: "tasks") { t, _, _ in ["tasks", t] },
+        Command(key: "check") { t, _, _ in ["check", t] },
+        // A request of the first generated process's first runtime, in the middle of the trace.
+        Command(key: "sequence") { t, _, r in ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(r)", t] },
+        Command(key: "slow") { t, _, _ in ["slow", t] },
+    ]
+
+    /// What one run took, or why it failed.
+    enum Outcome {
+        case measured(cpu: Double, rssMB: Double)
+        case failed(String)
+    }
+
+    /// Runs `trace-view ARGUMENTS` under the limit, its output discarded.
+    static func run(_ traceView: String, _ arguments: [String]) -> Outcome {
+        let stats = NSTemporaryDirectory() + "transduce-bench-time-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        let argv = ["-f", "%U %S %M", "-o", stats, "prlimit", "--as=4294967296", "--", traceView] + arguments
+        guard let result = try? Subprocess.run("/usr/bin/time", argv, output: .discard, timeout: 900) else {
+            return .failed("could not run /usr/bin/time (install Debian's `time`)")
+        }
+        let text = (try? String(contentsOfFile: stats, encoding: .utf8)) ?? ""
+        // GNU time writes "Command exited with non-zero status N" first when it did.
+        let numbers = text.split(separator: "\n").last.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
+        guard result.status == 0, numbers.count == 3 else {
+            return .failed("exit status \(result.status): \(text.split(separator: "\n").first ?? "")")
+        }
+        return .measured(cpu: numbers[0] + numbers[1], rssMB: numbers[2] / 1024)
+    }
+
+    /// Generates the two traces, runs every command on each (the median of `repetitions`), and
+    /// returns the figures and the failures by key.
+    static func figures(
+        traceView: String, sizes: [(name: String, events: Int)], repetitions: Int
+    ) async throws -> (figures: [Figure], failures: [String: String]) {
+        let generator = try await TraceGenerator.recorded()
+        var figures: [Figure] = []
+        var failures: [String: String] = [:]
+        var cpu: [String: [Double]] = [:]
+        for size in sizes {
+            let file = NSTemporaryDirectory() + "transduce-bench-scale-\(getpid())-\(size.name).tdtrace"
+            let scratch = file + ".out"
+            defer {
+                try? FileManager.default.removeItem(atPath: file)
+                try? FileManager.default.removeItem(atPath: scratch)
+            }
+            let (written, request) = try generator.write(events: size.events, to: file)
+            print("  (generated \(written) events from 16 runtimes in 2 processes for the \(size.name) figures)")
+            for command in commands {
+                var samples: [(cpu: Double, rssMB: Double)] = []
+                for _ in 0..<repetitions {
+                    switch run(traceView, command.arguments(file, scratch, request)) {
+                    case .measured(let c, let r): samples.append((c, r))
+                    case .failed(let why): failures["view_\(command.key)_\(size.name)_cpu_s"] = why
+                    }
+                }
+                guard !samples.isEmpty else {
+                    print(
+                        "  view_\(command.key)_\(size.name): failed: \(failures["view_\(command.key)_\(size.name)_cpu_s"] ?? "")")
+                    continue
+                }
+                let cpus = samples.map(\.cpu).sorted()
+                let rss = samples.map(\.rssMB).sorted()
+                cpu[command.key, default: []].append(cpus[cpus.count / 2])
+                for f in [
+                    Figure(
+                        key: "view_\(command.key)_\(size.name)_cpu_s", value: cpus[cpus.count / 2], min: cpus.first!,
+                        max: cpus.last!, unit: "s"),
+                    Figure(
+                        key: "view_\(command.key)_\(size.name)_rss_mb", value: rss[rss.count / 2], min: rss.first!,
+                        max: rss.last!, unit: "MB"),
+                ] {
+                    figures.append(f)
+                    print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
+                }
+            }
+        }
+        for command in commands {
+            guard let pair = cpu[command.key], pair.count == 2, pair[0] > 0 else { continue }
+            let growth = Figure(key: "view_\(command.key)_growth", value: pair[1] / pair[0], min: 0, max: 0, unit: "×")
+            figures.append(growth)
+            print("  \(growth.key): \(fmt(growth.value, 2)) ×")
+        }
+        return (figures, failures)
+    }
+
+    /// The `--views-only` end: the figures (and failures) as JSON at `json`, when given.
+    static func writeAndExit(_ scale: (figures: [Figure], failures: [String: String]), json path: String?) throws -> Never {
+        if let path {
+            var json: [String: Any] = scale.failures
+            for f in scale.figures { json[f.key] = f.value }
+            let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .prettyPrinted])
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+        exit(scale.failures.isEmpty ? 0 : 1)
+    }
+
+    /// Every key, in table order.
+    static func keys(sizes: [String]) -> [String] {
+        commands.flatMap { c in
+            sizes.flatMap { ["view_\(c.key)_\($0)_cpu_s", "view_\(c.key)_\($0)_rss_mb"] } + ["view_\(c.key)_growth"]
+        }
+    }
+}
