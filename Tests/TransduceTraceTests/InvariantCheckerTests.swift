@@ -126,6 +126,50 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         #expect(found[2].message == "task #3 was cancelled (replaced) but its outcome request was not discarded")
     }
 
+    /// The checker keeps only the last few thousand ended objects whole; what ended before is an
+    /// id in a range set, and a late event about it must still be found.
+    @Test func lateEventsAboutLongForgottenObjectsAreStillFound() {
+        let n = UInt64(ResumedExactlyOnce.recent + TaskSpawnedAndEndedOnce.recent + 1_000)
+        var checker = InvariantChecker()
+        for i in 1...n {
+            checker.consume(dispatch(i, "request", "a", at: i))
+            checker.consume(resume(i, at: i))
+            checker.consume(e(.taskSpawn, at: i) { $0.task = i })
+            if i == 2 {
+                checker.consume(
+                    e(.taskCancel, at: i) {
+                        $0.task = i; $0.code = TraceNames.code(kind: .taskCancel, name: "replaced")!
+                    })
+            } else {
+                checker.consume(e(.taskSettle, at: i) { $0.task = i })
+            }
+        }
+        let lateResume = resume(1, at: n + 1)
+        let lateSettle = e(.taskSettle, at: n + 1) { $0.task = 1 }
+        let discarded = e(.taskSettle, at: n + 1) {
+            $0.task = 2; $0.code = TraceNames.code(kind: .taskSettle, name: "cancelled")!
+        }
+        let lateOutcome = e(.taskSettle, at: n + 2) {
+            $0.task = 2; $0.code = TraceNames.code(kind: .taskSettle, name: "request")!
+        }
+        for late in [lateResume, lateSettle, discarded, lateOutcome] { checker.consume(late) }
+        let found = checker.finish(whole: true)
+        #expect(
+            found.map(\.message) == [
+                "dispatch #1 was resumed 2 times", "task #1 ended more than once",
+                "task #2 ended more than once",
+                "task #2 was cancelled but its outcome request was not discarded",
+            ])
+        #expect(found[0].events == [lateResume])
+        #expect(found[1].events == [lateSettle])
+        #expect(found[3].events == [lateOutcome])
+        // A resume of a dispatch nobody awaited is not a second resume.
+        var fresh = InvariantChecker()
+        fresh.consume(dispatch(1, "post", "p", at: 1))
+        fresh.consume(resume(1, at: 2))
+        #expect(fresh.finish(whole: true).isEmpty)
+    }
+
     @Test func transduceAfterStopIsReported() {
         let stop = e(.runtimeStop, at: 5) { $0.code = 1 }
         let late = transduce(2, "late", at: 7)

@@ -39,14 +39,16 @@ enum CheckCommand: Subcommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        var trace = try input.load(progress: Progress())
-        trace.events = trace.events.filter { selection.keep($0) }
-        try selection.check()
         if args.flag("complete") && args.flag("incomplete") {
             throw CLIError.usage("--complete and --incomplete contradict each other")
         }
         let complete: Bool? = args.flag("complete") ? true : args.flag("incomplete") ? false : nil
-        let report = InvariantReport(trace, complete: complete)
+        // One pass, the checker keeping only what is open: a trace of any length checks in
+        // bounded memory.
+        var checker = InvariantChecker()
+        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { checker.consume($0) } }
+        try selection.check()
+        let report = InvariantReport(checker, counts: counts ?? TraceCounts(), complete: complete)
         let format = try TableFormat(args)
         if format == .text {
             Terminal.print(report.render(options: options), options: options)
@@ -60,7 +62,7 @@ enum CheckCommand: Subcommand {
                 }, format: format)
             if let line = report.render(options: options).first { Terminal.error("trace-view: " + line) }
         }
-        try finish(notes: trace.notes)
+        try finish(notes: notes)
         if !report.violations.isEmpty {
             throw CLIError("the trace breaks \(report.violations.count) runtime invariant(s)", .invariantsBroken)
         }

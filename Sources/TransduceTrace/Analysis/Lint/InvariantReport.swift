@@ -19,13 +19,20 @@ public struct InvariantReport: Sendable {
     /// `complete` says so, or, when it is `nil`, unless the dump was written mid-run
     /// (``TraceCounts/Occasion/isSnapshot``).
     public init(_ trace: Trace, complete: Bool?) {
-        events = trace.events.count
-        runtimes = Set(trace.events.map(\.runtimeKey)).count
-        lossy = trace.counts.lostAny
-        occasion = trace.counts.occasion
-        let complete = complete ?? !occasion.isSnapshot
-        whole = complete && !lossy
-        violations = TraceInvariants.check(trace, complete: complete)
+        var checker = InvariantChecker()
+        trace.feed(&checker)
+        self.init(checker, counts: trace.counts, complete: complete)
+    }
+
+    /// The report of what `checker` consumed (a stream read to its end, never held whole), with
+    /// the recorder's `counts`, which decide with `complete` how it is checked (as above).
+    public init(_ checker: consuming InvariantChecker, counts: TraceCounts, complete: Bool?) {
+        events = checker.events
+        runtimes = checker.runtimes.count
+        lossy = counts.lostAny
+        occasion = counts.occasion
+        whole = (complete ?? !occasion.isSnapshot) && !lossy
+        violations = checker.finish(whole: whole)
     }
 
     /// The violations of `rule`.

@@ -11,20 +11,56 @@ public enum TraceInvariants {
     ///     trace can prove is checked: nothing twice, nothing out of order. A trace whose recorder
     ///     lost events is always checked as incomplete.
     public static func check(_ trace: Trace, complete: Bool = true) -> [InvariantViolation] {
-        let whole = complete && !trace.counts.lostAny
-        let origin = trace.start ?? 0
-        var rules = InvariantRule.allCases.map { $0.rule(whole: whole) }
-        var found = [[InvariantViolation]](repeating: [], count: rules.count)
-        for r in rules.indices {
-            let rule = rules[r].invariant
-            let report = { (f: Finding) in
-                found[r].append(
-                    InvariantViolation(rule: rule, runtime: f.runtime, message: f.message, events: f.events, origin: origin))
+        var checker = InvariantChecker()
+        trace.feed(&checker)
+        return checker.finish(whole: complete && !trace.counts.lostAny)
+    }
+}
+
+/// Every ``InvariantRule`` checked in one pass over a stream of events, in memory that follows
+/// what is open (in-flight dispatches, live tasks, waiting admissions) and what is broken, not the
+/// length of the trace: a day's trace checks in the memory of a minute's.
+public struct InvariantChecker: TraceConsumer {
+    private var oneCycle = OneCycleAtATime()
+    private var fifo = FIFOAdmission()
+    private var resumed = ResumedExactlyOnce(whole: true)
+    private var tasks = TaskSpawnedAndEndedOnce(whole: true)
+    private var afterStop = NothingTransducedAfterStop()
+    private var found: [InvariantRule: [Finding]] = [:]
+    /// Events consumed.
+    public private(set) var events = 0
+    /// The runtimes among them (their ``RuntimeKey``s).
+    public private(set) var runtimes: Set<UInt64> = []
+    /// The earliest event time, which violations print their times from.
+    public private(set) var start: UInt64?
+
+    public init() {}
+
+    public mutating func consume(_ e: TraceEvent) {
+        events += 1
+        runtimes.insert(e.runtimeKey)
+        start = min(start ?? e.time, e.time)
+        oneCycle.consume(e) { found[.oneCycleAtATime, default: []].append($0) }
+        fifo.consume(e) { found[.fifoAdmission, default: []].append($0) }
+        resumed.consume(e) { found[.resumedExactlyOnce, default: []].append($0) }
+        tasks.consume(e) { found[.taskSpawnedAndEndedOnce, default: []].append($0) }
+        afterStop.consume(e) { found[.nothingTransducedAfterStop, default: []].append($0) }
+    }
+
+    /// Every violation once every event was consumed, grouped by rule (in ``InvariantRule``
+    /// order), each rule's in the order found. `whole`: the events cover whole runs (see
+    /// ``TraceInvariants/check(_:complete:)``), so what is missing at the end is a violation too.
+    public mutating func finish(whole: Bool) -> [InvariantViolation] {
+        resumed.whole = whole
+        tasks.whole = whole
+        resumed.finish { found[.resumedExactlyOnce, default: []].append($0) }
+        tasks.finish { found[.taskSpawnedAndEndedOnce, default: []].append($0) }
+        let origin = start ?? 0
+        return InvariantRule.allCases.flatMap { rule in
+            (found[rule] ?? []).map {
+                InvariantViolation(rule: rule, runtime: $0.runtime, message: $0.message, events: $0.events, origin: origin)
             }
-            for e in trace.events { rules[r].consume(e, report: report) }
-            rules[r].finish(report: report)
         }
-        return found.flatMap { $0 }
     }
 }
 
