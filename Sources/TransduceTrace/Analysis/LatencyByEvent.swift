@@ -23,23 +23,47 @@ public struct LatencyByEvent: Sendable {
 
     /// - Parameter breakdowns: one per request (``TraceIndex/latencyBreakdowns()``).
     public init(_ breakdowns: [LatencyBreakdown]) {
-        var byLabel: [String: [LatencyBreakdown]] = [:]
-        for b in breakdowns { byLabel[b.label, default: []].append(b) }
-        for (label, list) in byLabel {
-            let totals = list.map(\.total).sorted()
-            func percentile(_ p: Double) -> UInt64 {
-                totals[min(totals.count - 1, max(0, Int((p * Double(totals.count)).rounded(.up)) - 1))]
-            }
-            let p99 = percentile(0.99)
-            let tail = list.filter { $0.total >= p99 }
-            var causes: [String: UInt64] = [:]
-            for b in tail { for (cause, nanos) in Self.causes(of: b) { causes[cause, default: 0] += nanos } }
-            let tailTotal = tail.reduce(UInt64(0)) { $0.plus($1.total) }
-            let dominant = causes.max { ($0.value, $1.key) < ($1.value, $0.key) }.map {
-                (cause: $0.key, share: tailTotal == 0 ? 0 : Double($0.value) / Double(tailTotal))
+        var totals: [String: [UInt64]] = [:]
+        for b in breakdowns { totals[b.label, default: []].append(b.total) }
+        let p99 = totals.mapValues { Self.percentile(0.99, of: $0.sorted()) }
+        var tails: [String: Tail] = [:]
+        for b in breakdowns where b.total >= p99[b.label]! { tails[b.label, default: Tail()].add(b) }
+        self.init(totals: totals, tails: tails)
+    }
+
+    /// The `p` percentile (0…1) of ascending `totals` (nearest rank; not empty).
+    public static func percentile(_ p: Double, of totals: [UInt64]) -> UInt64 {
+        totals[min(totals.count - 1, max(0, Int((p * Double(totals.count)).rounded(.up)) - 1))]
+    }
+
+    /// What the requests at or above one label's p99 spent their time on (``causes(of:)``
+    /// summed), and their total latency: all ``LatencyByEvent`` keeps of the tail, so a
+    /// streaming reader adds breakdowns one at a time and lets each go.
+    public struct Tail: Sendable {
+        public var causes: [String: UInt64] = [:]
+        public var total: UInt64 = 0
+        public init() {}
+        /// Adds one request of the tail.
+        public mutating func add(_ b: LatencyBreakdown) {
+            for (cause, nanos) in LatencyByEvent.causes(of: b) { causes[cause, default: 0] += nanos }
+            total = total.plus(b.total)
+        }
+    }
+
+    /// From every request's latency by label (`totals`) and, by label, the ``Tail`` of the
+    /// requests at or above its p99.
+    public init(totals byLabel: [String: [UInt64]], tails: [String: Tail]) {
+        for (label, unsorted) in byLabel where !unsorted.isEmpty {
+            let totals = unsorted.sorted()
+            func percentile(_ p: Double) -> UInt64 { Self.percentile(p, of: totals) }
+            let tail = tails[label] ?? Tail()
+            let dominant = tail.causes.max { ($0.value, $1.key) < ($1.value, $0.key) }.map {
+                (cause: $0.key, share: tail.total == 0 ? 0 : Double($0.value) / Double(tail.total))
             }
             rows.append(
-                Row(label: label, count: list.count, p50: percentile(0.5), p90: percentile(0.9), p99: p99, dominant: dominant))
+                Row(
+                    label: label, count: totals.count, p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99),
+                    dominant: dominant))
         }
         rows.sort { ($0.p99, $1.label) > ($1.p99, $0.label) }
     }

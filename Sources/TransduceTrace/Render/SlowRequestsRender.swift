@@ -9,11 +9,11 @@ extension SlowRequests {
         var lines = [
             options.paint(
                 options.fit(
-                    "Slowest requests: \(shown.count) of \(awaited.count) awaited" + (event.map { " '\($0)'" } ?? "")
-                        + (threshold.map { ", \(slow.count) took \(d($0)) or more" } ?? "")), .bold)
+                    "Slowest requests: \(shown.count) of \(awaitedCount) awaited" + (event.map { " '\($0)'" } ?? "")
+                        + (threshold.map { ", \(slowCount) took \(d($0)) or more" } ?? "")), .bold)
         ]
         guard !shown.isEmpty else {
-            return lines + [awaited.isEmpty ? "  (no awaited request was resumed)" : "  (none took that long)"]
+            return lines + [awaitedCount == 0 ? "  (no awaited request was resumed)" : "  (none took that long)"]
         }
         // With several runtimes (ids repeat across them) each row says whose request it is.
         let several = Set(shown.map(\.runtime)).count > 1
@@ -29,7 +29,7 @@ extension SlowRequests {
         lines += table.render(options: options)
         lines.append("")
         lines.append(options.paint("By event", .bold))
-        lines += LatencyByEvent(awaited).render(options: options)
+        lines += byEvent.render(options: options)
         for b in shown.prefix(Self.brokenDown) {
             lines.append("")
             lines += b.render(options: options)

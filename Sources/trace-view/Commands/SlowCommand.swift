@@ -42,20 +42,47 @@ enum SlowCommand: Subcommand {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        let trace = try input.load(progress: Progress())
-        let index = TraceIndex(trace.events.filter { selection.keep($0) })
-        try selection.check()
         let top = try args.integer("top") ?? 10
         guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
-        if let event = args.options["event"], !index.events.contains(where: { $0.kind == .dispatch && $0.label == event }) {
-            let labels = Set(index.events.lazy.filter { $0.kind == .dispatch }.map(\.label)).sorted()
+        let threshold = try args.duration("over")
+        let event = args.options["event"]
+        let slow: SlowRequests
+        let notes: [String]
+        var labels: Set<String> = []
+        if input.rereadable {
+            // Two passes, neither holding the trace: latencies first, then the breakdowns of only
+            // the requests shown and those at their label's p99.
+            var first: (notes: [String], counts: TraceCounts?)?
+            slow = try SlowRequests(top: Int(top), threshold: threshold, event: event) { body in
+                if first == nil {
+                    first = try input.forEach(progress: Progress()) {
+                        guard selection.keep($0) else { return }
+                        if $0.kind == .dispatch && labels.count < 65_536 { labels.insert($0.label) }
+                        body($0)
+                    }
+                } else {
+                    try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
+                        if selection.keep($0) { body($0) }
+                    }
+                }
+            }
+            notes = first?.notes ?? []
+        } else {
+            let trace = try input.load(progress: Progress())
+            let index = TraceIndex(trace.events.filter { selection.keep($0) })
+            slow = SlowRequests(index: index, top: Int(top), threshold: threshold, event: event)
+            notes = trace.notes
+            labels = Set(index.events.lazy.filter { $0.kind == .dispatch }.map(\.label))
+        }
+        try selection.check()
+        if let event, !labels.contains(event) {
+            let labels = labels.sorted()
             throw CLIError(
                 "no dispatch of event '\(event)' in this trace; it has "
                     + (labels.isEmpty
                         ? "no dispatches" : labels.prefix(10).joined(separator: ", ") + (labels.count > 10 ? ", …" : "")),
                 .nothingSelected)
         }
-        let slow = SlowRequests(index: index, top: Int(top), threshold: try args.duration("over"), event: args.options["event"])
         let format = try TableFormat(args)
         if args.flag("json") {
             Terminal.print(slow.json())
@@ -70,6 +97,6 @@ enum SlowCommand: Subcommand {
                     ]
                 }, format: format)
         }
-        try finish(notes: trace.notes)
+        try finish(notes: notes)
     }
 }

@@ -29,6 +29,9 @@ struct TraceInput {
     /// For a trace `trace-view record` or `live -- COMMAND` kept: why it stops before its
     /// command's end (the relay daemon died mid-stream), if it does.
     let incomplete: String?
+    /// Whether the input can be read again from its start (a regular file or a CTF trace; not
+    /// standard input or a FIFO): views that take two passes need it.
+    let rereadable: Bool
 
     /// The file `trace-view record` leaves in its output directory: `tag=…`, `command=…` and,
     /// when the trace stops early, `incomplete=…` lines.
@@ -40,6 +43,7 @@ struct TraceInput {
         recordTag = allProcesses ? nil : record["tag"]
         incomplete = record["incomplete"]
         if path == "-" {
+            rereadable = false
             source = DescriptorSource(descriptor: STDIN_FILENO, closes: false)
             kind = Self.kind(of: source!.peek(64))
             return
@@ -64,6 +68,7 @@ struct TraceInput {
             }
             kind = .ctf
             source = nil
+            rereadable = true
             return
         }
         // A FIFO blocks here until a writer opens it, as `cat` would.
@@ -73,6 +78,7 @@ struct TraceInput {
         }
         source = DescriptorSource(descriptor: descriptor, closes: true)
         kind = Self.kind(of: source!.peek(64))
+        rereadable = (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The `name=value` lines of `directory`'s ``recordFile`` (the first of each name; at most

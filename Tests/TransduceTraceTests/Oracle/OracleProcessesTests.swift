@@ -87,6 +87,28 @@ import TransduceTestSupport
         let mergedBreakdowns = Dictionary(
             index.latencyBreakdowns().map { (TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch), $0) },
             uniquingKeysWith: { a, _ in a })
+        // The streaming readers: every request broken down from its window of events alone as
+        // from the whole trace, and `slow` the same from two passes as from the trace held whole.
+        var windows = RequestWindows()
+        for e in merged { windows.consume(e) }
+        let resumed = windows.byLabel.values.flatMap { $0 }
+        var windowed = WindowedBreakdowns(resumed)
+        for e in merged { windowed.consume(e) }
+        if resumed.count != mergedBreakdowns.count || windowed.breakdowns.count != resumed.count {
+            problems.append(
+                "streaming: \(resumed.count) requests, \(windowed.breakdowns.count) broken down; the whole trace has \(mergedBreakdowns.count)"
+            )
+        }
+        for (key, b) in windowed.breakdowns
+        where mergedBreakdowns[key].map({ "\($0.json()) \($0.offPath)" }) != "\(b.json()) \(b.offPath)" {
+            problems.append(
+                "streaming: dispatch #\(key.id) of runtime \(RuntimeKey.name(key.runtime)) breaks down otherwise from its window")
+        }
+        let options = RenderOptions(width: 120)
+        let streamed = SlowRequests(top: 5) { body in merged.forEach(body) }
+        if streamed.render(options: options) != SlowRequests(index: index, top: 5).render(options: options) {
+            problems.append("streaming: slow differs from two passes")
+        }
         var allBreakdowns: [LatencyBreakdown] = []
         for (key, events) in alone {
             let name = RuntimeKey.name(key)

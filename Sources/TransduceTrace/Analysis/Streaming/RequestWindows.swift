@@ -1,0 +1,175 @@
+/// Every resumed awaited request of a stream of events, found in one pass in memory that follows
+/// what is open (queued admissions, live tasks, waiting callers), with its latency and the
+/// stretch of the stream its breakdown reads: its *window*.
+///
+/// A request's ``LatencyBreakdown`` reads events of its runtime only, and only from its window:
+/// from the earliest of its own dispatch, the dispatch of the cycle holding the gate when it came,
+/// the oldest admission still queued then (admissions enter in order, so every cycle it waits
+/// behind was dispatched no earlier), and the spawn of any task it joined; to its resume.
+/// ``WindowedBreakdowns`` reads just those events back and breaks the request down exactly as
+/// ``TraceIndex/latencyBreakdown(runtime:dispatch:)`` does over the whole trace.
+///
+/// Positions count the events consumed, from 0, so a second pass over the same events (with the
+/// same selection) finds the same ones.
+public struct RequestWindows: TraceConsumer {
+    /// One resumed awaited request.
+    public struct Request: Sendable, Hashable {
+        /// Its runtime (a ``RuntimeKey``) and dispatch id.
+        public var runtime: UInt64
+        public var dispatch: UInt64
+        /// Dispatch to resume (as its breakdown's total).
+        public var total: UInt64
+        /// The position of its dispatch (ties in ``total`` are ordered by it).
+        public var position: Int
+        /// The first and last position its breakdown reads.
+        public var first: Int
+        public var last: Int
+    }
+
+    private struct Runtime {
+        /// Accepted admissions not yet entered, oldest first (by id, with their positions).
+        var queued: [(dispatch: UInt64, position: Int)] = []
+        var queuedHead = 0
+        /// The position of the dispatch of the cycle holding the gate, if one does.
+        var holding: Int?
+        /// Live tasks' spawn positions.
+        var tasks: [UInt64: Int] = [:]
+    }
+    private struct Waiting {
+        var label: String
+        var time: UInt64
+        var position: Int
+        var first: Int
+    }
+    private var runtimes: [UInt64: Runtime] = [:]
+    private var waiting: [TraceIndex.Key: Waiting] = [:]
+    private var position = 0
+    /// The resumed requests, in resume order, by their event label.
+    public private(set) var byLabel: [String: [Request]] = [:]
+    /// A bound on the distinct labels kept (a hostile trace can name every event differently).
+    static let maxLabels = 65_536
+
+    public init() {}
+
+    public mutating func consume(_ e: TraceEvent) {
+        defer { position += 1 }
+        let r = e.runtimeKey
+        switch e.kind {
+        case .dispatch:
+            var rt = runtimes.removeValue(forKey: r) ?? Runtime()
+            defer { runtimes[r] = rt }
+            if e.isAwaitedDispatch {
+                var first = position
+                if let h = rt.holding { first = min(first, h) }
+                if rt.queuedHead < rt.queued.count { first = min(first, rt.queued[rt.queuedHead].position) }
+                let key = TraceIndex.Key(runtime: r, id: e.dispatch)
+                waiting[key] = Waiting(label: e.label, time: e.time, position: position, first: first)
+            }
+            rt.queued.append((e.dispatch, position))
+        case .cycleEnter:
+            guard var rt = runtimes.removeValue(forKey: r) else { return }
+            defer { runtimes[r] = rt }
+            // Usually the head (admissions enter in order); a damaged trace's stray is searched.
+            if rt.queuedHead < rt.queued.count, rt.queued[rt.queuedHead].dispatch == e.dispatch {
+                rt.holding = rt.queued[rt.queuedHead].position
+                rt.queuedHead += 1
+            } else if let i = rt.queued[rt.queuedHead...].firstIndex(where: { $0.dispatch == e.dispatch }) {
+                rt.holding = rt.queued[i].position
+                rt.queued.remove(at: i)
+            } else {
+                rt.holding = position
+            }
+            if rt.queuedHead > 1_024 && rt.queuedHead * 2 > rt.queued.count {
+                rt.queued.removeFirst(rt.queuedHead)
+                rt.queuedHead = 0
+            }
+        case .cycleLeave:
+            runtimes[r]?.holding = nil
+        case .runtimeStop:
+            // A stop clears what was waiting for the gate.
+            runtimes[r]?.queued = []
+            runtimes[r]?.queuedHead = 0
+        case .taskSpawn:
+            runtimes[r, default: Runtime()].tasks[e.task] = position
+        case .taskCancel, .taskSettle:
+            // An ended task is joined no more.
+            runtimes[r]?.tasks[e.task] = nil
+        case .taskJoin:
+            let key = TraceIndex.Key(runtime: r, id: e.dispatch)
+            if let spawn = runtimes[r]?.tasks[e.task], let w = waiting[key], spawn < w.first { waiting[key]?.first = spawn }
+        case .requestResume:
+            let key = TraceIndex.Key(runtime: r, id: e.dispatch)
+            guard let w = waiting.removeValue(forKey: key) else { return }
+            let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
+            byLabel[label, default: []].append(
+                Request(
+                    runtime: r, dispatch: e.dispatch, total: max(e.time, w.time) - w.time, position: w.position, first: w.first,
+                    last: position))
+        default:
+            break
+        }
+    }
+}
+
+/// The ``LatencyBreakdown``s of chosen requests, from a second pass over the same events as
+/// ``RequestWindows``: each request's window of its runtime's events is kept while the pass is
+/// inside it, indexed when the pass reaches its end, and let go.
+///
+/// Memory: the events of the open windows (the requests asked for overlap in time only as much
+/// as the trace made them).
+public struct WindowedBreakdowns: TraceConsumer {
+    private let requests: [RequestWindows.Request]
+    /// Index into `requests` (sorted by first position) of the next window to open.
+    private var nextToOpen = 0
+    /// Open windows by the position they end at.
+    private var open: [Int: [RequestWindows.Request]] = [:]
+    /// Events kept per runtime, with their positions.
+    private var kept: [UInt64: [(position: Int, event: TraceEvent)]] = [:]
+    private var position = 0
+    /// The breakdowns found and not yet taken (a request whose window did not yield one — a
+    /// damaged trace — has none).
+    public private(set) var breakdowns: [TraceIndex.Key: LatencyBreakdown] = [:]
+
+    /// Hands over the breakdowns found so far, so that a caller who folds them as they come
+    /// (``LatencyByEvent/Tail``) holds none.
+    public mutating func take() -> [TraceIndex.Key: LatencyBreakdown] {
+        defer { breakdowns = [:] }
+        return breakdowns
+    }
+
+    /// Breaks down `requests` (found by ``RequestWindows`` over the same events).
+    public init(_ requests: [RequestWindows.Request]) {
+        self.requests = requests.sorted { $0.first < $1.first }
+    }
+
+    public mutating func consume(_ e: TraceEvent) {
+        defer { position += 1 }
+        while nextToOpen < requests.count, requests[nextToOpen].first == position {
+            let r = requests[nextToOpen]
+            open[r.last, default: []].append(r)
+            nextToOpen += 1
+        }
+        guard !open.isEmpty else { return }
+        let runtime = e.runtimeKey
+        if open.values.contains(where: { $0.contains { $0.runtime == runtime } }) {
+            kept[runtime, default: []].append((position, e))
+        }
+        guard let ending = open.removeValue(forKey: position) else { return }
+        for r in ending {
+            let events = kept[r.runtime, default: []].lazy.filter { $0.position >= r.first }.map(\.event)
+            let index = TraceIndex(Array(events))
+            if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) {
+                breakdowns[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = b
+            }
+        }
+        // Let go of what no open or later window of each runtime reads.
+        for runtime in Set(ending.map(\.runtime)) {
+            let stillOpen = open.values.joined().filter { $0.runtime == runtime }.map(\.first).min()
+            if let from = stillOpen {
+                kept[runtime]?.removeAll { $0.position < from }
+            } else {
+                kept[runtime] = nil
+            }
+        }
+    }
+}
