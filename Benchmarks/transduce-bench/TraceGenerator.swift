@@ -79,7 +79,11 @@ struct TraceGenerator {
             } else if round < rounds {
                 event = g.body[position]
                 shift = UInt64(round)
-                event.time = offset + UInt64(round) * g.span + (event.time &- origin) + 1_000
+                // Each round runs at its own pace (a quarter to twice the recorded one), so
+                // latencies vary as a real trace's do rather than repeat exactly.
+                let pace = Self.pace(round: round, runtime: runtime &+ UInt64(process) << 32)
+                event.time = offset + UInt64(round) * g.span * 2 + (event.time &- origin) * pace / 64 + 1_000
+                event.nanos = event.nanos * pace / 64
                 position += 1
                 if position == g.body.count {
                     position = 0
@@ -87,7 +91,7 @@ struct TraceGenerator {
                 }
             } else if position < g.epilogue.count {
                 event = g.epilogue[position]
-                event.time = offset + UInt64(rounds) * g.span + (event.time &- g.epilogue[0].time) + 1_000
+                event.time = offset + UInt64(rounds) * g.span * 2 + (event.time &- g.epilogue[0].time) + 1_000
                 shift = UInt64(rounds)
                 position += 1
             } else {
@@ -98,6 +102,16 @@ struct TraceGenerator {
             if event.task != 0 { event.task += shift * g.maxTask }
             if event.otherTask != 0 { event.otherTask += shift * g.maxTask }
             return placed(event)
+        }
+
+        /// A pace in 64ths (16…128) for a round of a runtime: a fixed hash, so a size's trace is
+        /// the same every time.
+        static func pace(round: Int, runtime: UInt64) -> UInt64 {
+            var x = UInt64(round) &* 0x9E37_79B9_7F4A_7C15 ^ runtime &* 0xBF58_476D_1CE4_E5B9
+            x ^= x >> 31
+            x = x &* 0x94D0_49BB_1331_11EB
+            x ^= x >> 29
+            return 16 + x % 113
         }
 
         private func placed(_ e: TraceEvent) -> TraceEvent {
@@ -124,7 +138,7 @@ struct TraceGenerator {
         var streams = (0..<count).map { j in
             Stream(
                 process: UInt32(40_000 + j / runtimes), runtime: UInt64(j % runtimes + 1),
-                offset: 1_000_000_000 + UInt64(j) * span / UInt64(count), rounds: perRuntime)
+                offset: 1_000_000_000 + UInt64(j) * span * 2 / UInt64(count), rounds: perRuntime)
         }
         var heads: [TraceEvent?] = streams.indices.map { streams[$0].next(self) }
         var hosts: [UInt32: String] = [:]
