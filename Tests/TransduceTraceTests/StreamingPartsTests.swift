@@ -55,4 +55,40 @@ import Testing
         #expect(recent.insert(5, "e") == nil)
         #expect(recent.remove(3) == "c" && recent.remove(4) == "d" && recent.remove(5) == "e")
     }
+
+    /// `tasks` prints a long table as it goes, laid out by its first rows; a short one exactly as
+    /// the report held whole.
+    @Test func aLongTaskTableIsPrintedAsItComes() {
+        let options = RenderOptions(width: 100, cuts: true)
+        func rows(_ n: Int) -> [TaskReport.Row] {
+            (1...n).map {
+                TaskReport.Row(
+                    runtime: UInt64(1 + $0 % 2), task: UInt64($0),
+                    name: $0 == n - 3 ? String(repeating: "long", count: 30) : "load",
+                    policy: "switchToLatest", spawnedBy: "refresh", start: UInt64($0) * 1_000, ran: 500, outcome: "settle",
+                    replacedBy: 0, joinedBy: [])
+            }
+        }
+        let short = rows(100)
+        var stream = TaskReportStream(options: options)
+        var lines: [String] = []
+        for batch in stride(from: 0, to: 90, by: 30) { lines += stream.add(Array(short[batch..<batch + 30])) }
+        #expect(lines.isEmpty)
+        lines += stream.finish(Array(short[90...]), warnings: [])
+        #expect(lines == TaskReport(rows: short, warnings: []).render(options: options))
+
+        let long = rows((TaskReportStream.layoutRows / 100 + 10) * 100)
+        stream = TaskReportStream(options: options)
+        lines = []
+        for batch in stride(from: 0, to: long.count - 100, by: 100) { lines += stream.add(Array(long[batch..<batch + 100])) }
+        lines += stream.finish(Array(long[(long.count - 100)...]), warnings: [AnalysisWarning(.neverSettled, "never settled: x")])
+        #expect(lines.first?.contains("Tasks") == true)
+        #expect(lines.count == 2 + long.count + 3, "\(lines.prefix(4)) \(lines.suffix(6))")
+        // Every row, in order, in the widths of the first rows: a later long name is cut to them.
+        let rowLines = lines.dropFirst(2).prefix(long.count)
+        #expect(zip(rowLines, long).allSatisfy { $1.name != "load" || $0.contains("load #\($1.task) ") })
+        #expect(rowLines.contains { $0.contains("longlong") && $0.contains("…") })
+        #expect(rowLines.allSatisfy { $0.displayColumns <= 100 })
+        #expect(lines.last?.contains("never settled: x") == true)
+    }
 }

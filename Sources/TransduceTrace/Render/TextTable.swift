@@ -55,15 +55,34 @@ package struct TextTable: Sendable {
     package func render(options: RenderOptions) -> [String] {
         let rows = shown(options)
         let widths = widths(options.width, cuts: options.cuts, rows: rows)
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (c, w) in widths.enumerated() {
-                let cell = c < cells.count ? cells[c] : ""
-                let cut = cell.truncated(toColumns: w, ellipsis: options.ellipsis)
-                parts.append(c == widths.count - 1 && !columns[c].alignRight ? cut : pad(cut, w, right: columns[c].alignRight))
-            }
-            return options.fit(String(repeating: " ", count: indent) + parts.joined(separator: "  ")).trimmingTrailing()
+        return [line(columns.map(\.title), widths: widths, options: options)]
+            + rows.map { line($0, widths: widths, options: options) }
+    }
+
+    /// The column widths ``render(options:)`` lays the rows appended so far out in: for a
+    /// table too long to hold, the widths of its first rows, which later ones are printed in
+    /// (``line(_:widths:options:)``).
+    package func widths(options: RenderOptions) -> [Int] {
+        widths(options.width, cuts: options.cuts, rows: shown(options))
+    }
+
+    /// One row (or the header) laid out in `widths`; its cells escaped as ``append(_:)`` does.
+    package func line(escaping cells: [String], widths: [Int], options: RenderOptions) -> String {
+        let escaped = cells.map { escapingControls($0, keepingColour: false) }
+        return line(
+            options.ascii ? escaped.map { escapingNonASCII($0, keepingColour: false) } : escaped, widths: widths, options: options
+        )
+    }
+
+    private func line(_ cells: [String], widths: [Int], options: RenderOptions) -> String {
+        var parts: [String] = []
+        for (c, w) in widths.enumerated() {
+            let cell = c < cells.count ? cells[c] : ""
+            // Uncut, a cell wider than its column (a later row of a long table) widens its row.
+            let cut = options.cuts ? cell.truncated(toColumns: w, ellipsis: options.ellipsis) : cell
+            let width = options.cuts ? w : max(w, cut.displayColumns)
+            parts.append(c == widths.count - 1 && !columns[c].alignRight ? cut : pad(cut, width, right: columns[c].alignRight))
         }
-        return [line(columns.map(\.title))] + rows.map(line)
+        return options.fit(String(repeating: " ", count: indent) + parts.joined(separator: "  ")).trimmingTrailing()
     }
 }

@@ -52,9 +52,9 @@ struct TableSchema {
 
     /// Prints `rows` in `format` (their lines hold no control character: ``Terminal/print(_:)``
     /// would show a TSV's tabs as escapes).
-    func print(_ rows: [[TableCell]], format: TableFormat) {
+    func print(_ rows: [[TableCell]], format: TableFormat, header: Bool = true) {
         var out = ""
-        for line in lines(rows, format: format) {
+        for line in lines(rows, format: format, header: header) {
             out += line + "\n"
             if out.utf8.count > 1 << 16 {
                 Terminal.write(out)
@@ -64,9 +64,10 @@ struct TableSchema {
         Terminal.write(out)
     }
 
-    /// The lines of `rows` (each with one cell per column) in `format`: a TSV header first.
-    func lines(_ rows: [[TableCell]], format: TableFormat) -> [String] {
-        var out = format == .tsv ? [columns.map(\.name).joined(separator: "\t")] : []
+    /// The lines of `rows` (each with one cell per column) in `format`: a TSV header first
+    /// (unless `header` is false: rows that continue a table already begun).
+    func lines(_ rows: [[TableCell]], format: TableFormat, header: Bool = true) -> [String] {
+        var out = format == .tsv && header ? [columns.map(\.name).joined(separator: "\t")] : []
         for row in rows {
             precondition(row.count == columns.count, "a row of \(row.count) cells for \(columns.count) columns")
             switch format {

@@ -25,29 +25,47 @@ enum TasksCommand: Subcommand {
             ("joined_by", "the dispatches whose waiters joined it"),
         ], row: "task instance")
 
+    static func cells(_ r: TaskReport.Row) -> [TableCell] {
+        TableCell.runtime(r.runtime) + [
+            .number(r.task), .string(r.name), .string(r.policy), .string(r.spawnedBy), .number(r.start),
+            r.ran.map(TableCell.number) ?? .null, .string(r.outcome), r.replacedBy == 0 ? .null : .number(r.replacedBy),
+            .numbers(r.joinedBy),
+        ]
+    }
+
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        var events: [TraceEvent] = []
-        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { events.append($0) } }
+        let format = try TableFormat(args)
+        // One pass: each row is printed once its task ended (in spawn order), so memory follows
+        // the running tasks, not the trace.
+        var builder = TaskRows()
+        var text = TaskReportStream(options: options)
+        var tsvHeader = format == .tsv
+        func emit(_ rows: [TaskReport.Row]) {
+            guard !rows.isEmpty || tsvHeader else { return }
+            if format == .text {
+                Terminal.print(text.add(rows), options: options)
+            } else {
+                table.print(rows.map(Self.cells), format: format, header: tsvHeader)
+                tsvHeader = false
+            }
+        }
+        let (notes, counts) = try input.forEach(progress: Progress()) {
+            guard selection.keep($0) else { return }
+            builder.consume($0)
+            if builder.readyCount >= 512 { emit(builder.take()) }
+        }
         try selection.check()
         let c = counts ?? TraceCounts()
         let lost = c.overwritten.plus(c.discarded).plus(c.lost)
-        let format = try TableFormat(args)
-        let report = TaskReport(index: TraceIndex(events), lost: lost, lossesUnknown: input.lossesUnknown)
+        let (rest, warnings) = builder.finish(lost: lost, lossesUnknown: input.lossesUnknown)
         if format == .text {
-            Terminal.print(report.render(options: options), options: options)
+            Terminal.print(text.finish(rest, warnings: warnings), options: options)
         } else {
-            table.print(
-                report.rows.map { r in
-                    TableCell.runtime(r.runtime) + [
-                        .number(r.task), .string(r.name), .string(r.policy), .string(r.spawnedBy), .number(r.start),
-                        r.ran.map(TableCell.number) ?? .null, .string(r.outcome),
-                        r.replacedBy == 0 ? .null : .number(r.replacedBy), .numbers(r.joinedBy),
-                    ]
-                }, format: format)
-            for w in report.warnings { Terminal.error("trace-view: warning: " + w.message) }
+            emit(rest)
+            for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
         }
         try finish(notes: notes)
     }

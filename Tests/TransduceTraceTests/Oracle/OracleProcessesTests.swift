@@ -109,6 +109,24 @@ import TransduceTestSupport
         if streamed.render(options: options) != SlowRequests(index: index, top: 5).render(options: options) {
             problems.append("streaming: slow differs from two passes")
         }
+        // Task rows from a stream, let out of spawn order after 3 (the command lets 65,536 wait):
+        // the same rows and warnings.
+        var rowsFromStream = TaskRows(maxWaiting: 3)
+        var streamedRows: [TaskReport.Row] = []
+        for e in merged {
+            rowsFromStream.consume(e)
+            streamedRows += rowsFromStream.take()
+        }
+        let (restOfRows, streamedWarnings) = rowsFromStream.finish()
+        let describeAll = { (rows: [TaskReport.Row]) in
+            rows.map {
+                "\($0.runtime) \($0.task) \($0.name) \($0.policy) \($0.spawnedBy) \($0.ran ?? 0) \($0.outcome) \($0.replacedBy) \($0.joinedBy)"
+            }
+            .sorted()
+        }
+        if describeAll(streamedRows + restOfRows) != describeAll(mergedTasks.rows) || streamedWarnings != mergedTasks.warnings {
+            problems.append("streaming: task rows differ when let out of order")
+        }
         var allBreakdowns: [LatencyBreakdown] = []
         for (key, events) in alone {
             let name = RuntimeKey.name(key)
