@@ -153,6 +153,56 @@ import Testing
     /// A ring recorder's dump streams the ring to the file a chunk at a time: what it adds to
     /// the process's peak is a chunk and the labels, not a copy of the ring (a 256 Ki-event ring
     /// made one of 60 MB and more when every event became a `TraceEvent`).
+    /// Views that hold the trace stop at their bound with our error (exit 80), not an abort;
+    /// a selection under the bound still works; the views that stream are not bounded at all.
+    @Test func aViewThatHoldsTheTraceStopsAtItsBound() async throws {
+        // Runtime 1: 20 requests (100 events); runtime 2: 980 requests (4,900 events).
+        var events: [TraceEvent] = []
+        var t: UInt64 = 1_000_000
+        for (runtime, requests) in [(UInt64(1), UInt64(20)), (2, 980)] {
+            for id in 1...requests {
+                func at(_ kind: TraceEvent.Kind, _ set: (inout TraceEvent) -> Void) {
+                    var e = TraceEvent(kind: kind, time: t, thread: 1, runtime: runtime)
+                    set(&e)
+                    events.append(e)
+                    t += 100
+                }
+                at(.dispatch) {
+                    $0.dispatch = id
+                    $0.code = TraceNames.code(kind: .dispatch, name: "send")!
+                    $0.label = "ping"
+                }
+                at(.cycleEnter) {
+                    $0.dispatch = id
+                    $0.cycle = id
+                }
+                at(.transduce) {
+                    $0.cycle = id
+                    $0.label = "ping"
+                }
+                at(.cycleLeave) { $0.cycle = id }
+                at(.requestResume) { $0.dispatch = id }
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let file = directory.file("bounded.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: file)
+        let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]
+        for holding in [["sequence"], ["tui"], ["export", "--format", "mermaid"]] {
+            let over = try await traceViewAsync(holding + [file], environment: bound)
+            #expect(over.status == 80, "\(holding): \(over.err)")
+            #expect(over.err.contains("more than 1000 events") && over.err.contains("TRACE_VIEW_MAX_EVENTS"), "\(over.err)")
+            let selected = try await traceViewAsync(holding + ["--runtime", "1", file], environment: bound)
+            #expect(selected.status == 0, "\(holding) --runtime 1: \(selected.err)")
+        }
+        for streaming in [["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["export", "--format", "chrome"]] {
+            let result = try await traceViewAsync(streaming + [file], environment: bound)
+            #expect(result.status == 0, "\(streaming): \(result.err)")
+        }
+        let slow = try await traceViewAsync(["slow", file], environment: bound)
+        #expect(slow.out.contains("10 of 1000 awaited"), "all 1,000 requests of 5,000 events: \(slow.out.prefix(300))")
+    }
+
     @Test(.enabled(if: !underThreadSanitizer)) func aLargeRingDumpsInBoundedMemory() throws {
         let bench = try #require(builtProduct("transduce-bench"))
         let dir = TemporaryDirectory()

@@ -21,6 +21,8 @@ enum ExitStatus: Int32, CaseIterable {
     case consumerGone = 75
     /// `record`: LTTng discarded events (its channel was full), without `--allow-loss`.
     case eventsLost = 79
+    /// A view that holds the trace in memory was given more events than it may hold.
+    case tooLarge = 80
 
     /// What the help says of it.
     var meaning: String {
@@ -37,6 +39,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .diskFull: "record: the trace's file system filled up"
         case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
         case .eventsLost: "record: LTTng discarded events (a full channel), and --allow-loss was not given"
+        case .tooLarge: "a view that holds the trace in memory was given more events than it may hold (TRACE_VIEW_MAX_EVENTS)"
         }
     }
 }

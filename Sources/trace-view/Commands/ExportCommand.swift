@@ -77,11 +77,11 @@ enum ExportCommand: Subcommand {
             }
             try selection.check()
         default:
-            let trace = try input.load(progress: Progress())
+            let (trace, start) = try input.load(progress: Progress()) { selection.keep($0) }
             notes = trace.notes
-            let index = TraceIndex(trace.events.filter { selection.keep($0) })
+            let index = TraceIndex(trace.events)
             try selection.check()
-            let window = try Window(args, start: trace.start ?? 0)
+            let window = try Window(args, start: start ?? 0)
             var indices = Array(index.events.indices)
             if let request = try args.integer("request") {
                 let runtime = try selection.runtime(holding: request, in: index)

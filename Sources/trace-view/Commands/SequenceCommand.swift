@@ -33,11 +33,11 @@ enum SequenceCommand: Subcommand {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
         let progress = Progress()
-        let trace = try input.load(progress: progress)
-        let events = trace.events.filter { selection.keep($0) }
+        let (trace, start) = try input.load(progress: progress) { selection.keep($0) }
+        let events = trace.events
         try selection.check()
         // Times count from the trace's start, whatever is shown, so views of one trace agree.
-        guard let start = trace.start else {
+        guard let start else {
             Terminal.print(["(no events)"])
             return try finish(notes: trace.notes)
         }

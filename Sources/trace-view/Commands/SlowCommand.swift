@@ -68,8 +68,8 @@ enum SlowCommand: Subcommand {
             }
             notes = first?.notes ?? []
         } else {
-            let trace = try input.load(progress: Progress())
-            let index = TraceIndex(trace.events.filter { selection.keep($0) })
+            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
+            let index = TraceIndex(trace.events)
             slow = SlowRequests(index: index, top: Int(top), threshold: threshold, event: event)
             notes = trace.notes
             labels = Set(index.events.lazy.filter { $0.kind == .dispatch }.map(\.label))

@@ -27,8 +27,7 @@ enum TUICommand: Subcommand {
     static func run(_ args: Arguments) throws {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        var trace = try input.load(progress: Progress())
-        trace.events = trace.events.filter { selection.keep($0) }
+        let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
         try selection.check()
         let data = BrowserData(trace: trace)
         let title = "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)

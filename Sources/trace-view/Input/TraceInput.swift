@@ -157,12 +157,12 @@ struct TraceInput {
             } catch let error as TraceFileError {
                 throw CLIError.data(error.description)
             }
-            while let e = reader.next() { body(e) }
+            while !hostTable.stop, let e = reader.next() { body(e) }
             hostTable.hosts = reader.hosts
             return (reader.notes + readError(), reader.footer)
         case .jsonLines:
             let reader = JSONLinesReader(source: source!, name: name)
-            while let e = reader.next() { body(e) }
+            while !hostTable.stop, let e = reader.next() { body(e) }
             hostTable.hosts = reader.hosts
             if reader.eventCount == 0 && !reader.notes.isEmpty {
                 throw CLIError.data("\(path): not a trace: \(reader.notes[0])")
@@ -176,18 +176,62 @@ struct TraceInput {
         return ["\(path): read failed: \(String(cString: strerror(error)))"]
     }
 
-    /// Reads every event into memory (for the commands that need random access).
-    func load(progress: Progress? = nil) throws -> Trace {
+    /// Reads the events `keep` accepts into memory (for the views that need random access), and
+    /// the earliest time of all of them (kept or not), which views count times from.
+    ///
+    /// At most ``holdLimit`` events: a view that holds a longer trace stops with a clear error
+    /// (``ExitStatus/tooLarge``) instead of running out of memory.
+    func load(progress: Progress? = nil, keep: (TraceEvent) -> Bool = { _ in true }) throws -> (trace: Trace, start: UInt64?) {
         var events: [TraceEvent] = []
-        let (notes, counts) = try forEach(progress: progress) { events.append($0) }
+        var start: UInt64?
+        let limit = Self.holdLimit
+        var over = false
+        let (notes, counts) = try forEach(progress: progress) {
+            start = min(start ?? $0.time, $0.time)
+            guard !over, keep($0) else { return }
+            guard events.count < limit else {
+                over = true
+                // Binary and JSON Lines input stop here; a CTF reader's child reads on, unheld.
+                hostTable.stop = true
+                return
+            }
+            events.append($0)
+        }
+        if over {
+            throw CLIError(
+                "\(path): this view holds the trace in memory, and it has more than \(limit) events (about 512 bytes "
+                    + "each; the bound is half the memory trace-view may use: its address-space limit, or the machine's). "
+                    + "Select part of it (--runtime, --pid, --from/--to where the view has them), or use a view that "
+                    + "streams (summary, contention, tasks, check, slow, export --format chrome|jsonl); "
+                    + "\(Self.limitVariable)=N sets the bound.", .tooLarge)
+        }
         var trace = Trace(events: events, counts: counts ?? TraceCounts(events: UInt64(events.count)), notes: notes)
         trace.hosts = hosts
-        return trace
+        return (trace, start)
     }
+
+    /// The variable that sets ``holdLimit``.
+    static let limitVariable = "TRACE_VIEW_MAX_EVENTS"
+
+    /// How many events a view may hold: `TRACE_VIEW_MAX_EVENTS`, or half the memory the process
+    /// may use (its `RLIMIT_AS`, or the machine's RAM) at 512 bytes an event (the event, its
+    /// strings and its index entries).
+    static let holdLimit: Int = {
+        if let text = getenv(limitVariable).map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
+        var limit = rlimit()
+        let ram = UInt64(max(0, sysconf(Int32(_SC_PHYS_PAGES)))) &* UInt64(max(0, sysconf(Int32(_SC_PAGESIZE))))
+        var usable = ram == 0 ? UInt64(1) << 34 : ram
+        if getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+            usable = min(usable, UInt64(limit.rlim_cur))
+        }
+        return Int(max(usable / 2 / 512, 1))
+    }()
 }
 
-/// Where ``TraceInput`` keeps what its reader learnt of hosts (a TraceInput is a value read once).
+/// Where ``TraceInput`` keeps what its reader learnt of hosts (a TraceInput is a value read once),
+/// and whether its reader should stop.
 private final class HostTable {
     var hosts: [UInt32: String] = [:]
     var lossesUnknown = false
+    var stop = false
 }
