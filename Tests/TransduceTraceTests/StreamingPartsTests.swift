@@ -91,4 +91,76 @@ import Testing
         #expect(rowLines.allSatisfy { $0.displayColumns <= 100 })
         #expect(lines.last?.contains("never settled: x") == true)
     }
+
+    /// A request that joins a shared task which had made a request of its own before the join:
+    /// that request belongs to the lifecycle though it came first, and a second pass finds it.
+    @Test func aJoinedTasksEarlierRequestsAreFoundByAnotherPass() throws {
+        var events: [TraceEvent] = []
+        var t: UInt64 = 1_000
+        func add(_ kind: TraceEvent.Kind, _ set: (inout TraceEvent) -> Void) {
+            var e = TraceEvent(kind: kind, time: t, thread: 1, runtime: 1)
+            set(&e)
+            events.append(e)
+            t += 10
+        }
+        func style(_ name: String) -> UInt8 { TraceNames.code(kind: .dispatch, name: name)! }
+        // post #1 starts shared task #1 ("fetch").
+        add(.dispatch) {
+            $0.dispatch = 1; $0.code = style("post"); $0.label = "start"
+        }
+        add(.cycleEnter) {
+            $0.dispatch = 1; $0.cycle = 1
+        }
+        add(.transduce) {
+            $0.cycle = 1; $0.label = "start"
+        }
+        add(.taskSpawn) {
+            $0.cycle = 1; $0.task = 1; $0.label = "fetch"; $0.code = TraceNames.code(kind: .taskSpawn, name: "shareable")!
+        }
+        add(.cycleLeave) { $0.cycle = 1 }
+        // The task requests #2, whose cycle starts task #2 ("inner").
+        add(.dispatch) {
+            $0.dispatch = 2; $0.code = style("request"); $0.label = "lookup"; $0.otherTask = 1
+        }
+        add(.cycleEnter) {
+            $0.dispatch = 2; $0.cycle = 2
+        }
+        add(.transduce) {
+            $0.cycle = 2; $0.label = "lookup"
+        }
+        add(.taskSpawn) {
+            $0.cycle = 2; $0.task = 2; $0.label = "inner"
+        }
+        add(.cycleLeave) { $0.cycle = 2 }
+        // request #3 joins task #1.
+        add(.dispatch) {
+            $0.dispatch = 3; $0.code = style("request"); $0.label = "fetch"
+        }
+        add(.cycleEnter) {
+            $0.dispatch = 3; $0.cycle = 3
+        }
+        add(.transduce) {
+            $0.cycle = 3; $0.label = "fetch"
+        }
+        add(.taskJoin) {
+            $0.dispatch = 3; $0.task = 1
+        }
+        add(.cycleLeave) { $0.cycle = 3 }
+        add(.taskSettle) { $0.task = 2 }
+        add(.requestResume) {
+            $0.dispatch = 2; $0.task = 2
+        }
+        add(.taskSettle) { $0.task = 1 }
+        add(.requestResume) {
+            $0.dispatch = 3; $0.task = 1
+        }
+        let index = TraceIndex(events)
+        let whole = index.requestLifecycle(runtime: 1, dispatch: 3).map { index.events[$0] }
+        #expect(whole.contains { $0.kind == .taskSpawn && $0.task == 2 }, "the fixture's lifecycle reaches task #2")
+        let found = LifecycleWindow.find(dispatch: 3) { body in events.forEach(body) }
+        #expect(found.passes == 2)
+        let stretch = try #require(found.stretches[1])
+        let alone = TraceIndex(LifecycleWindow.events(runtime: 1, in: stretch) { body in events.forEach(body) })
+        #expect(alone.requestLifecycle(runtime: 1, dispatch: 3).map { alone.events[$0] } == whole)
+    }
 }

@@ -38,9 +38,15 @@ struct Selection {
 
     /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
     func runtime(holding request: UInt64, in index: TraceIndex) throws -> UInt64 {
-        let runtimes = index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil }
+        try runtime(
+            holding: request, among: index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil },
+            highest: index.dispatches.keys.lazy.map(\.id).max())
+    }
+
+    /// The one runtime of `runtimes` (those that have dispatch #`request`; `highest` is the
+    /// highest dispatch id of the trace), or the error that says there is none or several.
+    func runtime(holding request: UInt64, among runtimes: [UInt64], highest: UInt64?) throws -> UInt64 {
         guard let runtime = runtimes.first else {
-            let highest = index.dispatches.keys.lazy.map(\.id).max()
             throw CLIError(
                 message: "no dispatch #\(request) in this trace" + (isNarrowed ? " for the runtime and process asked for" : "")
                     + (highest.map { " (its dispatches go up to #\($0))" } ?? " (it has no dispatches)"),

@@ -33,19 +33,56 @@ enum SequenceCommand: Subcommand {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
         let progress = Progress()
-        let (trace, start) = try input.load(progress: progress) { selection.keep($0) }
-        let events = trace.events
-        try selection.check()
+        let requested = try args.integer("request")
+        let index: TraceIndex
+        let notes: [String]
+        let startTime: UInt64?
+        var request: (runtime: UInt64, dispatch: UInt64)?
+        if let id = requested, input.rereadable {
+            // One request of a file: passes that keep only its own objects find where it lies,
+            // and only that stretch of its runtime is read back and indexed.
+            var first: (notes: [String], counts: TraceCounts?)?
+            var start: UInt64?
+            let read = { (body: (TraceEvent) -> Void) throws in
+                if first == nil {
+                    first = try input.forEach(progress: progress) {
+                        start = min(start ?? $0.time, $0.time)
+                        if selection.keep($0) { body($0) }
+                    }
+                } else {
+                    try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
+                        if selection.keep($0) { body($0) }
+                    }
+                }
+            }
+            let found = try LifecycleWindow.find(dispatch: id, read: read)
+            try selection.check()
+            guard start != nil else {
+                Terminal.print(["(no events)"])
+                return try finish(notes: first?.notes ?? [])
+            }
+            let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: found.highestDispatch)
+            let stretch = found.stretches[runtime] ?? 0...(-1)
+            index = TraceIndex(try LifecycleWindow.events(runtime: runtime, in: stretch, read: read))
+            request = (runtime, id)
+            notes = first?.notes ?? []
+            startTime = start
+        } else {
+            let (trace, start) = try input.load(progress: progress) { selection.keep($0) }
+            try selection.check()
+            // Index the whole runtime selection, so names and links resolve outside the window too.
+            index = TraceIndex(trace.events)
+            if let id = requested { request = (try selection.runtime(holding: id, in: index), id) }
+            notes = trace.notes
+            startTime = start
+        }
         // Times count from the trace's start, whatever is shown, so views of one trace agree.
-        guard let start else {
+        guard let start = startTime else {
             Terminal.print(["(no events)"])
-            return try finish(notes: trace.notes)
+            return try finish(notes: notes)
         }
         let window = try Window(args, start: start)
-        // Index the whole runtime selection, so names and links resolve outside the window too.
-        let index = TraceIndex(events)
-        var request: (runtime: UInt64, dispatch: UInt64)?
-        if let id = try args.integer("request") { request = (try selection.runtime(holding: id, in: index), id) }
+        let events = index.events
         let indices =
             (request.map { index.requestLifecycle(runtime: $0.runtime, dispatch: $0.dispatch) }
             ?? Array(events.indices)).filter { window.contains(events[$0].time) }
@@ -64,6 +101,6 @@ enum SequenceCommand: Subcommand {
             for line in breakdown.render(options: options) { out.line(line) }
         }
         out.flush()
-        try finish(notes: trace.notes)
+        try finish(notes: notes)
     }
 }

@@ -109,6 +109,43 @@ import TransduceTestSupport
         if streamed.render(options: options) != SlowRequests(index: index, top: 5).render(options: options) {
             problems.append("streaming: slow differs from two passes")
         }
+        // One request from passes over the stream (as `sequence --request` on a file): its
+        // stretch of its runtime's events, indexed alone, gives the same lifecycle, drawing and
+        // breakdown as the whole trace.
+        let drawOptions = RenderOptions(width: 120)
+        let origin = merged.map(\.time).min()
+        for d in merged where d.kind == .dispatch {
+            let key = d.runtimeKey
+            let found = LifecycleWindow.find(dispatch: d.dispatch) { body in merged.forEach(body) }
+            guard let stretch = found.stretches[key] else {
+                problems.append("stretch: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)) not found")
+                continue
+            }
+            let alone = TraceIndex(LifecycleWindow.events(runtime: key, in: stretch) { body in merged.forEach(body) })
+            let whole = index.requestLifecycle(runtime: key, dispatch: d.dispatch)
+            let part = alone.requestLifecycle(runtime: key, dispatch: d.dispatch)
+            var differs: [String] = []
+            if whole.map({ index.events[$0] }) != part.map({ alone.events[$0] }) {
+                differs.append("lifecycle (\(whole.count) events, \(part.count) alone)")
+            } else if SequenceDiagram(index: index, options: drawOptions, origin: origin).render(whole)
+                != SequenceDiagram(index: alone, options: drawOptions, origin: origin).render(part)
+            {
+                let a = SequenceDiagram(index: index, options: drawOptions, origin: origin).render(whole)
+                let b = SequenceDiagram(index: alone, options: drawOptions, origin: origin).render(part)
+                let i = a.indices.first { $0 >= b.count || a[$0] != b[$0] } ?? a.count
+                differs.append("diagram")
+            }
+            if index.latencyBreakdown(runtime: key, dispatch: d.dispatch)?.json()
+                != alone.latencyBreakdown(runtime: key, dispatch: d.dispatch)?.json()
+            {
+                differs.append("breakdown")
+            }
+            if !differs.isEmpty {
+                problems.append(
+                    "stretch: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)): its stretch alone gives another "
+                        + differs.joined(separator: ", "))
+            }
+        }
         // Task rows from a stream, let out of spawn order after 3 (the command lets 65,536 wait):
         // the same rows and warnings.
         var rowsFromStream = TaskRows(maxWaiting: 3)

@@ -67,6 +67,9 @@ struct RecentlyDone<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         order.reserveCapacity(min(capacity, 1 << 16))
     }
 
+    /// The value of `key`, if it is still here.
+    subscript(key: Key) -> Value? { values[key] }
+
     /// Takes `key` back out, if it is still here.
     mutating func remove(_ key: Key) -> Value? { values.removeValue(forKey: key) }
 

@@ -49,7 +49,11 @@ public struct RequestWindows: TraceConsumer {
     /// A bound on the distinct labels kept (a hostile trace can name every event differently).
     static let maxLabels = 65_536
 
-    public init() {}
+    /// Only dispatches of this id are kept (nil: every one).
+    public let only: UInt64?
+
+    /// Finds every resumed awaited request, or only those of dispatch id `only`.
+    public init(only: UInt64? = nil) { self.only = only }
 
     public mutating func consume(_ e: TraceEvent) {
         defer { position += 1 }
@@ -58,7 +62,7 @@ public struct RequestWindows: TraceConsumer {
         case .dispatch:
             var rt = runtimes.removeValue(forKey: r) ?? Runtime()
             defer { runtimes[r] = rt }
-            if e.isAwaitedDispatch {
+            if e.isAwaitedDispatch && (only == nil || only == e.dispatch) {
                 var first = position
                 if let h = rt.holding { first = min(first, h) }
                 if rt.queuedHead < rt.queued.count { first = min(first, rt.queued[rt.queuedHead].position) }

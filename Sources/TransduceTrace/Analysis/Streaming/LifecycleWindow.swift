@@ -1,0 +1,213 @@
+/// Where in a stream of events one request's lifecycle (``TraceIndex/requestLifecycle(runtime:dispatch:)``)
+/// lies, found in a pass that keeps only the lifecycle's own objects: so a view of one request
+/// reads back just that stretch of its runtime's events, indexes it, and draws exactly what an
+/// index of the whole trace would.
+///
+/// The lifecycle grows forward in time: from its dispatch to the cycles that ran it, the tasks
+/// they started, the tasks' re-entries and requests, and the replacements that took a waiter on.
+/// One link points back: a task it *joins* was spawned earlier, and may have made requests of its
+/// own before the join. The stretch then starts at that spawn, and when such a task had made
+/// requests, ``seeds`` names it: a further pass, told of it from the start, follows them too.
+///
+/// Positions count the events consumed, from 0 (as ``RequestWindows``'s do).
+public struct LifecycleWindow: TraceConsumer {
+    /// The request's dispatch id.
+    public let dispatch: UInt64
+    /// Per runtime, tasks known (from an earlier pass) to join the lifecycle, followed from
+    /// their spawn.
+    public private(set) var seeds: [UInt64: Set<UInt64>]
+    /// The runtimes that have a dispatch of that id, in the order they first showed one.
+    public private(set) var runtimes: [UInt64] = []
+    /// The highest dispatch id seen in any runtime (for an error that says where ids end).
+    public private(set) var highestDispatch: UInt64?
+
+    private struct Tracker {
+        var dispatches: Set<UInt64> = []
+        var cycles: Set<UInt64> = []
+        var tasks: Set<UInt64> = []
+        /// Included tasks that carry the waiter of an included dispatch.
+        var carrying: Set<UInt64> = []
+        /// Included admissions whose cycle hands its waiters on, and whether those are ours.
+        var handsOn: [UInt64: Bool] = [:]
+        var open: (cycle: UInt64, dispatch: UInt64)?
+        /// Every live task's spawn position.
+        var live: [UInt64: Int] = [:]
+        /// The spawn positions of the tasks that ended last: a replacement names the instance
+        /// its cycle just cancelled, a task's re-entry follows its settle.
+        var ended = RecentlyDone<UInt64, Int>(capacity: 4_096)
+        func spawn(_ task: UInt64) -> Int? { live[task] ?? ended[task] }
+        mutating func end(_ task: UInt64) {
+            if let p = live.removeValue(forKey: task) { _ = ended.insert(task, p) }
+        }
+        /// Live tasks that made requests of their own (a join of one needs a further pass).
+        var requested: Set<UInt64> = []
+        var first = Int.max
+        var last = -1
+        var started = false
+
+        mutating func touch(_ p: Int) {
+            first = min(first, p)
+            last = max(last, p)
+        }
+    }
+    private var trackers: [UInt64: Tracker] = [:]
+    private var position = 0
+
+    /// Finds dispatch #`dispatch`'s lifecycle in every runtime that has one, following `seeds`
+    /// (a previous pass's ``seeds``) from their spawn.
+    public init(dispatch: UInt64, seeds: [UInt64: Set<UInt64>] = [:]) {
+        self.dispatch = dispatch
+        self.seeds = seeds
+    }
+
+    /// The first and last position of the lifecycle's events in `runtime`, and of the spawns of
+    /// the tasks it names (nil when the runtime has no such dispatch).
+    public func range(runtime: UInt64) -> ClosedRange<Int>? {
+        guard let t = trackers[runtime], t.started, t.first <= t.last else { return nil }
+        return t.first...t.last
+    }
+
+    public mutating func consume(_ e: TraceEvent) {
+        defer { position += 1 }
+        if e.kind == .dispatch { highestDispatch = max(highestDispatch ?? 0, e.dispatch) }
+        let r = e.runtimeKey
+        // Every runtime is followed from its first event: a task the request joins may have been
+        // spawned before it.
+        var t = trackers.removeValue(forKey: r) ?? Tracker(tasks: seeds[r] ?? [])
+        defer { trackers[r] = t }
+        let p = position
+        switch e.kind {
+        case .dispatch:
+            let ours = e.dispatch == dispatch && !t.started
+            if ours {
+                t.started = true
+                runtimes.append(r)
+            }
+            let fromTask = e.otherTask != 0 && t.tasks.contains(e.otherTask)
+            if e.otherTask != 0, t.live[e.otherTask] != nil { t.requested.insert(e.otherTask) }
+            guard ours || fromTask else { return }
+            t.dispatches.insert(e.dispatch)
+            if e.handsWaitersToTask {
+                t.handsOn[e.dispatch] = e.isAwaitedDispatch || (e.isTaskReentry && t.carrying.contains(e.otherTask))
+            }
+            t.touch(p)
+            // The request made from inside a task is drawn from that task: its name is read
+            // from its spawn.
+            if ours, e.otherTask != 0, let spawn = t.spawn(e.otherTask) { t.first = min(t.first, spawn) }
+        case .requestResume:
+            guard t.dispatches.contains(e.dispatch) else { return }
+            t.touch(p)
+            if e.task != 0, let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+        case .cycleEnter:
+            t.open = (e.cycle, e.dispatch)
+            if t.dispatches.contains(e.dispatch) {
+                t.cycles.insert(e.cycle)
+                t.touch(p)
+            }
+        case .transduce, .effect, .eventDropped:
+            if t.cycles.contains(e.cycle) { t.touch(p) }
+        case .cycleLeave:
+            if t.cycles.contains(e.cycle) { t.touch(p) }
+            if t.open?.cycle == e.cycle { t.open = nil }
+        case .taskSpawn:
+            t.live[e.task] = p
+            var included = t.tasks.contains(e.task)
+            if t.cycles.contains(e.cycle) {
+                included = true
+                if let open = t.open, open.cycle == e.cycle, t.handsOn[open.dispatch] == true { t.carrying.insert(e.task) }
+            }
+            if e.otherTask != 0, t.tasks.contains(e.otherTask), t.carrying.contains(e.otherTask) {
+                // The waiter moved to the replacement.
+                included = true
+                t.carrying.insert(e.task)
+            }
+            guard included else { return }
+            t.tasks.insert(e.task)
+            t.touch(p)
+            if e.otherTask != 0, let replaced = t.spawn(e.otherTask) { t.first = min(t.first, replaced) }
+        case .taskJoin:
+            if let open = t.open, t.cycles.contains(open.cycle) { t.touch(p) }
+            guard t.dispatches.contains(e.dispatch) else { return }
+            t.carrying.insert(e.task)
+            if !t.tasks.contains(e.task) {
+                t.tasks.insert(e.task)
+                if let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+                if t.requested.contains(e.task) { seeds[r, default: []].insert(e.task) }
+            }
+        case .taskCancel:
+            if t.tasks.contains(e.task) { t.touch(p) }
+            if e.cancelReason != .runtimeStop, let open = t.open, t.cycles.contains(open.cycle) {
+                t.touch(p)
+                if let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+            }
+            t.end(e.task)
+            t.requested.remove(e.task)
+        case .taskSettle:
+            if t.tasks.contains(e.task) { t.touch(p) }
+            t.end(e.task)
+            t.requested.remove(e.task)
+        case .runtimeStart, .runtimeStop, .dispatchRejected:
+            break
+        }
+    }
+}
+
+extension LifecycleWindow {
+    /// What passes over a stream found of one request id: the runtimes that have it, the
+    /// highest dispatch id, and in each runtime the stretch of positions its view reads (its
+    /// lifecycle, the spawns of the tasks that lifecycle names, and, for an awaited request, its
+    /// latency breakdown's window: ``RequestWindows``).
+    public struct Found: Sendable {
+        public var runtimes: [UInt64]
+        public var highestDispatch: UInt64?
+        public var stretches: [UInt64: ClosedRange<Int>]
+        /// Passes made (one, unless the request joined a task that had made requests of its own).
+        public var passes: Int
+    }
+
+    /// Finds dispatch #`dispatch` in a stream that `read` hands over whole, in the same order,
+    /// each time it is called: one pass, or a few when the request joined tasks that had made
+    /// requests before (at most `maxPasses`; past that the stretch may miss what those did).
+    public static func find(
+        dispatch: UInt64, maxPasses: Int = 8, read: ((TraceEvent) -> Void) throws -> Void
+    ) rethrows -> Found {
+        var seeds: [UInt64: Set<UInt64>] = [:]
+        var passes = 0
+        while true {
+            passes += 1
+            var lifecycle = LifecycleWindow(dispatch: dispatch, seeds: seeds)
+            var windows = RequestWindows(only: dispatch)
+            try read {
+                lifecycle.consume($0)
+                windows.consume($0)
+            }
+            guard lifecycle.seeds != seeds && passes < maxPasses else {
+                var stretches: [UInt64: ClosedRange<Int>] = [:]
+                for runtime in lifecycle.runtimes {
+                    guard var stretch = lifecycle.range(runtime: runtime) else { continue }
+                    for request in windows.byLabel.values.joined() where request.runtime == runtime {
+                        stretch = min(stretch.lowerBound, request.first)...max(stretch.upperBound, request.last)
+                    }
+                    stretches[runtime] = stretch
+                }
+                return Found(
+                    runtimes: lifecycle.runtimes, highestDispatch: lifecycle.highestDispatch, stretches: stretches,
+                    passes: passes)
+            }
+            seeds = lifecycle.seeds
+        }
+    }
+
+    /// The events of `runtime` at positions in `stretch`, from one more pass of `read`.
+    public static func events(
+        runtime: UInt64, in stretch: ClosedRange<Int>, read: ((TraceEvent) -> Void) throws -> Void
+    ) rethrows -> [TraceEvent] {
+        var out: [TraceEvent] = []
+        var position = 0
+        try read {
+            if stretch.contains(position) && $0.runtimeKey == runtime { out.append($0) }
+            position += 1
+        }
+        return out
+    }
+}
