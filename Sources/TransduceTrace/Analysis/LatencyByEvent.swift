@@ -36,12 +36,15 @@ public struct LatencyByEvent: Sendable {
         totals[min(totals.count - 1, max(0, Int((p * Double(totals.count)).rounded(.up)) - 1))]
     }
 
-    /// What the requests at or above one label's p99 spent their time on (``causes(of:)``
+    /// What the requests at or above one label's p99 spent their time on (by cause,
     /// summed), and their total latency: all ``LatencyByEvent`` keeps of the tail, so a
     /// streaming reader adds breakdowns one at a time and lets each go.
     public struct Tail: Sendable {
+        /// Nanoseconds by cause, summed over the tail.
         public var causes: [String: UInt64] = [:]
+        /// The tail's latencies, summed.
         public var total: UInt64 = 0
+        /// An empty tail.
         public init() {}
         /// Adds one request of the tail.
         public mutating func add(_ b: LatencyBreakdown) {

@@ -57,6 +57,7 @@ public struct TaskReportStream {
     private var held: [TaskReport.Row] = []
     private var layout: (table: TextTable, widths: [Int])?
 
+    /// A report drawn as `options` say.
     public init(options: RenderOptions) { self.options = options }
 
     /// The lines to print for `rows`, which came after the rows given before.

@@ -34,6 +34,7 @@ public struct InvariantChecker: TraceConsumer {
     /// The earliest event time, which violations print their times from.
     public private(set) var start: UInt64?
 
+    /// A checker that has seen no event.
     public init() {}
 
     public mutating func consume(_ e: TraceEvent) {

@@ -158,8 +158,11 @@ extension LifecycleWindow {
     /// lifecycle, the spawns of the tasks that lifecycle names, and, for an awaited request, its
     /// latency breakdown's window: ``RequestWindows``).
     public struct Found: Sendable {
+        /// The runtimes that have the dispatch, in order of first appearance.
         public var runtimes: [UInt64]
+        /// The highest dispatch id of any runtime.
         public var highestDispatch: UInt64?
+        /// Each runtime's stretch of positions to read back.
         public var stretches: [UInt64: ClosedRange<Int>]
         /// Passes made (one, unless the request joined a task that had made requests of its own).
         public var passes: Int

@@ -14,15 +14,17 @@
 public struct RequestWindows: TraceConsumer {
     /// One resumed awaited request.
     public struct Request: Sendable, Hashable {
-        /// Its runtime (a ``RuntimeKey``) and dispatch id.
+        /// Its runtime (a ``RuntimeKey``).
         public var runtime: UInt64
+        /// Its dispatch id.
         public var dispatch: UInt64
         /// Dispatch to resume (as its breakdown's total).
         public var total: UInt64
         /// The position of its dispatch (ties in ``total`` are ordered by it).
         public var position: Int
-        /// The first and last position its breakdown reads.
+        /// The first position its breakdown reads.
         public var first: Int
+        /// The last: its resume.
         public var last: Int
     }
 
