@@ -1,4 +1,5 @@
 import Foundation
+import Transduce
 import TransduceTrace
 
 /// The `view_<command>_<size>_*` figures: every trace-view analysis run on generated traces
@@ -22,6 +23,7 @@ enum ViewScale {
         // A request of the first generated process's first runtime, in the middle of the trace.
         Command(key: "sequence") { t, _, r in ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(r)", t] },
         Command(key: "slow") { t, _, _ in ["slow", t] },
+        Command(key: "csv_requests") { t, s, _ in ["export", "--format", "csv", "--table", "requests", "--output", s, t] },
     ]
 
     /// What one run took, or why it failed.
@@ -73,6 +75,18 @@ enum ViewScale {
                     case .failed(let why): failures["view_\(command.key)_\(size.name)_cpu_s"] = why
                     }
                 }
+                if command.key == "csv_requests", !samples.isEmpty, let python = Subprocess.which("python3") {
+                    // What a data tool pays to read the table: Python's csv module, every row.
+                    let read = "import csv, sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))))"
+                    let start = MonotonicClock.now()
+                    if let r = try? Subprocess.run(python, ["-c", read, scratch], output: .discard, timeout: 900), r.status == 0 {
+                        let f = Figure(
+                            key: "csv_requests_\(size.name)_python_s", value: Double(MonotonicClock.now() - start) / 1e9, min: 0,
+                            max: 0, unit: "s")
+                        figures.append(f)
+                        print("  \(f.key): \(fmt(f.value, 2)) s (wall)")
+                    }
+                }
                 guard !samples.isEmpty else {
                     print(
                         "  view_\(command.key)_\(size.name): failed: \(failures["view_\(command.key)_\(size.name)_cpu_s"] ?? "")")
@@ -118,6 +132,6 @@ enum ViewScale {
     static func keys(sizes: [String]) -> [String] {
         commands.flatMap { c in
             sizes.flatMap { ["view_\(c.key)_\($0)_cpu_s", "view_\(c.key)_\($0)_rss_mb"] } + ["view_\(c.key)_growth"]
-        }
+        } + sizes.map { "csv_requests_\($0)_python_s" }
     }
 }
