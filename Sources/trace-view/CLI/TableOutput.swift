@@ -7,10 +7,11 @@ import TransduceTrace
 /// backslash in a value written `\t`, `\n`, `\r`, `\\`; a list of numbers comma-separated). The
 /// schemas are each command's ``TableSchema``, printed by its `--help`; nothing is cut.
 enum TableFormat: String {
-    case text, json, tsv
+    case text, json, tsv, csv
 
     static let option = OptionSpec(
-        "format", "text|json|tsv", "text (default), or the table as JSON Lines or TSV for data tools (see COLUMNS below)")
+        "format", "text|json|tsv|csv", "text (default), or the table as JSON Lines, TSV or CSV for data tools (see COLUMNS below)"
+    )
 
     init(_ args: Arguments) throws {
         guard let name = args.options["format"] else {
@@ -18,7 +19,7 @@ enum TableFormat: String {
             return
         }
         guard let format = TableFormat(rawValue: name) else {
-            throw CLIError.usage("unknown format '\(name)' (text, json or tsv)")
+            throw CLIError.usage("unknown format '\(name)' (text, json, tsv or csv)")
         }
         self = format
     }
@@ -68,10 +69,12 @@ struct TableSchema {
     /// (unless `header` is false: rows that continue a table already begun).
     func lines(_ rows: [[TableCell]], format: TableFormat, header: Bool = true) -> [String] {
         var out = format == .tsv && header ? [columns.map(\.name).joined(separator: "\t")] : []
+        if format == .csv && header { out.append(columns.map(\.name).joined(separator: ",")) }
         for row in rows {
             precondition(row.count == columns.count, "a row of \(row.count) cells for \(columns.count) columns")
             switch format {
             case .tsv: out.append(row.map(Self.tsv).joined(separator: "\t"))
+            case .csv: out.append(row.map(Self.csv).joined(separator: ","))
             case .json, .text:
                 out.append(
                     "{" + zip(columns, row).map { Self.json($0.name) + ":" + Self.json($1) }.joined(separator: ",") + "}")
@@ -95,6 +98,28 @@ struct TableSchema {
         case .json(let raw): return raw
         case .null: return "null"
         }
+    }
+
+    /// RFC 4180: a value holding a comma, a quote or a line break is quoted, its quotes doubled;
+    /// control characters other than line breaks are shown as escapes, as in every output.
+    static func csv(_ cell: TableCell) -> String {
+        let text: String
+        switch cell {
+        case .string(let s) where !s.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }):
+            text = s
+        case .string(let s):
+            text = String(
+                s.unicodeScalars.map { c -> String in
+                    c == "\n" || c == "\r" || c == "\t" ? String(c) : escapingControls(String(c), keepingColour: false)
+                }.joined())
+        case .number(let n): return String(n)
+        case .numbers(let list): text = list.map(String.init).joined(separator: ",")
+        case .bool(let b): return b ? "true" : "false"
+        case .json(let raw): text = raw
+        case .null: return ""
+        }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func tsv(_ cell: TableCell) -> String {

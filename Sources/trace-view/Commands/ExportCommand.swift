@@ -2,10 +2,10 @@ import TransduceTrace
 
 /// `trace-view export`: Chrome Trace JSON, Mermaid, PlantUML or JSON Lines.
 enum ExportCommand: Subcommand {
-    static let formats = ["chrome", "mermaid", "plantuml", "jsonl"]
+    static let formats = ["chrome", "mermaid", "plantuml", "jsonl", "csv"]
 
     static let spec = CommandSpec(
-        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML or JSON Lines",
+        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML, JSON Lines or CSV tables",
         options: [
             OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
             OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
@@ -13,6 +13,7 @@ enum ExportCommand: Subcommand {
             OptionSpec("request", "ID", "mermaid, plantuml: only dispatch #ID's lifecycle (as sequence --request)"),
             OptionSpec("from", "T", "mermaid, plantuml: start of the time window (as sequence --from)"),
             OptionSpec("to", "T", "mermaid, plantuml: end of the time window"),
+            OptionSpec("table", ExportTables.names.joined(separator: "|"), "csv: which table (see COLUMNS below)"),
         ],
         discussion: """
             chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
@@ -25,19 +26,32 @@ enum ExportCommand: Subcommand {
             as they are drawn; a message's text over 200 characters is cut, ending with …
             jsonl: one event per line, never longer than the 1 MiB a JSON Lines reader reads (an
             event whose escaped texts would make it longer has them cut to 32 KiB, with a
-            warning). Writes to standard output unless --output is given.
-            """)
+            warning).
+            csv: one table (RFC 4180, a header line, CRLF line ends) for pandas, DuckDB or a
+            spreadsheet: requests (one row per resumed awaited request with its latency split by
+            part, as slow), tasks (as tasks), cycles or events; written as the trace is read, in
+            memory that follows what is open, not the trace (requests reads a file twice).
+            Writes to standard output unless --output is given.
+            """,
+        epilogue: ExportTables.help)
 
     static func run(_ args: Arguments) throws {
         guard let format = args.options["format"] else {
-            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl")
+            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl|csv")
         }
         guard formats.contains(format) else {
-            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml or jsonl)")
+            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml, jsonl or csv)")
         }
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        if format == "chrome" || format == "jsonl",
+        if format == "csv" {
+            guard let table = args.options["table"], ExportTables.names.contains(table) else {
+                throw CLIError.usage("--format csv needs --table " + ExportTables.names.joined(separator: "|"))
+            }
+        } else if args.options["table"] != nil {
+            throw CLIError.usage("--table goes with --format csv")
+        }
+        if format == "chrome" || format == "jsonl" || format == "csv",
             args.options["request"] != nil || args.options["from"] != nil
                 || args.options["to"] != nil
         {
@@ -46,6 +60,10 @@ enum ExportCommand: Subcommand {
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
         switch format {
+        case "csv":
+            notes = try ExportTables.write(
+                args.options["table"]!, input: input, selection: &selection, args: args, output: output)
+            try selection.check()
         case "chrome":
             var exporter = ChromeTraceExporter { output.write($0) }
             (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }

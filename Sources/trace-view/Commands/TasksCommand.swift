@@ -42,7 +42,7 @@ enum TasksCommand: Subcommand {
         // the running tasks, not the trace.
         var builder = TaskRows()
         var text = TaskReportStream(options: options)
-        var tsvHeader = format == .tsv
+        var tsvHeader = format == .tsv || format == .csv
         func emit(_ rows: [TaskReport.Row]) {
             guard !rows.isEmpty || tsvHeader else { return }
             if format == .text {

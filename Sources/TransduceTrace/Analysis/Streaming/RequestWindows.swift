@@ -48,6 +48,15 @@ public struct RequestWindows: TraceConsumer {
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
     public private(set) var byLabel: [String: [Request]] = [:]
+
+    /// Hands over every request found (by label, then resume order) and keeps none, so a caller
+    /// that breaks them all down never holds two copies.
+    public mutating func takeAll() -> [Request] {
+        var all: [Request] = []
+        all.reserveCapacity(byLabel.values.reduce(0) { $0 + $1.count })
+        for label in Array(byLabel.keys) { all += byLabel.removeValue(forKey: label) ?? [] }
+        return all
+    }
     /// A bound on the distinct labels kept (a hostile trace can name every event differently).
     static let maxLabels = 65_536
 
@@ -144,8 +153,9 @@ public struct WindowedBreakdowns: TraceConsumer {
     }
 
     /// Breaks down `requests` (found by ``RequestWindows`` over the same events).
-    public init(_ requests: [RequestWindows.Request]) {
-        self.requests = requests.sorted { $0.first < $1.first }
+    public init(_ requests: consuming [RequestWindows.Request]) {
+        requests.sort { $0.first < $1.first }
+        self.requests = requests
     }
 
     public mutating func consume(_ e: TraceEvent) {

@@ -1,0 +1,89 @@
+/// One row per cycle from a stream of events, each handed out when the cycle leaves the gate, in
+/// memory that follows the admissions waiting and the cycles open (one per runtime), not the
+/// trace: for tables (`export --format csv --table cycles`).
+public struct CycleRows: TraceConsumer {
+    /// One cycle.
+    public struct Row: Sendable {
+        /// Its runtime (a ``RuntimeKey``).
+        public var runtime: UInt64
+        /// Its id.
+        public var cycle: UInt64
+        /// The dispatch it ran.
+        public var dispatch: UInt64
+        /// That dispatch's event label ("" when the dispatch is not in the trace).
+        public var label: String
+        /// That dispatch's style.
+        public var style: String
+        /// When it entered the gate.
+        public var enter: UInt64
+        /// How long its admission waited for the gate, from its dispatch by the trace's clock
+        /// (nil when the dispatch is not in the trace).
+        public var waited: UInt64?
+        /// When it left (nil while open at the end of the trace, as the next three).
+        public var leave: UInt64?
+        /// How long it held the gate.
+        public var held: UInt64?
+        /// How many transduce steps it took.
+        public var steps: UInt32?
+        /// How it ended (`settled`, `handedOff`, …).
+        public var outcome: String?
+        /// The effects it ran.
+        public var effects: Int = 0
+        /// The tasks it spawned.
+        public var spawned: Int = 0
+    }
+
+    private var queued: [TraceIndex.Key: (time: UInt64, label: String, style: String)] = [:]
+    private var open: [UInt64: Row] = [:]
+    private var ready: [Row] = []
+
+    /// A table that has seen no event.
+    public init() {}
+
+    public mutating func consume(_ e: TraceEvent) {
+        let r = e.runtimeKey
+        switch e.kind {
+        case .dispatch:
+            queued[TraceIndex.Key(runtime: r, id: e.dispatch)] = (e.time, e.label, e.codeName)
+        case .cycleEnter:
+            if let unfinished = open.removeValue(forKey: r) { ready.append(unfinished) }
+            let admission = queued.removeValue(forKey: TraceIndex.Key(runtime: r, id: e.dispatch))
+            open[r] = Row(
+                runtime: r, cycle: e.cycle, dispatch: e.dispatch, label: admission?.label ?? "", style: admission?.style ?? "",
+                enter: e.time, waited: admission.map { e.time.minus($0.time) })
+        case .effect:
+            if open[r]?.cycle == e.cycle { open[r]!.effects += 1 }
+        case .taskSpawn:
+            if open[r]?.cycle == e.cycle { open[r]!.spawned += 1 }
+        case .cycleLeave:
+            guard var row = open[r], row.cycle == e.cycle else { return }
+            open[r] = nil
+            row.leave = e.time
+            row.held = e.time.minus(row.enter)
+            row.steps = e.step
+            row.outcome = e.codeName
+            ready.append(row)
+        case .runtimeStop:
+            // A stop clears the queue: what waited never enters.
+            queued = queued.filter { $0.key.runtime != r }
+        default:
+            break
+        }
+    }
+
+    /// How many rows ``take()`` would hand out now.
+    public var readyCount: Int { ready.count }
+
+    /// The cycles that left since the last call, in the order they left.
+    public mutating func take() -> [Row] {
+        defer { ready = [] }
+        return ready
+    }
+
+    /// The rest: cycles that left, then those still open at the end (by runtime).
+    public mutating func finish() -> [Row] {
+        let stillOpen = open.values.sorted { ($0.runtime, $0.cycle) < ($1.runtime, $1.cycle) }
+        open = [:]
+        return take() + stillOpen
+    }
+}

@@ -1,0 +1,164 @@
+import TransduceTrace
+
+/// `export --format csv --table requests|tasks|cycles|events`: a trace as tables for pandas,
+/// DuckDB or a spreadsheet, each written as it is read (one pass; `requests` two over a file), in
+/// memory that follows what is open, not the trace.
+enum ExportTables {
+    static let names = ["requests", "tasks", "cycles", "events"]
+
+    static let requests = TableSchema(
+        columns: [
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (empty when the trace has none)"),
+            ("dispatch", "the request's dispatch id"), ("style", "send, request, uniqueRequest, taskRequest, ..."),
+            ("label", "its event"), ("outcome", "response, error, ..."), ("start_ns", "its dispatch (CLOCK_MONOTONIC ns)"),
+            ("total_ns", "dispatch to resume: the sum of the *_ns parts below"),
+        ] + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
+            ("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")
+        ], row: "resumed awaited request, in resume order")
+
+    static let cycles = TableSchema(
+        columns: [
+            ("runtime", "the runtime's id within its process"), ("pid", "its process (empty when the trace has none)"),
+            ("cycle", "the cycle's id"), ("dispatch", "the dispatch it ran"), ("label", "that dispatch's event"),
+            ("style", "its style"), ("enter_ns", "when it entered the gate (CLOCK_MONOTONIC ns)"),
+            ("waited_ns", "dispatch to enter (empty when the dispatch is not in the trace)"),
+            ("leave_ns", "when it left (empty while open at the end)"), ("held_ns", "enter to leave"),
+            ("steps", "transduce steps"), ("outcome", "settled, handedOff, ..."), ("effects", "effects it ran"),
+            ("spawned", "tasks it spawned"),
+        ], row: "cycle, in the order they left (open ones last)")
+
+    static let events = TableSchema(
+        columns: [
+            ("time_ns", "CLOCK_MONOTONIC ns"), ("pid", "the recording process (empty when the trace has none)"),
+            ("thread", "the recording thread"), ("runtime", "the runtime's id within its process"), ("kind", "the event kind"),
+            ("dispatch", "dispatch id (0: none)"), ("cycle", "cycle id"), ("task", "task id"),
+            ("other_task", "origin task (dispatch), replaced task (taskSpawn)"), ("step", "step in its cycle"),
+            ("code", "style, outcome, reason, policy or effect kind, by kind"), ("code2", "a rejection's reason"),
+            ("count", "queue capacity or depth, or waiters"), ("nanos", "waited, held, duration, ran or latency"),
+            ("label", "event, task name, error or transducer"), ("label2", "host kind (runtimeStart)"),
+            ("payload", "the redacted payload, when captured"),
+        ], row: "event, in trace order")
+
+    static func column(_ kind: LatencyBreakdown.Part.Kind) -> String {
+        kind.rawValue.reduce(into: "") { out, c in
+            if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+        } + "_ns"
+    }
+
+    /// The help's COLUMNS section of every table.
+    static var help: String {
+        [("requests", requests), ("tasks", TasksCommand.table), ("cycles", cycles), ("events", events)].map { name, schema in
+            "--table \(name): " + schema.help
+        }.joined(separator: "\n\n")
+    }
+
+    static func cells(_ b: LatencyBreakdown) -> [TableCell] {
+        var byKind: [LatencyBreakdown.Part.Kind: UInt64] = [:]
+        var holder: (nanos: UInt64, label: String)?
+        for p in b.parts {
+            byKind[p.kind, default: 0] = byKind[p.kind, default: 0].plus(p.nanos)
+            for h in p.heldBy where h.cycle != 0 && h.nanos > (holder?.nanos ?? 0) { holder = (h.nanos, h.label) }
+        }
+        return TableCell.runtime(b.runtime) + [
+            .number(b.dispatch), .string(b.style), .string(b.label), .string(b.outcome), .number(b.start), .number(b.total),
+        ] + LatencyBreakdown.Part.Kind.allCases.map { .number(byKind[$0] ?? 0) } + [holder.map { .string($0.label) } ?? .null]
+    }
+
+    static func cells(_ c: CycleRows.Row) -> [TableCell] {
+        TableCell.runtime(c.runtime) + [
+            .number(c.cycle), .number(c.dispatch), .string(c.label), .string(c.style), .number(c.enter),
+            c.waited.map(TableCell.number) ?? .null, c.leave.map(TableCell.number) ?? .null,
+            c.held.map(TableCell.number) ?? .null, c.steps.map { .number(UInt64($0)) } ?? .null,
+            c.outcome.map(TableCell.string) ?? .null, .number(UInt64(c.effects)), .number(UInt64(c.spawned)),
+        ]
+    }
+
+    static func cells(_ e: TraceEvent) -> [TableCell] {
+        [
+            .number(e.time), e.process == 0 ? .null : .number(UInt64(e.process)), .number(UInt64(e.thread)),
+            .number(e.runtime), .string(TraceNames.kinds[Int(e.kind.rawValue)]), .number(e.dispatch), .number(e.cycle),
+            .number(e.task),
+            .number(e.otherTask), .number(UInt64(e.step)), .string(e.codeName), .string(e.code2Name),
+            .number(UInt64(e.count)), .number(e.nanos), .string(e.label), .string(e.label2), .string(e.payload),
+        ]
+    }
+
+    /// Writes `table` of `input` as CSV to `output`; returns the reader's notes.
+    static func write(
+        _ table: String, input: TraceInput, selection: inout Selection, args: Arguments, output: OutputFile
+    ) throws -> [String] {
+        var pending: [[TableCell]] = []
+        var header = true
+        func flush(_ schema: TableSchema, force: Bool = false) {
+            guard force || pending.count >= 1_024 else { return }
+            var text = ""
+            for line in schema.lines(pending, format: .csv, header: header) {
+                text += line
+                text += "\r\n"
+            }
+            header = false
+            pending.removeAll(keepingCapacity: true)
+            output.write(Array(text.utf8))
+        }
+        switch table {
+        case "events":
+            let (notes, _) = try input.forEach(progress: Progress()) {
+                guard selection.keep($0) else { return }
+                pending.append(cells($0))
+                flush(events)
+            }
+            flush(events, force: true)
+            return notes
+        case "cycles":
+            var rows = CycleRows()
+            let (notes, _) = try input.forEach(progress: Progress()) {
+                guard selection.keep($0) else { return }
+                rows.consume($0)
+                guard rows.readyCount >= 1_024 else { return }
+                pending += rows.take().map(cells)
+                flush(cycles)
+            }
+            pending += rows.finish().map(cells)
+            flush(cycles, force: true)
+            return notes
+        case "tasks":
+            var rows = TaskRows()
+            let (notes, counts) = try input.forEach(progress: Progress()) {
+                guard selection.keep($0) else { return }
+                rows.consume($0)
+                guard rows.readyCount >= 1_024 else { return }
+                pending += rows.take().map(TasksCommand.cells)
+                flush(TasksCommand.table)
+            }
+            let c = counts ?? TraceCounts()
+            let (rest, warnings) = rows.finish(
+                lost: c.overwritten.plus(c.discarded).plus(c.lost), lossesUnknown: input.lossesUnknown)
+            pending += rest.map(TasksCommand.cells)
+            flush(TasksCommand.table, force: true)
+            for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
+            return notes
+        default:
+            // requests: every request's latency and window, then each broken down from its window.
+            guard input.rereadable else {
+                let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
+                pending = TraceIndex(trace.events).latencyBreakdowns().sorted { $0.start + $0.total < $1.start + $1.total }
+                    .map(cells)
+                flush(requests, force: true)
+                return trace.notes
+            }
+            var windows = RequestWindows()
+            let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { windows.consume($0) } }
+            var breakdowns = WindowedBreakdowns(windows.takeAll())
+            let again = try TraceInput(path: input.path, allProcesses: args.flag("all-processes"))
+            try again.forEach {
+                guard selection.keep($0) else { return }
+                breakdowns.consume($0)
+                guard !breakdowns.breakdowns.isEmpty else { return }
+                pending += breakdowns.take().values.sorted { $0.dispatch < $1.dispatch }.map(cells)
+                flush(requests)
+            }
+            flush(requests, force: true)
+            return notes
+        }
+    }
+}
