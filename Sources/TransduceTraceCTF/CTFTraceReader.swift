@@ -143,6 +143,7 @@ public enum CTFTraceReader {
         let process: UInt32?
         let tag: String?
         var tagged = Set<UInt32>()
+        var classes = ClassMaps()
         init(body: @escaping (TraceEvent) -> Void, process: UInt32?, tag: String?) {
             self.body = body
             self.process = process
@@ -161,7 +162,8 @@ public enum CTFTraceReader {
                     context.tagged.insert(vpid)
                 }
             }
-            guard var mapped = CTFTraceReader.map(event.pointee, notes: &context.result.notes) else { return 0 }
+            guard var mapped = CTFTraceReader.map(event.pointee, classes: &context.classes, notes: &context.result.notes)
+            else { return 0 }
             mapped.process = event.pointee.vpid
             if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
                 let host = event.pointee.hostname, host.pointee != 0
@@ -225,17 +227,60 @@ public enum CTFTraceReader {
         return ""
     }
 
-    static func map(_ raw: cbt_event, notes: inout [String]) -> TraceEvent? {
-        let name = String(cString: raw.name)
-        guard name.hasPrefix("transduce:") else { return nil }
-        guard let kind = TraceEvent.Kind(lttngName: String(name.dropFirst("transduce:".count))) else {
-            if notes.count < 100 { notes.append("unknown event \(name) skipped") }
-            return nil
+    /// What an event class's fields are to the schema, worked out at its first event, so the
+    /// others are mapped by field position: no name read, compared or hashed per event.
+    struct ClassMap {
+        /// Its kind; nil for a `transduce:` class this reader does not know.
+        var kind: TraceEvent.Kind?
+        var unknownNote: String?
+        /// Each field's name (the class's own storage), to tell a later event has this layout.
+        var names: [UnsafePointer<CChar>?]
+        /// Each field's place in the schema, by field position.
+        var slots: [TraceSchema.Field?]
+        var runtime: Int?
+
+        init?(_ raw: cbt_event) {
+            let name = String(cString: raw.name)
+            guard name.hasPrefix("transduce:") else { return nil }
+            names = (0..<Int(raw.field_count)).map { raw.fields[$0].name }
+            let fieldNames = (0..<Int(raw.field_count)).map { String(cString: raw.fields[$0].name) }
+            kind = TraceEvent.Kind(lttngName: String(name.dropFirst("transduce:".count)))
+            guard let kind else {
+                unknownNote = "unknown event \(name) skipped"
+                slots = []
+                return
+            }
+            let schema = TraceSchema.fields(of: kind)
+            // A name given twice sets its slot twice, the last winning (the provider never does).
+            slots = fieldNames.map { field in schema.first { $0.name == field } }
+            runtime = fieldNames.firstIndex(of: "runtime")
         }
-        var fields: [String: cbt_field] = [:]
-        for i in 0..<Int(raw.field_count) {
-            let field = raw.fields[i]
-            fields[String(cString: field.name)] = field
+
+        func describes(_ raw: cbt_event) -> Bool {
+            names.count == Int(raw.field_count) && names.indices.allSatisfy { names[$0] == raw.fields[$0].name }
+        }
+    }
+
+    /// The class maps of one read, by event class name (the class's own storage, stable while the
+    /// read lasts); bounded, past which a class is worked out at each event.
+    struct ClassMaps {
+        var byName: [UnsafeRawPointer: ClassMap?] = [:]
+        static let limit = 4_096
+
+        mutating func map(for raw: cbt_event) -> ClassMap? {
+            let key = UnsafeRawPointer(raw.name)!
+            if let known = byName[key], known?.describes(raw) ?? true { return known }
+            let made = ClassMap(raw)
+            if byName.count < Self.limit || byName[key] != nil { byName[key] = made }
+            return made
+        }
+    }
+
+    static func map(_ raw: cbt_event, classes: inout ClassMaps, notes: inout [String]) -> TraceEvent? {
+        guard let cls = classes.map(for: raw) else { return nil }
+        guard let kind = cls.kind else {
+            if notes.count < 100, let note = cls.unknownNote { notes.append(note) }
+            return nil
         }
         func text(_ field: cbt_field) -> String {
             guard let pointer = field.text, field.text_length > 0 else { return "" }
@@ -245,14 +290,17 @@ public enum CTFTraceReader {
             return value == emptyText ? "" : value
         }
         var event = TraceEvent(
-            kind: kind, time: raw.clock_ns, thread: raw.vtid, runtime: fields["runtime"].map { $0.integer } ?? 0)
-        for schemaField in TraceSchema.fields(of: kind) {
-            guard let field = fields[schemaField.name] else { continue }
+            kind: kind, time: raw.clock_ns, thread: raw.vtid, runtime: cls.runtime.map { raw.fields[$0].integer } ?? 0)
+        for (i, schemaField) in cls.slots.enumerated() {
+            guard let schemaField else { continue }
+            let field = raw.fields[i]
             let ok =
                 field.is_text != 0
                 ? event.set(schemaField.slot, text: text(field))
                 : event.set(schemaField.slot, integer: field.integer)
-            if !ok && notes.count < 100 { notes.append("\(name): field \(schemaField.name) has an unexpected value") }
+            if !ok && notes.count < 100 {
+                notes.append("transduce:\(kind.lttngName): field \(schemaField.name) has an unexpected value")
+            }
         }
         return event
     }
