@@ -566,6 +566,7 @@ func recordLosses(runs: Int, repeats: Int) throws -> Double? {
             traceView, ["record", "--output", dir, "--", example, "--repeat", String(repeats), dir + ".tdtrace"],
             output: .capture, timeout: 600)
         try? FileManager.default.removeItem(atPath: dir + ".tdtrace")
+        if run == 0 && result.status == 0 { ctfRatios = ctfVersusBabeltrace(dir) }
         switch result.status {
         case 0: continue
         case ExitStatusCode.eventsLost:
@@ -577,6 +578,20 @@ func recordLosses(runs: Int, repeats: Int) throws -> Double? {
     return Double(worst)
 }
 enum ExitStatusCode { static let eventsLost: Int32 = 79 }
+/// `ctf_vs_babeltrace`: `trace-view summary` of an LTTng trace ÷ `babeltrace2 -o dummy` of it,
+/// CPU (each with its children), alternated three times; empty without babeltrace2.
+nonisolated(unsafe) var ctfRatios: [Double] = []
+func ctfVersusBabeltrace(_ dir: String) -> [Double] {
+    guard let babeltrace = Subprocess.which("babeltrace2") else { return [] }
+    var ratios: [Double] = []
+    for _ in 0..<3 {
+        guard case .measured(let ours, _) = ViewScale.run(traceView, ["summary", dir]),
+            case .measured(let theirs, _) = ViewScale.run(babeltrace, [dir, "-o", "dummy"]), theirs > 0
+        else { return ratios }
+        ratios.append(ours / theirs)
+    }
+    return ratios.sorted()
+}
 do {
     if let worst = try recordLosses(runs: 3, repeats: quick ? 100 : 7_813) {
         add(Figure(key: "record_lossless_discarded", value: worst, min: worst, max: worst, unit: "events"))
@@ -585,6 +600,12 @@ do {
     }
 } catch {
     print("  record_lossless_discarded: failed: \(error)")
+}
+if !ctfRatios.isEmpty {
+    add(
+        Figure(
+            key: "ctf_vs_babeltrace", value: ctfRatios[ctfRatios.count / 2], min: ctfRatios.first!, max: ctfRatios.last!,
+            unit: "×", note: "trace-view summary ÷ babeltrace2 -o dummy, CPU"))
 }
 
 // A full ring of 64 Mi events (7 GB of slots, a 5.4 GB file; 1 Mi with --quick), dumped in a
@@ -669,6 +690,7 @@ var targets: [String: (String, @MainActor (Double) -> Bool)] = [
     "dump_mb_s": ("≥ 100", { $0 >= 100 }),
     "dump_vs_write": ("≥ 0.5", { $0 >= 0.5 }),
     "record_lossless_discarded": ("0 in 3 runs", { $0 == 0 }),
+    "ctf_vs_babeltrace": ("≤ 2", { $0 <= 2 }),
     "dump_extra_mb": ("≤ 8", { $0 <= 8 }),
     "slow_trigger_ratio": ("≤ 1.05", { $0 <= 1.05 }),
 ]
@@ -689,6 +711,7 @@ let order =
         "slow_trigger_ratio",
         "view_1m_s",
         "view_1m_rss_mb", "live_1m_rss_mb", "dump_mb_s", "dump_vs_write", "dump_extra_mb", "record_lossless_discarded",
+        "ctf_vs_babeltrace",
     ] + ViewScale.keys(sizes: scaleSizes.map(\.name))
 print("")
 print("| key | value | spread | target | met |")
