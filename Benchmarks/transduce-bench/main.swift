@@ -698,6 +698,7 @@ for command in ViewScale.commands {
     targets["view_\(command.key)_10m_rss_mb"] = ("≤ 200", { $0 <= 200 })
     targets["view_\(command.key)_100m_rss_mb"] = ("≤ 256", { $0 <= 256 })
     targets["view_\(command.key)_growth"] = ("≤ 11", { $0 <= 11 })
+    targets["view_\(command.key)_growth_100m"] = ("≤ 11", { $0 <= 11 })
 }
 targets["view_slow_10m_cpu_s"] = ("≤ 5", { $0 <= 5 })
 let order =
