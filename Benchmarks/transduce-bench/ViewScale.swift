@@ -23,6 +23,8 @@ enum ViewScale {
         // A request of the first generated process's first runtime, in the middle of the trace.
         Command(key: "sequence") { t, _, r in ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(r)", t] },
         Command(key: "slow") { t, _, _ in ["slow", t] },
+        // With no terminal it prints every pane whole: its cost bounds the first screen's.
+        Command(key: "tui") { t, _, _ in ["tui", t] },
         Command(key: "csv_requests") { t, s, _ in ["export", "--format", "csv", "--table", "requests", "--output", s, t] },
     ]
 

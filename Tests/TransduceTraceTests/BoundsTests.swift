@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import TransduceDemo
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
@@ -153,6 +155,32 @@ import Testing
     /// A ring recorder's dump streams the ring to the file a chunk at a time: what it adds to
     /// the process's peak is a chunk and the labels, not a copy of the ring (a 256 Ki-event ring
     /// made one of 60 MB and more when every event became a `TraceEvent`).
+    /// The views that read a file in passes (`tui`, `slow`, `sequence --request`, `tasks`,
+    /// `check`) print exactly what they print when the same trace comes on standard input, which
+    /// they read once and hold: two ways of computing one answer, on a trace of several runtimes.
+    @Test(.enabled(if: measured), .timeLimit(.minutes(5))) func streamedViewsEqualHeldOnes() async throws {
+        let recorder = TraceRecorder(capacity: 1 << 15)
+        for _ in 0..<3 { _ = try await withTimeout(60) { try await DemoWorkload.run(instrument: recorder) } }
+        let directory = TemporaryDirectory()
+        let file = directory.file("three.tdtrace")
+        try TraceFileWriter.write(recorder.snapshot(), to: file)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let binary = try #require(builtProduct("trace-view"))
+        let request = try #require(recorder.snapshot().events.first { $0.kind == .dispatch && $0.label == "load" })
+        for view in [
+            ["tui"], ["slow"], ["slow", "--format", "json"], ["tasks"], ["check"],
+            ["sequence", "--runtime", String(request.runtime), "--request", String(request.dispatch)],
+        ] {
+            let streamed = try await offThePool { try Self.run(binary, view + [file]) { _ in 0 } }
+            let held = try await offThePool { try Self.run(binary, view + ["-"]) { Self.feed($0, bytes) } }
+            #expect(streamed.status == 0 && held.status == 0, "\(view): \(streamed.err) \(held.err)")
+            // The browser's title names its input.
+            let heldOut = held.out.replacingOccurrences(of: "trace-view tui - ", with: "trace-view tui three.tdtrace ")
+            #expect(streamed.out == heldOut, "\(view): the file and standard input differ")
+            #expect(!streamed.out.isEmpty)
+        }
+    }
+
     /// Views that hold the trace stop at their bound with our error (exit 80), not an abort;
     /// a selection under the bound still works; the views that stream are not bounded at all.
     @Test func aViewThatHoldsTheTraceStopsAtItsBound() async throws {
@@ -188,14 +216,17 @@ import Testing
         let file = directory.file("bounded.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: file)
         let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]
-        for holding in [["sequence"], ["tui"], ["export", "--format", "mermaid"]] {
+        for holding in [["sequence"], ["export", "--format", "mermaid"]] {
             let over = try await traceViewAsync(holding + [file], environment: bound)
             #expect(over.status == 80, "\(holding): \(over.err)")
             #expect(over.err.contains("more than 1000 events") && over.err.contains("TRACE_VIEW_MAX_EVENTS"), "\(over.err)")
             let selected = try await traceViewAsync(holding + ["--runtime", "1", file], environment: bound)
             #expect(selected.status == 0, "\(holding) --runtime 1: \(selected.err)")
         }
-        for streaming in [["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["export", "--format", "chrome"]] {
+        for streaming in [
+            ["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["tui"], ["export", "--format", "chrome"],
+            ["export", "--format", "csv", "--table", "requests"], ["sequence", "--runtime", "2", "--request", "500"],
+        ] {
             let result = try await traceViewAsync(streaming + [file], environment: bound)
             #expect(result.status == 0, "\(streaming): \(result.err)")
         }

@@ -38,7 +38,8 @@ public struct SlowRequests: Sendable {
     /// (``RequestWindows``); the second breaks down only those shown and those at or above
     /// their label's p99 (``WindowedBreakdowns``), which is what the figures need.
     ///
-    /// Memory: 56 bytes per awaited request, plus the events of the windows being broken down.
+    /// Memory: about 80 bytes per awaited request, plus the events of the windows being broken
+    /// down.
     public init(
         top: Int, threshold: UInt64? = nil, event: String? = nil, read: ((TraceEvent) -> Void) throws -> Void
     ) rethrows {

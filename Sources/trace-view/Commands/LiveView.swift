@@ -108,7 +108,7 @@ struct LiveView {
         data.events = tally.events
         data.runtimes = tally.runtimes.count
         data.lost = state.lost
-        let kept = data.index.events.count
+        let kept = state.trace.events.count
         return BrowserLoop.Frame(
             data: data,
             status: (ended ? "ended, q quits" : "live, \(tally.inFlight.count) waiting")
@@ -143,7 +143,7 @@ struct LiveView {
     static func recent(_ data: BrowserData) -> String {
         let done = data.requests.filter { !$0.waiting }
         let waiting = data.requests.count - done.count
-        var parts = ["  recent \(data.index.events.count) events: \(done.count) requests resumed, \(waiting) waiting"]
+        var parts = ["  recent \(data.index?.events.count ?? 0) events: \(done.count) requests resumed, \(waiting) waiting"]
         if let slowest = done.max(by: { $0.total < $1.total }) {
             parts.append(
                 "slowest #\(slowest.dispatch) \(slowest.label) \(formatDuration(slowest.total, ascii: true))"

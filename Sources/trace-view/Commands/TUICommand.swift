@@ -27,9 +27,32 @@ enum TUICommand: Subcommand {
     static func run(_ args: Arguments) throws {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-        try selection.check()
-        let data = BrowserData(trace: trace)
+        var data: BrowserData
+        let notes: [String]
+        if input.rereadable {
+            // A file: read as a stream (the first pass here, later ones from the file again),
+            // never held, so a trace of any length opens in bounded memory.
+            var first: (notes: [String], counts: TraceCounts?)?
+            let allProcesses = args.flag("all-processes")
+            let read = { (body: (TraceEvent) -> Void) throws in
+                if first == nil {
+                    first = try input.forEach(progress: Progress()) { if selection.keep($0) { body($0) } }
+                    try selection.check()
+                } else {
+                    var again = try Selection(args)
+                    try TraceInput(path: input.path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+                }
+            }
+            data = try BrowserData(reading: read, hosts: { input.hosts })
+            let counts = first?.counts ?? TraceCounts()
+            data.lost = counts.overwritten + counts.discarded
+            notes = first?.notes ?? []
+        } else {
+            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
+            try selection.check()
+            data = BrowserData(trace: trace)
+            notes = trace.notes
+        }
         let title = "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)
         let ascii = args.flag("ascii")
         guard TerminalSession.begin() else {
@@ -47,15 +70,15 @@ enum TUICommand: Subcommand {
                 lines.append("")
             }
             Terminal.print(lines)
-            return try finish(notes: trace.notes)
+            return try finish(notes: notes)
         }
         // A damaged input says so on the screen, and on leaving it (exit 65), as in a pipe.
         let status =
-            trace.notes.isEmpty ? "" : "damaged input: \(trace.notes.count) note\(trace.notes.count == 1 ? "" : "s") on exit"
+            notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"
         BrowserLoop.run(
             title: title, ascii: ascii, frame: BrowserLoop.Frame(data: data, status: status), live: false, refresh: 1
         ) { nil }
         TerminalSession.restore()
-        try finish(notes: trace.notes)
+        try finish(notes: notes)
     }
 }

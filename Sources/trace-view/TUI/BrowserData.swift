@@ -39,7 +39,10 @@ struct BrowserData {
         var waitP99s: [UInt64]
     }
 
-    let index: TraceIndex
+    /// The trace indexed, when it is held; nil when it was streamed (``init(reading:maxRows:)``),
+    /// whose diagrams are read back from the input on demand through `reread`.
+    let index: TraceIndex?
+    let reread: (((TraceEvent) -> Void) throws -> Void)?
     let start: UInt64
     /// The header's counts: the trace's, or a live stream's totals.
     var events: UInt64
@@ -56,6 +59,7 @@ struct BrowserData {
     init(trace: Trace) {
         let index = TraceIndex(trace.events)
         self.index = index
+        reread = nil
         start = trace.start ?? 0
         events = UInt64(trace.events.count)
         lost = trace.counts.overwritten + trace.counts.discarded
@@ -92,33 +96,9 @@ struct BrowserData {
         for (i, e) in trace.events.enumerated() { byRuntime[e.runtimeKey, default: []].append(i) }
         runtimes = byRuntime.count
         gates = byRuntime.keys.sorted().map { key in
-            var report = ContentionReport()
-            // Its latest cycle, which holds the gate still if it has not left, and its waits for
-            // the gate by the time they ended.
-            var latest: UInt64?
-            var waits: [(time: UInt64, nanos: UInt64)] = []
-            // Dispatches not yet entered: a wait is enter − dispatch on the trace's clock.
-            var dispatched: [UInt64: UInt64] = [:]
-            for i in byRuntime[key]! {
-                let e = trace.events[i]
-                report.consume(e)
-                if e.kind == .dispatch { dispatched[e.dispatch] = e.time }
-                if e.kind == .cycleEnter {
-                    latest = e.cycle
-                    waits.append((e.time, dispatched.removeValue(forKey: e.dispatch).map { e.time.minus($0) } ?? e.nanos))
-                }
-            }
-            let holding = latest.flatMap { cycle -> String? in
-                index.cycles[TraceIndex.Key(runtime: key, id: cycle)]?.leave == nil
-                    ? index.cycleLabel(runtime: key, cycle: cycle) : nil
-            }
-            let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
-            let (depths, p99s) = Self.timelines(report.depth, waits: waits)
-            return Gate(
-                runtime: key, host: trace.hosts[RuntimeKey.process(key)] ?? "", cycles: Int(report.holds.count),
-                maxDepth: report.maxDepth[key] ?? 0,
-                waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
-                holder: longest?.key ?? "", holdingNow: holding ?? "", depths: depths, waitP99s: p99s)
+            var builder = GateBuilder()
+            for i in byRuntime[key]! { builder.consume(trace.events[i]) }
+            return builder.gate(runtime: key, host: trace.hosts[RuntimeKey.process(key)] ?? "")
         }
         runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
     }
@@ -148,6 +128,15 @@ struct BrowserData {
 
     /// The sequence diagram of one request's lifecycle, at `width` columns.
     func diagram(of request: Request, options: RenderOptions) -> [String] {
+        var index = self.index
+        if index == nil, let reread {
+            // Streamed: the request's stretch of its runtime, read back (as sequence --request).
+            let found = try? LifecycleWindow.find(dispatch: request.dispatch, read: reread)
+            if let stretch = found?.stretches[request.runtime] {
+                index = try? TraceIndex(LifecycleWindow.events(runtime: request.runtime, in: stretch, read: reread))
+            }
+        }
+        guard let index else { return ["(the trace could not be read again)"] }
         let indices = index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch)
         var lines: [String] = []
         SequenceDiagram(index: index, options: options, origin: start).render(indices, progress: { _ in }) { lines.append($0) }
@@ -156,5 +145,119 @@ struct BrowserData {
             lines += breakdown.render(options: options)
         }
         return lines
+    }
+
+    /// What a recorded file shows, read as a stream (twice: the second pass breaks down the
+    /// slowest requests' dominant parts), never held: the slowest `maxRows` requests (and every
+    /// one still waiting), the running tasks and the `maxRows` longest others, every gate. `read`
+    /// hands over every event, in the same order, each time it is called; diagrams read the
+    /// input again. `hosts` is asked once the first pass is done.
+    init(
+        reading read: @escaping ((TraceEvent) -> Void) throws -> Void, hosts: () -> [UInt32: String], maxRows: Int = 100_000
+    ) throws {
+        // The resumed requests go by, the slowest `maxRows` kept.
+        var windows = RequestWindows(keeps: false)
+        var slowest = TopHeap<RequestWindows.Request>(capacity: maxRows) {
+            ($0.total, $1.runtime, $1.dispatch) > ($1.total, $0.runtime, $0.dispatch)
+        }
+        var taskRows = TaskRows()
+        var builders: [UInt64: GateBuilder] = [:]
+        var count: UInt64 = 0
+        var first: UInt64?
+        var end: UInt64 = 0
+        // Tasks: every running one, and the longest-running `maxRows` of the others, in spawn order.
+        var spawned = 0
+        var running: [(Int, TaskReport.Row)] = []
+        var longest = TopHeap<(Int, TaskReport.Row)>(capacity: maxRows) { ($0.1.ran ?? 0, $1.0) > ($1.1.ran ?? 0, $0.0) }
+        func keep(_ rows: [TaskReport.Row]) {
+            for row in rows {
+                if row.outcome == "running" { running.append((spawned, row)) } else { longest.insert((spawned, row)) }
+                spawned += 1
+            }
+        }
+        try read { e in
+            count += 1
+            first = min(first ?? e.time, e.time)
+            end = max(end, e.time)
+            windows.consume(e)
+            if windows.hasResumed { for r in windows.takeResumed() { slowest.insert(r) } }
+            taskRows.consume(e)
+            if taskRows.readyCount >= 4_096 { keep(taskRows.take()) }
+            builders[e.runtimeKey, default: GateBuilder()].consume(e)
+        }
+        keep(taskRows.finish().rows)
+        tasks = (running + longest.sortedBest()).sorted { $0.0 < $1.0 }.map(\.1)
+        index = nil
+        reread = read
+        start = first ?? 0
+        events = count
+        lost = 0
+        // Requests: those waiting, and the slowest `maxRows` resumed; the dominant part of the
+        // slowest 10,000, from their windows.
+        let waiting = windows.waiters.map {
+            Request(
+                runtime: $0.runtime, dispatch: $0.dispatch, label: $0.label, style: $0.style, outcome: "waiting", start: $0.time,
+                total: end &- $0.time, dominant: "", waiting: true)
+        }
+        let resumed = slowest.sortedBest()
+        var breakdowns = WindowedBreakdowns(Array(resumed.prefix(10_000)))
+        var found: [TraceIndex.Key: LatencyBreakdown] = [:]
+        if !resumed.isEmpty {
+            try read { e in
+                breakdowns.consume(e)
+                if !breakdowns.breakdowns.isEmpty { found.merge(breakdowns.take()) { a, _ in a } }
+            }
+        }
+        requests =
+            waiting.sorted { $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch) }
+            + resumed.map { r in
+                let b = found[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)]
+                let top = b?.parts.max { $0.nanos < $1.nanos }
+                let share = r.total == 0 ? 0 : Double(top?.nanos ?? 0) / Double(r.total)
+                return Request(
+                    runtime: r.runtime, dispatch: r.dispatch, label: r.label,
+                    style: TraceNames.codeName(kind: .dispatch, code: r.style),
+                    outcome: TraceNames.codeName(kind: .requestResume, code: r.outcome), start: r.start, total: r.total,
+                    dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
+            }
+        runtimes = builders.count
+        let hosts = hosts()
+        gates = builders.keys.sorted().map { builders[$0]!.gate(runtime: $0, host: hosts[RuntimeKey.process($0)] ?? "") }
+        runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
+    }
+}
+
+/// One runtime's gate for the browser, from that runtime's events in order: its contention
+/// report, its waits for the gate by when they ended, and the cycle it entered last.
+struct GateBuilder {
+    var report = ContentionReport()
+    /// Dispatches not yet entered: a wait is enter − dispatch on the trace's clock.
+    var dispatched: [UInt64: (time: UInt64, label: String)] = [:]
+    var waits: [(time: UInt64, nanos: UInt64)] = []
+    /// Its latest cycle, which holds the gate still if it has not left.
+    var latest: (cycle: UInt64, label: String, left: Bool)?
+
+    mutating func consume(_ e: TraceEvent) {
+        report.consume(e)
+        switch e.kind {
+        case .dispatch: dispatched[e.dispatch] = (e.time, e.label)
+        case .cycleEnter:
+            let admission = dispatched.removeValue(forKey: e.dispatch)
+            latest = (e.cycle, admission?.label ?? "?", false)
+            waits.append((e.time, admission.map { e.time.minus($0.time) } ?? e.nanos))
+        case .cycleLeave:
+            if latest?.cycle == e.cycle { latest?.left = true }
+        default: break
+        }
+    }
+
+    func gate(runtime key: UInt64, host: String) -> BrowserData.Gate {
+        let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
+        let (depths, p99s) = BrowserData.timelines(report.depth, waits: waits)
+        return BrowserData.Gate(
+            runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
+            waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
+            holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
+            waitP99s: p99s)
     }
 }

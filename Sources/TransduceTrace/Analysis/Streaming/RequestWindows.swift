@@ -18,8 +18,16 @@ public struct RequestWindows: TraceConsumer {
         public var runtime: UInt64
         /// Its dispatch id.
         public var dispatch: UInt64
+        /// When it was dispatched.
+        public var start: UInt64
         /// Dispatch to resume (as its breakdown's total).
         public var total: UInt64
+        /// Its event label.
+        public var label: String
+        /// Its style's code (``TraceEvent/codeName`` of its dispatch names it).
+        public var style: UInt8
+        /// Its resume's outcome's code (``TraceEvent/codeName`` of its resume names it).
+        public var outcome: UInt8
         /// The position of its dispatch (ties in ``total`` are ordered by it).
         public var position: Int
         /// The first position its breakdown reads.
@@ -39,6 +47,8 @@ public struct RequestWindows: TraceConsumer {
     }
     private struct Waiting {
         var label: String
+        var style: String
+        var styleCode: UInt8
         var time: UInt64
         var position: Int
         var first: Int
@@ -48,6 +58,28 @@ public struct RequestWindows: TraceConsumer {
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
     public private(set) var byLabel: [String: [Request]] = [:]
+
+    /// An awaited request not resumed (yet).
+    public struct Waiter: Sendable {
+        /// Its runtime (a ``RuntimeKey``).
+        public var runtime: UInt64
+        /// Its dispatch id.
+        public var dispatch: UInt64
+        /// Its event label.
+        public var label: String
+        /// Its style (`send`, `request`, …).
+        public var style: String
+        /// When it was dispatched.
+        public var time: UInt64
+    }
+
+    /// The awaited requests not resumed by the last event consumed.
+    public var waiters: [Waiter] {
+        waiting.map {
+            Waiter(
+                runtime: $0.key.runtime, dispatch: $0.key.id, label: $0.value.label, style: $0.value.style, time: $0.value.time)
+        }
+    }
 
     /// Hands over every request found (by label, then resume order) and keeps none, so a caller
     /// that breaks them all down never holds two copies.
@@ -62,9 +94,26 @@ public struct RequestWindows: TraceConsumer {
 
     /// Only dispatches of this id are kept (nil: every one).
     public let only: UInt64?
+    /// Whether resumed requests are kept in ``byLabel``; if not, ``takeResumed()`` hands them
+    /// out as they come.
+    public let keeps: Bool
+    private var recent: [Request] = []
 
-    /// Finds every resumed awaited request, or only those of dispatch id `only`.
-    public init(only: UInt64? = nil) { self.only = only }
+    /// Finds every resumed awaited request, or only those of dispatch id `only`; kept in
+    /// ``byLabel`` unless `keeps` is false.
+    public init(only: UInt64? = nil, keeps: Bool = true) {
+        self.only = only
+        self.keeps = keeps
+    }
+
+    /// Whether a request was resumed since the last ``takeResumed()`` (when not `keeps`).
+    public var hasResumed: Bool { !recent.isEmpty }
+
+    /// The requests resumed since the last call, in resume order (when not `keeps`).
+    public mutating func takeResumed() -> [Request] {
+        defer { recent.removeAll(keepingCapacity: true) }
+        return recent
+    }
 
     public mutating func consume(_ e: TraceEvent) {
         defer { position += 1 }
@@ -78,7 +127,8 @@ public struct RequestWindows: TraceConsumer {
                 if let h = rt.holding { first = min(first, h) }
                 if rt.queuedHead < rt.queued.count { first = min(first, rt.queued[rt.queuedHead].position) }
                 let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-                waiting[key] = Waiting(label: e.label, time: e.time, position: position, first: first)
+                waiting[key] = Waiting(
+                    label: e.label, style: e.codeName, styleCode: e.code, time: e.time, position: position, first: first)
             }
             rt.queued.append((e.dispatch, position))
         case .cycleEnter:
@@ -116,10 +166,12 @@ public struct RequestWindows: TraceConsumer {
             let key = TraceIndex.Key(runtime: r, id: e.dispatch)
             guard let w = waiting.removeValue(forKey: key) else { return }
             let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
-            byLabel[label, default: []].append(
+            let request =
                 Request(
-                    runtime: r, dispatch: e.dispatch, total: max(e.time, w.time) - w.time, position: w.position, first: w.first,
-                    last: position))
+                    runtime: r, dispatch: e.dispatch, start: w.time, total: max(e.time, w.time) - w.time, label: w.label,
+                    style: w.styleCode,
+                    outcome: e.code, position: w.position, first: w.first, last: position)
+            if keeps { byLabel[label, default: []].append(request) } else { recent.append(request) }
         default:
             break
         }

@@ -1,17 +1,17 @@
 /// The best `capacity` of a stream of values by `better`, in a binary heap whose root is the
 /// worst kept: O(log capacity) an insertion, memory for `capacity` values whatever the stream.
-struct TopHeap<Element> {
+package struct TopHeap<Element> {
     private var heap: [Element] = []
     let capacity: Int
     /// Whether the first is better (kept before) the second.
     let better: (Element, Element) -> Bool
 
-    init(capacity: Int, better: @escaping (Element, Element) -> Bool) {
+    package init(capacity: Int, better: @escaping (Element, Element) -> Bool) {
         self.capacity = capacity
         self.better = better
     }
 
-    mutating func insert(_ x: Element) {
+    package mutating func insert(_ x: Element) {
         if heap.count < capacity {
             heap.append(x)
             var i = heap.count - 1
@@ -35,5 +35,5 @@ struct TopHeap<Element> {
     }
 
     /// What it kept, best first.
-    func sortedBest() -> [Element] { heap.sorted(by: better) }
+    package func sortedBest() -> [Element] { heap.sorted(by: better) }
 }
