@@ -12,52 +12,73 @@ package protocol ByteSource: AnyObject {
     func read(into buffer: inout [UInt8], count: Int) -> Int
 }
 
-/// A file descriptor (standard input, a pipe, a FIFO, a file), read with `read(2)`, with the
-/// bytes already taken from it to tell what it holds put back in front.
+/// A file descriptor (standard input, a pipe, a FIFO, a file), read with `read(2)` a block at a
+/// time: a trace's chunks can be a few events each (a process chunk before each run of one
+/// process's events), and two system calls a chunk cost more than decoding it. A pipe's read
+/// returns what is there, so a live stream is not held back waiting for a block to fill.
 package final class DescriptorSource: ByteSource {
     private let descriptor: Int32
     private let closes: Bool
-    private var pending: [UInt8]
+    /// Bytes read and not yet taken: `stash[start..<end]`.
+    private var stash: [UInt8] = []
+    private var start = 0
+    private var end = 0
     private var failed = false
     /// The `errno` of a failed read, if one failed (the input then ends there).
     package private(set) var error: Int32 = 0
+    /// The most one `read(2)` asks for.
+    static let block = 1 << 20
 
     package init(descriptor: Int32, closes: Bool) {
         self.descriptor = descriptor
         self.closes = closes
-        pending = []
     }
     deinit { if closes { close(descriptor) } }
 
-    /// Reads up to `count` bytes and keeps them to be read again: how an input is told apart
-    /// without losing its start.
+    /// The next `count` bytes (fewer at the end of the input), left to be read: how an input is
+    /// told apart without losing its start.
     package func peek(_ count: Int) -> [UInt8] {
-        var head = [UInt8](repeating: 0, count: count)
-        let n = read(into: &head, count: count)
-        pending = Array(head[0..<n]) + pending
-        return pending
+        while end - start < count && more() {}
+        return Array(stash[start..<min(end, start + count)])
     }
 
     package func read(into buffer: inout [UInt8], count: Int) -> Int {
         var filled = 0
-        if !pending.isEmpty {
-            let n = min(count, pending.count)
-            buffer.replaceSubrange(0..<n, with: pending[0..<n])
-            pending.removeFirst(n)
-            filled = n
-        }
-        while filled < count && !failed {
-            let n = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + filled, count - filled) }
-            if n > 0 {
-                filled += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                if n < 0 { error = errno }
-                failed = true
+        while filled < count {
+            if start == end && !more() { break }
+            let n = min(count - filled, end - start)
+            buffer.withUnsafeMutableBytes { to in
+                stash.withUnsafeBytes { from in
+                    (to.baseAddress! + filled).copyMemory(from: from.baseAddress! + start, byteCount: n)
+                }
             }
+            start += n
+            filled += n
         }
         return filled
+    }
+
+    /// Reads once more after what is stashed (moving that to the front); false at the end or on
+    /// a failure.
+    private func more() -> Bool {
+        guard !failed else { return false }
+        if start > 0 {
+            stash.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) }
+            end -= start
+            start = 0
+        }
+        if stash.count - end < Self.block { stash += [UInt8](repeating: 0, count: Self.block - (stash.count - end)) }
+        while true {
+            let n = stash.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + end, Self.block) }
+            if n > 0 {
+                end += n
+                return true
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { error = errno }
+            failed = true
+            return false
+        }
     }
 }
 
