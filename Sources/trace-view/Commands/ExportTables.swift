@@ -7,12 +7,8 @@ enum ExportTables {
     static let names = ["requests", "tasks", "cycles", "events"]
 
     static let requests = TableSchema(
-        columns: [
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (empty when the trace has none)"),
-            ("dispatch", "the request's dispatch id"), ("style", "send, request, uniqueRequest, taskRequest, ..."),
-            ("label", "its event"), ("outcome", "response, error, ..."), ("start_ns", "its dispatch (CLOCK_MONOTONIC ns)"),
-            ("total_ns", "dispatch to resume: the sum of the *_ns parts below"),
-        ] + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
+        // slow's columns (the parts as columns of their own, not a JSON array).
+        columns: SlowCommand.table.columns.filter { $0.name != "parts" } + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
             ("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")
         ], row: "resumed awaited request, in resume order")
 
