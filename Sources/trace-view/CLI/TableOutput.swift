@@ -46,7 +46,7 @@ struct TableSchema {
     /// The `COLUMNS` section of the command's help.
     var help: String {
         let width = columns.map(\.name.count).max() ?? 0
-        return "COLUMNS (--format json|tsv; one row per \(row)):\n"
+        return "COLUMNS (--format json|tsv|csv; one row per \(row)):\n"
             + columns.map { "  " + $0.name + String(repeating: " ", count: width + 2 - $0.name.count) + $0.meaning }
             .joined(separator: "\n")
     }
