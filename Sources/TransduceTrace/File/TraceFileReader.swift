@@ -39,6 +39,8 @@ public final class TraceFileReader {
     private var strings: [String] = [""]
     private var stringBytes = 0
     private var chunk: [UInt8] = []
+    /// A chunk header's bytes (reused: a trace can have a chunk every few events).
+    private var header = [UInt8](repeating: 0, count: TraceFileFormat.chunkHeaderSize)
     private var chunkEvents = 0
     private var chunkIndex = 0
     private var chunkOffset = 0
@@ -113,7 +115,6 @@ public final class TraceFileReader {
 
     /// Loads the next chunk; `false` at the end or on damage.
     private func readChunk() -> Bool {
-        var header = [UInt8](repeating: 0, count: TraceFileFormat.chunkHeaderSize)
         let got = source.read(into: &header, count: header.count)
         if got == 0 {
             if footer == nil { note("no footer: the file is truncated", at: offset) }
@@ -192,8 +193,12 @@ public final class TraceFileReader {
                 return false
             }
             process = chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) }
-            let host = String(decoding: chunk[4..<length], as: UTF8.self)
-            if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
+            // A trace that interleaves processes repeats their chunks: the host is decoded once
+            // per change, not per chunk.
+            if hosts[process].map({ !$0.utf8.elementsEqual(chunk[4..<length]) }) ?? (length > 4) {
+                let host = String(decoding: chunk[4..<length], as: UTF8.self)
+                if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
+            }
         case .footer:
             guard
                 [TraceFileFormat.footerSize, TraceFileFormat.slowFooterSize, TraceFileFormat.occasionFooterSize]
