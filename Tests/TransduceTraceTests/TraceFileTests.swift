@@ -143,5 +143,19 @@ import Testing
 
     @Test func crcMatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        // Every length around the 8-byte stride, against the plain bitwise definition.
+        var x: UInt32 = 12_345
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ -> UInt8 in
+                x = x &* 1_103_515_245 &+ 12_345
+                return UInt8(truncatingIfNeeded: x >> 16)
+            }
+            var crc: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                crc ^= UInt32(b)
+                for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+            }
+            #expect(CRC32.checksum(bytes) == ~crc, "length \(length)")
+        }
     }
 }

@@ -1,43 +1,38 @@
-/// CRC-32 (IEEE 802.3, reflected, as zlib), table-driven, slicing by 4.
+/// CRC-32 (IEEE 802.3, reflected, as zlib), table-driven, slicing by 8: every chunk of every trace
+/// read is checked, so this runs over every byte a view reads.
 package enum CRC32 {
-    static let tables: [[UInt32]] = {
-        var t = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 4)
+    /// Eight tables of 256, one after the other: `tables[k * 256 + b]` is the CRC of byte `b`
+    /// followed by `k` zero bytes.
+    static let tables: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 8 * 256)
         for i in 0..<256 {
             var c = UInt32(i)
             for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            t[0][i] = c
+            t[i] = c
         }
-        for i in 0..<256 {
-            for k in 1..<4 { t[k][i] = (t[k - 1][i] >> 8) ^ t[0][Int(t[k - 1][i] & 0xFF)] }
+        for k in 1..<8 {
+            for i in 0..<256 { t[k * 256 + i] = (t[(k - 1) * 256 + i] >> 8) ^ t[Int(t[(k - 1) * 256 + i] & 0xFF)] }
         }
         return t
     }()
 
     package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        let t0 = tables[0]
-        let t1 = tables[1]
-        let t2 = tables[2]
-        let t3 = tables[3]
         var i = 0
         let n = bytes.count
-        t0.withUnsafeBufferPointer { t0 in
-            t1.withUnsafeBufferPointer { t1 in
-                t2.withUnsafeBufferPointer { t2 in
-                    t3.withUnsafeBufferPointer { t3 in
-                        while i + 4 <= n {
-                            crc ^= UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self))
-                            crc =
-                                t3[Int(crc & 0xFF)] ^ t2[Int((crc >> 8) & 0xFF)] ^ t1[Int((crc >> 16) & 0xFF)]
-                                ^ t0[Int(crc >> 24)]
-                            i += 4
-                        }
-                        while i < n {
-                            crc = t0[Int((crc ^ UInt32(bytes[i])) & 0xFF)] ^ (crc >> 8)
-                            i += 1
-                        }
-                    }
-                }
+        tables.withUnsafeBufferPointer { t in
+            func at(_ k: Int, _ byte: UInt32) -> UInt32 { t[k &* 256 &+ Int(byte & 0xFF)] }
+            while i + 8 <= n {
+                let one = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self)) ^ crc
+                let two = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self))
+                crc =
+                    at(7, one) ^ at(6, one >> 8) ^ at(5, one >> 16) ^ at(4, one >> 24) ^ at(3, two) ^ at(2, two >> 8)
+                    ^ at(1, two >> 16) ^ at(0, two >> 24)
+                i += 8
+            }
+            while i < n {
+                crc = at(0, crc ^ UInt32(bytes[i])) ^ (crc >> 8)
+                i += 1
             }
         }
         return ~crc
