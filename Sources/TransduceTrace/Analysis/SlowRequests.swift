@@ -33,46 +33,58 @@ public struct SlowRequests: Sendable {
         byEvent = LatencyByEvent(awaited)
     }
 
-    /// From a stream read twice, never held whole: `read` hands every event, in the same order
-    /// each time, to the function it is given. The first pass finds every request's latency
-    /// (``RequestWindows``); the second breaks down only those shown and those at or above
-    /// their label's p99 (``WindowedBreakdowns``), which is what the figures need.
+    /// From a stream read three times, never held whole: `read` hands every event, in the same
+    /// order each time, to the function it is given. The first pass finds every request's
+    /// latency (``RequestWindows``) and keeps the latencies by label and the slowest `top`; the
+    /// second finds the windows of those at or above their label's p99; the third breaks down
+    /// only those and the ones shown (``WindowedBreakdowns``), which is what the figures need.
     ///
-    /// Memory: about 80 bytes per awaited request, plus the events of the windows being broken
-    /// down.
+    /// Memory: 8 bytes per awaited request (its latency, for the percentiles), the windows of
+    /// the p99 tails and of those shown, and the events of the windows being broken down.
     public init(
         top: Int, threshold: UInt64? = nil, event: String? = nil, read: ((TraceEvent) -> Void) throws -> Void
     ) rethrows {
         self.event = event
         self.threshold = threshold
-        var windows = RequestWindows()
-        try read { windows.consume($0) }
-        let byLabel = windows.byLabel.filter { event == nil || $0.key == event }
+        // A hostile trace can give every request a label of its own: past the bound they share one.
+        var totals: [String: [UInt64]] = [:]
+        func label(_ r: RequestWindows.Request) -> String? {
+            guard event == nil || r.label == event else { return nil }
+            return totals[r.label] != nil || totals.count < RequestWindows.maxLabels ? r.label : "(other labels)"
+        }
         // The slowest `top` (by total, then dispatch position) in a bounded heap, not a sort of all.
         var heap = TopHeap<RequestWindows.Request>(capacity: max(1, top)) { ($0.total, $1.position) > ($1.total, $0.position) }
         var slowCount = 0
-        var awaitedCount = 0
-        var totals: [String: [UInt64]] = [:]
-        var p99: [String: UInt64] = [:]
-        var wanted: [RequestWindows.Request] = []
-        for (label, requests) in byLabel {
-            awaitedCount += requests.count
-            let sorted = requests.map(\.total).sorted()
-            totals[label] = sorted
-            p99[label] = LatencyByEvent.percentile(0.99, of: sorted)
-            for r in requests {
-                if r.total >= p99[label]! { wanted.append(r) }
+        var windows = RequestWindows(keeps: false)
+        try read {
+            windows.consume($0)
+            guard windows.hasResumed else { return }
+            for r in windows.takeResumed() {
+                guard let l = label(r) else { continue }
+                totals[l, default: []].append(r.total)
                 if threshold == nil || r.total >= threshold! {
                     slowCount += 1
                     heap.insert(r)
                 }
             }
         }
-        self.awaitedCount = awaitedCount
+        awaitedCount = totals.values.reduce(0) { $0 + $1.count }
         self.slowCount = slowCount
+        for key in Array(totals.keys) { totals[key]!.sort() }
+        let p99 = totals.mapValues { LatencyByEvent.percentile(0.99, of: $0) }
+        // The tails' windows, now that the p99s are known.
+        var wanted = Set(heap.sortedBest())
+        windows = RequestWindows(keeps: false)
+        try read {
+            windows.consume($0)
+            guard windows.hasResumed else { return }
+            for r in windows.takeResumed() {
+                if let l = label(r), r.total >= p99[l]! { wanted.insert(r) }
+            }
+        }
         let shownRequests = heap.sortedBest()
         let shownKeys = Set(shownRequests.map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) })
-        var breakdowns = WindowedBreakdowns(Array(Set(wanted + shownRequests)))
+        var breakdowns = WindowedBreakdowns(Array(wanted))
         var shownFound: [TraceIndex.Key: LatencyBreakdown] = [:]
         var tails: [String: LatencyByEvent.Tail] = [:]
         try read { e in
