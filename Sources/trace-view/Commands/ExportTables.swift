@@ -8,9 +8,10 @@ enum ExportTables {
 
     static let requests = TableSchema(
         // slow's columns (the parts as columns of their own, not a JSON array).
-        columns: SlowCommand.table.columns.filter { $0.name != "parts" } + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
-            ("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")
-        ], row: "resumed awaited request, in resume order")
+        columns: SlowCommand.table.columns.filter { $0.name != "parts" }
+            + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
+                ("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")
+            ], row: "resumed awaited request, in resume order")
 
     static let cycles = TableSchema(
         columns: [
