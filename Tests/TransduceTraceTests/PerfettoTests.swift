@@ -79,7 +79,8 @@ import TransduceTestSupport
             .readAll().events
         for seed in UInt64(1)...40 {
             let run = OracleRun(seed: seed)
-            let trace = try await withTimeout(30) { try await run.run() }
+            // A hang detector: on a machine busy with the rest of the suite a run can take long.
+            let trace = try await withTimeout(90) { try await run.run() }
             events += trace.events.map {
                 var e = $0; e.runtime = 100 + seed; return e
             }
@@ -142,7 +143,8 @@ import TransduceTestSupport
             hosts[4001 + process] = "host-\(process)"
             for runtime in UInt64(1)...2 {
                 let run = OracleRun(seed: 200 + UInt64(process) * 2 + runtime)
-                let trace = try await withTimeout(30) { try await run.run() }
+                // A hang detector: on a machine busy with the rest of the suite a run can take long.
+                let trace = try await withTimeout(90) { try await run.run() }
                 let start = trace.start ?? 0
                 events += trace.events.map {
                     var e = $0
