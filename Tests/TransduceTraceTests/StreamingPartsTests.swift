@@ -163,4 +163,52 @@ import Testing
         let alone = TraceIndex(LifecycleWindow.events(runtime: 1, in: stretch) { body in events.forEach(body) })
         #expect(alone.requestLifecycle(runtime: 1, dispatch: 3).map { alone.events[$0] } == whole)
     }
+
+    /// Events of several threads come in record order, not time order: a dispatch's time is read
+    /// before its event is recorded, so the cycle that held the gate in its wait may have left
+    /// (and been recorded) before it. The window still starts at that cycle, and the breakdown
+    /// read from it names the holder as one over the whole trace does.
+    @Test func aHolderRecordedBeforeTheDispatchItDelayedIsInItsWindow() throws {
+        var events: [TraceEvent] = []
+        func add(_ kind: TraceEvent.Kind, at time: UInt64, _ set: (inout TraceEvent) -> Void) {
+            var e = TraceEvent(kind: kind, time: time, thread: 1, runtime: 1)
+            set(&e)
+            events.append(e)
+        }
+        let request = TraceNames.code(kind: .dispatch, name: "request")!
+        add(.dispatch, at: 1_000) {
+            $0.dispatch = 1; $0.code = request; $0.label = "a"
+        }
+        add(.cycleEnter, at: 1_010) {
+            $0.dispatch = 1; $0.cycle = 1
+        }
+        add(.transduce, at: 1_020) {
+            $0.cycle = 1; $0.label = "a"
+        }
+        // Cycle #1 leaves at 1,500; dispatch #2, timed at 1,200, is recorded after it.
+        add(.cycleLeave, at: 1_500) { $0.cycle = 1 }
+        add(.dispatch, at: 1_200) {
+            $0.dispatch = 2; $0.code = request; $0.label = "b"
+        }
+        add(.requestResume, at: 1_510) { $0.dispatch = 1 }
+        add(.cycleEnter, at: 1_520) {
+            $0.dispatch = 2; $0.cycle = 2
+        }
+        add(.transduce, at: 1_530) {
+            $0.cycle = 2; $0.label = "b"
+        }
+        add(.cycleLeave, at: 1_540) { $0.cycle = 2 }
+        add(.requestResume, at: 1_550) { $0.dispatch = 2 }
+        let whole = try #require(TraceIndex(events).latencyBreakdown(runtime: 1, dispatch: 2))
+        #expect(whole.parts.first?.heldBy.map(\.cycle) == [1], "the fixture's wait is held by cycle #1")
+        var windows = RequestWindows()
+        events.forEach { windows.consume($0) }
+        var breakdowns = WindowedBreakdowns(windows.takeAll())
+        events.forEach { breakdowns.consume($0) }
+        let windowed = try #require(breakdowns.take()[TraceIndex.Key(runtime: 1, id: 2)])
+        func parts(_ b: LatencyBreakdown) -> [String] {
+            b.parts.map { "\($0.kind) \($0.nanos) held by \($0.heldBy.map { "\($0.cycle) \($0.nanos)" })" }
+        }
+        #expect(parts(windowed) == parts(whole))
+    }
 }

@@ -3,7 +3,9 @@
 /// stretch of the stream its breakdown reads: its *window*.
 ///
 /// A request's ``LatencyBreakdown`` reads events of its runtime only, and only from its window:
-/// from the earliest of its own dispatch, the dispatch of the cycle holding the gate when it came,
+/// from the earliest of its own dispatch, the dispatch of the cycle holding the gate when it came
+/// (or of a recent one that left after its time: records of several threads may come out of time
+/// order),
 /// the oldest admission still queued then (admissions enter in order, so every cycle it waits
 /// behind was dispatched no earlier), and the spawn of any task it joined; to its resume.
 /// ``WindowedBreakdowns`` reads just those events back and breaks the request down exactly as
@@ -44,6 +46,35 @@ public struct RequestWindows: TraceConsumer {
         var holding: Int?
         /// Live tasks' spawn positions.
         var tasks: [UInt64: Int] = [:]
+        /// The cycles that left last, oldest first: the dispatch position of each and when it
+        /// left. A dispatch's time is read before its event is recorded, so a cycle that left
+        /// after that time may come earlier in the stream and still hold the gate in its wait.
+        var left: [(position: Int, time: UInt64)] = []
+        var leftNext = 0
+        static let leftKept = 64
+
+        mutating func leave(position: Int, time: UInt64) {
+            if left.count < Self.leftKept {
+                left.append((position, time))
+            } else {
+                left[leftNext] = (position, time)
+            }
+            leftNext = (leftNext + 1) % Self.leftKept
+        }
+
+        /// The earliest dispatch position of a kept cycle that left after `time`. Cycles leave
+        /// one at a time (the gate serializes them), so the walk back from the newest stops at
+        /// the first that left before.
+        func leftAfter(_ time: UInt64) -> Int? {
+            var found: Int?
+            var i = leftNext
+            for _ in 0..<left.count {
+                i = (i + left.count - 1) % left.count
+                guard left[i].time > time else { break }
+                found = min(found ?? left[i].position, left[i].position)
+            }
+            return found
+        }
     }
     private struct Waiting {
         var label: String
@@ -125,6 +156,7 @@ public struct RequestWindows: TraceConsumer {
             if e.isAwaitedDispatch && (only == nil || only == e.dispatch) {
                 var first = position
                 if let h = rt.holding { first = min(first, h) }
+                if let l = rt.leftAfter(e.time) { first = min(first, l) }
                 if rt.queuedHead < rt.queued.count { first = min(first, rt.queued[rt.queuedHead].position) }
                 let key = TraceIndex.Key(runtime: r, id: e.dispatch)
                 waiting[key] = Waiting(
@@ -149,7 +181,10 @@ public struct RequestWindows: TraceConsumer {
                 rt.queuedHead = 0
             }
         case .cycleLeave:
-            runtimes[r]?.holding = nil
+            guard var rt = runtimes.removeValue(forKey: r) else { return }
+            rt.leave(position: rt.holding ?? position, time: e.time)
+            rt.holding = nil
+            runtimes[r] = rt
         case .runtimeStop:
             // A stop clears what was waiting for the gate.
             runtimes[r]?.queued = []
