@@ -7,9 +7,17 @@
 /// Where a reader's bytes come from. Each source is read once, front to back, so pipes and FIFOs
 /// work as well as files.
 package protocol ByteSource: AnyObject {
-    /// Reads up to `count` bytes into the start of `buffer`; returns how many were read (fewer
-    /// only at the end of the input).
-    func read(into buffer: inout [UInt8], count: Int) -> Int
+    /// Reads up to `count` bytes to `buffer`, which holds at least that many; returns how many
+    /// were read (fewer only at the end of the input).
+    func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int
+}
+
+extension ByteSource {
+    /// Reads up to `count` bytes into the start of `buffer` (which holds at least that many).
+    package func read(into buffer: inout [UInt8], count: Int) -> Int {
+        precondition(buffer.count >= count)
+        return buffer.withUnsafeMutableBytes { read(to: $0.baseAddress!, count: count) }
+    }
 }
 
 /// A file descriptor (standard input, a pipe, a FIFO, a file), read with `read(2)` a block at a
@@ -42,15 +50,13 @@ package final class DescriptorSource: ByteSource {
         return Array(stash[start..<min(end, start + count)])
     }
 
-    package func read(into buffer: inout [UInt8], count: Int) -> Int {
+    package func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         var filled = 0
         while filled < count {
             if start == end && !more() { break }
             let n = min(count - filled, end - start)
-            buffer.withUnsafeMutableBytes { to in
-                stash.withUnsafeBytes { from in
-                    (to.baseAddress! + filled).copyMemory(from: from.baseAddress! + start, byteCount: n)
-                }
+            stash.withUnsafeBytes { from in
+                (buffer + filled).copyMemory(from: from.baseAddress! + start, byteCount: n)
             }
             start += n
             filled += n
@@ -86,23 +92,17 @@ final class FileSource: ByteSource {
     private let file: UnsafeMutablePointer<FILE>
     init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
     deinit { fclose(file) }
-    func read(into buffer: inout [UInt8], count: Int) -> Int {
-        buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, count, file) }
-    }
+    func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int { fread(buffer, 1, count, file) }
 }
 
 final class MemorySource: ByteSource {
     private let bytes: [UInt8]
     private var position = 0
     init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func read(into buffer: inout [UInt8], count: Int) -> Int {
+    func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         let n = min(count, bytes.count - position)
         guard n > 0 else { return 0 }
-        buffer.withUnsafeMutableBufferPointer { out in
-            bytes.withUnsafeBufferPointer { src in
-                out.baseAddress!.update(from: src.baseAddress! + position, count: n)
-            }
-        }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
         position += n
         return n
     }

@@ -38,7 +38,11 @@ public final class TraceFileReader {
     private let source: ByteSource
     private var strings: [String] = [""]
     private var stringBytes = 0
-    private var chunk: [UInt8] = []
+    /// The current chunk's payload: raw memory, not an array, so that decoding a record is loads
+    /// from a pointer (no uniqueness or exclusivity checks per event).
+    private var chunk: UnsafeMutableRawPointer
+    private var chunkCapacity = 0
+    private var chunkLength = 0
     /// A chunk header's bytes (reused: a trace can have a chunk every few events).
     private var header = [UInt8](repeating: 0, count: TraceFileFormat.chunkHeaderSize)
     private var chunkEvents = 0
@@ -63,6 +67,7 @@ public final class TraceFileReader {
     package init(source: ByteSource, name: String) throws {
         self.source = source
         self.path = name
+        chunk = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 8)
         var header = [UInt8](repeating: 0, count: TraceFileFormat.headerSize)
         let got = source.read(into: &header, count: header.count)
         if got < 8 || Array(header.prefix(8)) != TraceFileFormat.magic {
@@ -90,23 +95,57 @@ public final class TraceFileReader {
         self.version = version
     }
 
+    deinit { chunk.deallocate() }
+
     /// The next event, or `nil` at the end of the trace or at the first damage.
     public func next() -> TraceEvent? {
-        while chunkIndex >= chunkEvents {
-            if finished || !readChunk() {
-                finished = true
-                return nil
-            }
-        }
+        guard nextChunkWithEvents() else { return nil }
         let base = 4 + chunkIndex * TraceFileFormat.recordSize
         chunkIndex += 1
-        guard let event = decodeRecord(at: base) else {
+        guard let event = decodeRecord(at: base, strings: strings) else {
             finished = true
             chunkEvents = 0
             return nil
         }
         eventCount += 1
         return event
+    }
+
+    /// Hands every remaining event to `body`, as ``next()`` would one at a time, while
+    /// `continues` says so (asked before each event): the loop a view reads a whole file with,
+    /// decoding a chunk's records with the string table and process loaded once per chunk.
+    public func forEach(while continues: () -> Bool = { true }, _ body: (TraceEvent) throws -> Void) rethrows {
+        while continues(), nextChunkWithEvents() {
+            let strings = self.strings
+            var index = chunkIndex
+            let count = chunkEvents
+            defer {
+                chunkIndex = index
+            }
+            while index < count {
+                guard continues() else { return }
+                guard let event = decodeRecord(at: 4 + index * TraceFileFormat.recordSize, strings: strings) else {
+                    finished = true
+                    chunkEvents = 0
+                    return
+                }
+                index += 1
+                eventCount += 1
+                try body(event)
+            }
+        }
+    }
+
+    /// Whether the current chunk has an event left, after loading chunks until one does;
+    /// `false` at the end or at damage.
+    private func nextChunkWithEvents() -> Bool {
+        while chunkIndex >= chunkEvents {
+            if finished || !readChunk() {
+                finished = true
+                return false
+            }
+        }
+        return true
     }
 
     private func note(_ message: String, at position: Int) {
@@ -150,13 +189,22 @@ public final class TraceFileReader {
             note("impossible length \(length) for a \(tag) chunk", at: offset)
             return false
         }
-        if chunk.count < length { chunk = [UInt8](repeating: 0, count: length) }
-        let read = source.read(into: &chunk, count: length)
+        if chunkCapacity < length {
+            chunk.deallocate()
+            chunk = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 8)
+            chunkCapacity = length
+        }
+        // A damaged chunk leaves no events to decode behind it.
+        chunkEvents = 0
+        chunkIndex = 0
+        let read = source.read(to: chunk, count: length)
         guard read == length else {
             note("truncated \(tag) chunk (\(read) of \(length) bytes)", at: offset)
             return false
         }
-        let actual = chunk.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        chunkLength = length
+        let payload = UnsafeRawBufferPointer(start: chunk, count: length)
+        let actual = CRC32.checksum(payload)
         guard actual == crc else {
             note("checksum mismatch in a \(tag) chunk (damaged bytes)", at: offset)
             return false
@@ -165,7 +213,7 @@ public final class TraceFileReader {
         defer { offset += TraceFileFormat.chunkHeaderSize + length }
         switch tag {
         case .string:
-            let id = Int(chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) })
+            let id = Int(payload.le(0, as: UInt32.self))
             guard id == strings.count else {
                 note("string id \(id) out of sequence (expected \(strings.count))", at: offset)
                 return false
@@ -178,9 +226,9 @@ public final class TraceFileReader {
                     at: offset)
                 return false
             }
-            strings.append(String(decoding: chunk[4..<length], as: UTF8.self))
+            strings.append(String(decoding: payload[4..<length], as: UTF8.self))
         case .events:
-            let count = Int(chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) })
+            let count = Int(payload.le(0, as: UInt32.self))
             guard count >= 1, length == 4 + count * TraceFileFormat.recordSize else {
                 note("events chunk length \(length) does not match its count \(count)", at: offset)
                 return false
@@ -192,11 +240,13 @@ public final class TraceFileReader {
                 note("a process chunk in a version \(version) file", at: offset)
                 return false
             }
-            process = chunk.withUnsafeBytes { $0.le(0, as: UInt32.self) }
+            let pid = payload.le(0, as: UInt32.self)
             // A trace that interleaves processes repeats their chunks: the host is decoded once
             // per change, not per chunk.
-            if hosts[process].map({ !$0.utf8.elementsEqual(chunk[4..<length]) }) ?? (length > 4) {
-                let host = String(decoding: chunk[4..<length], as: UTF8.self)
+            process = pid
+            let name = UnsafeRawBufferPointer(rebasing: payload[4..<length])
+            if hosts[process].map({ !Self.same($0, name) }) ?? (length > 4) {
+                let host = String(decoding: payload[4..<length], as: UTF8.self)
                 if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
             }
         case .footer:
@@ -207,7 +257,7 @@ public final class TraceFileReader {
                 note("footer of \(length) bytes", at: offset)
                 return false
             }
-            footer = chunk.withUnsafeBytes { b in
+            footer = { (b: UnsafeRawBufferPointer) in
                 var counts = TraceCounts(
                     events: b.le(0), overwritten: b.le(8), discarded: b.le(16), lost: b.le(24), monotonicOrigin: b.le(32),
                     realtimeOrigin: b.le(40))
@@ -220,30 +270,39 @@ public final class TraceFileReader {
                     counts.occasion = TraceCounts.Occasion(rawValue: UInt8(clamping: b.le(64, as: UInt64.self))) ?? .unsaid
                 }
                 return counts
-            }
+            }(payload)
         }
         return true
     }
 
-    private func decodeRecord(at base: Int) -> TraceEvent? {
-        chunk.withUnsafeBytes { b -> TraceEvent? in
-            let position = chunkOffset + base
-            guard let kind = TraceEvent.Kind(rawValue: b[base + Int(CLTTNG_RECORD_KIND)]) else {
-                note("unknown event kind \(b[base])", at: position)
-                return nil
-            }
-            let (label32, label2_32) = TraceRecordLayout.labels(in: b, at: base)
-            let label = Int(label32)
-            let label2 = Int(label2_32)
-            guard label < strings.count, label2 < strings.count else {
-                note("event refers to an undefined string", at: position)
-                return nil
-            }
-            var event = TraceRecordLayout.decode(kind, from: b, at: base)
-            event.process = process
-            event.label = strings[label]
-            if kind == .runtimeStart { event.label2 = strings[label2] } else { event.payload = strings[label2] }
-            return event
+    /// Whether `host`'s UTF-8 is `bytes`.
+    private static func same(_ host: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var host = host
+        return host.withUTF8 {
+            $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0)
         }
+    }
+
+    @inline(__always)
+    private func decodeRecord(at base: Int, strings: [String]) -> TraceEvent? {
+        let b = UnsafeRawBufferPointer(start: chunk, count: chunkLength)
+        guard let kind = TraceEvent.Kind(rawValue: b[base + Int(CLTTNG_RECORD_KIND)]) else {
+            note("unknown event kind \(b[base])", at: chunkOffset + base)
+            return nil
+        }
+        let (label32, label2_32) = TraceRecordLayout.labels(in: b, at: base)
+        let label = Int(label32)
+        let label2 = Int(label2_32)
+        guard label < strings.count, label2 < strings.count else {
+            note("event refers to an undefined string", at: chunkOffset + base)
+            return nil
+        }
+        var event = TraceRecordLayout.decode(kind, from: b, at: base)
+        event.process = process
+        if label != 0 { event.label = strings[label] }
+        if label2 != 0 {
+            if kind == .runtimeStart { event.label2 = strings[label2] } else { event.payload = strings[label2] }
+        }
+        return event
     }
 }

@@ -180,8 +180,8 @@ enum CTFChild {
         var events = 0
         do {
             let reader = try TraceFileReader(source: DescriptorSource(descriptor: child.output, closes: true), name: path)
-            while let event = reader.next() {
-                body(event)
+            reader.forEach {
+                body($0)
                 events += 1
             }
             counts = reader.footer

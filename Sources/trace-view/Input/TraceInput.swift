@@ -157,7 +157,8 @@ struct TraceInput {
             } catch let error as TraceFileError {
                 throw CLIError.data(error.description)
             }
-            while !hostTable.stop, let e = reader.next() { body(e) }
+            let hostTable = hostTable
+            reader.forEach(while: { !hostTable.stop }, body)
             hostTable.hosts = reader.hosts
             return (reader.notes + readError(), reader.footer)
         case .jsonLines:
