@@ -22,9 +22,14 @@ public struct SummaryReport: TraceConsumer, Sendable {
     /// Events per kind, indexed by `TraceEvent.Kind`'s raw value.
     public private(set) var counts = [Int](repeating: 0, count: TraceEvent.Kind.allCases.count)
     /// Each runtime followed (by ``RuntimeKey``), at most ``maxRuntimes``.
-    public private(set) var runtimes: [UInt64: RuntimeInfo] = [:]
+    public var runtimes: [UInt64: RuntimeInfo] {
+        Dictionary(uniqueKeysWithValues: table.keys.map { ($0, table.state($0)!) })
+    }
+    /// What the trace says of runtime `key` (a ``RuntimeKey``), if it is itemized.
+    public func runtime(_ key: UInt64) -> RuntimeInfo? { table.state(key) }
     /// The runtimes in the order they first appeared.
-    public private(set) var runtimeOrder: [UInt64] = []
+    public var runtimeOrder: [UInt64] { table.keys }
+    private var table = PerRuntime<RuntimeInfo>()
     /// The earliest event time (`UInt64.max` while empty).
     public private(set) var first: UInt64 = .max
     /// The latest event time.
@@ -71,24 +76,21 @@ public struct SummaryReport: TraceConsumer, Sendable {
         }
         first = min(first, e.time)
         last = max(last, e.time)
-        if runtimes[e.runtimeKey] == nil {
-            guard runtimes.count < Self.maxRuntimes else {
-                unlistedEvents += 1
-                return
-            }
-            runtimes[e.runtimeKey] = RuntimeInfo()
-            runtimeOrder.append(e.runtimeKey)
+        let key = e.runtimeKey
+        guard let i = table.slot(key) ?? (table.count < Self.maxRuntimes ? table.slot(key) { RuntimeInfo() } : nil) else {
+            unlistedEvents += 1
+            return
         }
-        runtimes[e.runtimeKey]!.first = min(runtimes[e.runtimeKey]!.first, e.time)
-        runtimes[e.runtimeKey]!.last = max(runtimes[e.runtimeKey]!.last, e.time)
-        runtimes[e.runtimeKey]!.events += 1
+        table[slot: i].first = min(table[slot: i].first, e.time)
+        table[slot: i].last = max(table[slot: i].last, e.time)
+        table[slot: i].events += 1
         switch e.kind {
         case .runtimeStart:
-            runtimes[e.runtimeKey]!.transducer = e.label
-            runtimes[e.runtimeKey]!.host = e.label2
-            runtimes[e.runtimeKey]!.queueCapacity = e.count
+            table[slot: i].transducer = e.label
+            table[slot: i].host = e.label2
+            table[slot: i].queueCapacity = e.count
         case .runtimeStop:
-            runtimes[e.runtimeKey]!.stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
+            table[slot: i].stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
         default: break
         }
     }

@@ -2,6 +2,7 @@ extension SummaryReport {
     /// The report as text: counts per kind, runtimes, span, losses and notes.
     public func render(options: RenderOptions = RenderOptions()) -> [String] {
         var lines: [String] = []
+        let runtimes = self.runtimes
         let span = total == 0 ? 0 : last - first
         lines.append(options.paint("Trace summary", .bold))
         lines.append("  events      \(total)")

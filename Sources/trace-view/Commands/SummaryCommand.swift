@@ -41,7 +41,7 @@ enum SummaryCommand: Subcommand {
         } else {
             table.print(
                 report.runtimeOrder.map { key in
-                    let r = report.runtimes[key]!
+                    let r = report.runtime(key)!
                     let host = input.hosts[RuntimeKey.process(key)]
                     return TableCell.runtime(key) + [
                         host.map(TableCell.string) ?? .null, r.transducer.isEmpty ? .null : .string(r.transducer),

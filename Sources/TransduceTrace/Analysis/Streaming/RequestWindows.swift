@@ -53,6 +53,33 @@ public struct RequestWindows: TraceConsumer {
         var leftNext = 0
         static let leftKept = 64
 
+        /// Where the window of an admission dispatched at `time` (at `position`) starts.
+        func windowStart(dispatchedAt time: UInt64, position: Int) -> Int {
+            var first = position
+            if let h = holding { first = min(first, h) }
+            if let l = leftAfter(time) { first = min(first, l) }
+            if queuedHead < queued.count { first = min(first, queued[queuedHead].position) }
+            return first
+        }
+
+        /// The admission of `dispatch` entered its cycle (at `position`).
+        mutating func enter(dispatch: UInt64, at position: Int) {
+            // Usually the head (admissions enter in order); a damaged trace's stray is searched.
+            if queuedHead < queued.count, queued[queuedHead].dispatch == dispatch {
+                holding = queued[queuedHead].position
+                queuedHead += 1
+            } else if let i = queued[queuedHead...].firstIndex(where: { $0.dispatch == dispatch }) {
+                holding = queued[i].position
+                queued.remove(at: i)
+            } else {
+                holding = position
+            }
+            if queuedHead > 1_024 && queuedHead * 2 > queued.count {
+                queued.removeFirst(queuedHead)
+                queuedHead = 0
+            }
+        }
+
         mutating func leave(position: Int, time: UInt64) {
             if left.count < Self.leftKept {
                 left.append((position, time))
@@ -84,7 +111,7 @@ public struct RequestWindows: TraceConsumer {
         var position: Int
         var first: Int
     }
-    private var runtimes: [UInt64: Runtime] = [:]
+    private var runtimes = PerRuntime<Runtime>()
     private var waiting: [TraceIndex.Key: Waiting] = [:]
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
@@ -151,52 +178,37 @@ public struct RequestWindows: TraceConsumer {
         let r = e.runtimeKey
         switch e.kind {
         case .dispatch:
-            var rt = runtimes.removeValue(forKey: r) ?? Runtime()
-            defer { runtimes[r] = rt }
+            let i = runtimes.slot(r) { Runtime() }
             if e.isAwaitedDispatch && (only == nil || only == e.dispatch) {
-                var first = position
-                if let h = rt.holding { first = min(first, h) }
-                if let l = rt.leftAfter(e.time) { first = min(first, l) }
-                if rt.queuedHead < rt.queued.count { first = min(first, rt.queued[rt.queuedHead].position) }
+                let first = runtimes[slot: i].windowStart(dispatchedAt: e.time, position: position)
                 let key = TraceIndex.Key(runtime: r, id: e.dispatch)
                 waiting[key] = Waiting(
                     label: e.label, style: e.codeName, styleCode: e.code, time: e.time, position: position, first: first)
             }
-            rt.queued.append((e.dispatch, position))
+            runtimes[slot: i].queued.append((e.dispatch, position))
         case .cycleEnter:
-            guard var rt = runtimes.removeValue(forKey: r) else { return }
-            defer { runtimes[r] = rt }
-            // Usually the head (admissions enter in order); a damaged trace's stray is searched.
-            if rt.queuedHead < rt.queued.count, rt.queued[rt.queuedHead].dispatch == e.dispatch {
-                rt.holding = rt.queued[rt.queuedHead].position
-                rt.queuedHead += 1
-            } else if let i = rt.queued[rt.queuedHead...].firstIndex(where: { $0.dispatch == e.dispatch }) {
-                rt.holding = rt.queued[i].position
-                rt.queued.remove(at: i)
-            } else {
-                rt.holding = position
-            }
-            if rt.queuedHead > 1_024 && rt.queuedHead * 2 > rt.queued.count {
-                rt.queued.removeFirst(rt.queuedHead)
-                rt.queuedHead = 0
-            }
+            guard let i = runtimes.slot(r) else { return }
+            runtimes[slot: i].enter(dispatch: e.dispatch, at: position)
         case .cycleLeave:
-            guard var rt = runtimes.removeValue(forKey: r) else { return }
-            rt.leave(position: rt.holding ?? position, time: e.time)
-            rt.holding = nil
-            runtimes[r] = rt
+            guard let i = runtimes.slot(r) else { return }
+            runtimes[slot: i].leave(position: runtimes[slot: i].holding ?? position, time: e.time)
+            runtimes[slot: i].holding = nil
         case .runtimeStop:
             // A stop clears what was waiting for the gate.
-            runtimes[r]?.queued = []
-            runtimes[r]?.queuedHead = 0
+            guard let i = runtimes.slot(r) else { return }
+            runtimes[slot: i].queued = []
+            runtimes[slot: i].queuedHead = 0
         case .taskSpawn:
-            runtimes[r, default: Runtime()].tasks[e.task] = position
+            runtimes[slot: runtimes.slot(r) { Runtime() }].tasks[e.task] = position
         case .taskCancel, .taskSettle:
             // An ended task is joined no more.
-            runtimes[r]?.tasks[e.task] = nil
+            guard let i = runtimes.slot(r) else { return }
+            runtimes[slot: i].tasks[e.task] = nil
         case .taskJoin:
             let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-            if let spawn = runtimes[r]?.tasks[e.task], let w = waiting[key], spawn < w.first { waiting[key]?.first = spawn }
+            if let i = runtimes.slot(r), let spawn = runtimes[slot: i].tasks[e.task], let w = waiting[key], spawn < w.first {
+                waiting[key]?.first = spawn
+            }
         case .requestResume:
             let key = TraceIndex.Key(runtime: r, id: e.dispatch)
             guard let w = waiting.removeValue(forKey: key) else { return }

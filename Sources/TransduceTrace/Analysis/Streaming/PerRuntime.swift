@@ -1,0 +1,54 @@
+/// The per-runtime state of a streaming analysis: states in an array behind a key → slot table,
+/// with the last key's slot remembered.
+///
+/// A stream's events come in runs of one runtime, and a state is changed in place through its
+/// slot (`table[slot: i].field = …`): no copy of it out of a dictionary and back, and one lookup
+/// for the several fields an event touches. States are never removed (a runtime's state is reset
+/// in place instead), so a slot stays valid for the table's life.
+package struct PerRuntime<State> {
+    private var slots: [UInt64: Int] = [:]
+    private var states: [State] = []
+    /// The keys, in the order their states were made.
+    package private(set) var keys: [UInt64] = []
+    private var lastKey: UInt64 = 0
+    private var lastSlot = -1
+
+    package init() {}
+
+    /// How many runtimes have a state.
+    package var count: Int { states.count }
+
+    /// The slot of `key`'s state, if it has one.
+    @inline(__always)
+    package mutating func slot(_ key: UInt64) -> Int? {
+        if lastSlot >= 0 && key == lastKey { return lastSlot }
+        guard let found = slots[key] else { return nil }
+        lastKey = key
+        lastSlot = found
+        return found
+    }
+
+    /// The slot of `key`'s state, made with `make` if it has none.
+    @inline(__always)
+    package mutating func slot(_ key: UInt64, orMake make: () -> State) -> Int {
+        if let found = slot(key) { return found }
+        let made = states.count
+        states.append(make())
+        keys.append(key)
+        slots[key] = made
+        lastKey = key
+        lastSlot = made
+        return made
+    }
+
+    /// The state in slot `i` (from ``slot(_:)``), read or changed in place.
+    package subscript(slot i: Int) -> State {
+        _read { yield states[i] }
+        _modify { yield &states[i] }
+    }
+
+    /// `key`'s state, if it has one.
+    package func state(_ key: UInt64) -> State? { slots[key].map { states[$0] } }
+}
+
+extension PerRuntime: Sendable where State: Sendable {}
