@@ -2,6 +2,7 @@
  * is allocated by clttng_signal_dump_configure; the handler itself calls only open, write, poll,
  * close, rename, unlink, clock_gettime, sigaction and raise (all async-signal-safe). */
 #define _GNU_SOURCE
+#include "clttng_crc32.h"
 #include "clttng_dump.h"
 #include "clttng.h"
 
@@ -115,15 +116,6 @@ int clttng_signal_dump_configure(const uint64_t *slots, uint64_t capacity, uint6
     return 1;
 }
 
-/* CRC-32 (IEEE, reflected), bitwise: no tables to prepare, and a dump is small. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++) crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
-    }
-    return crc;
-}
-
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
@@ -176,7 +168,7 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 static int write_chunk(int fd, uint8_t tag, const uint8_t *payload, uint32_t length) {
     uint8_t header[CLTTNG_CHUNK_HEADER_SIZE] = {tag, 0, 0, 0};
     put32(header + 4, length);
-    put32(header + 8, ~crc32_update(0xFFFFFFFFu, payload, length));
+    put32(header + 8, clttng_crc32(payload, length));
     return write_all(fd, header, sizeof header) && write_all(fd, payload, length);
 }
 

@@ -1,3 +1,4 @@
+import CLTTng
 import Foundation
 import Testing
 
@@ -143,19 +144,30 @@ import Testing
 
     @Test func crcMatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
-        // Every length around the 8-byte stride, against the plain bitwise definition.
+        // Every length around the tables' 8-byte stride and the folding's 16- and 64-byte blocks,
+        // a chunk's worth, and starts off alignment, against the plain bitwise definition: the
+        // Swift reader's and the C dump writer's checksums both.
         var x: UInt32 = 12_345
-        for length in 0..<70 {
-            let bytes = (0..<length).map { _ -> UInt8 in
+        for length in Array(0..<300) + [1_021, 4_096 + 13, 80 * 4_096 + 4] {
+            let bytes = (0..<length + 3).map { _ -> UInt8 in
                 x = x &* 1_103_515_245 &+ 12_345
                 return UInt8(truncatingIfNeeded: x >> 16)
             }
-            var crc: UInt32 = 0xFFFF_FFFF
-            for b in bytes {
-                crc ^= UInt32(b)
-                for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+            for start in [0, 1, 3] {
+                let part = Array(bytes[start..<start + length])
+                var crc: UInt32 = 0xFFFF_FFFF
+                for b in part {
+                    crc ^= UInt32(b)
+                    for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+                }
+                #expect(CRC32.checksum(part) == ~crc, "length \(length)")
+                let unaligned = bytes.withUnsafeBytes {
+                    CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<start + length]))
+                }
+                #expect(unaligned == ~crc, "length \(length) from byte \(start)")
+                let c = bytes.withUnsafeBufferPointer { clttng_crc32($0.baseAddress! + start, length) }
+                #expect(c == ~crc, "C, length \(length) from byte \(start)")
             }
-            #expect(CRC32.checksum(bytes) == ~crc, "length \(length)")
         }
     }
 }

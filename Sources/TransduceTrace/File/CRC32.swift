@@ -1,5 +1,8 @@
-/// CRC-32 (IEEE 802.3, reflected, as zlib), table-driven, slicing by 8: every chunk of every trace
-/// read is checked, so this runs over every byte a view reads.
+import CLTTng
+
+/// CRC-32 (IEEE 802.3, reflected, as zlib): every chunk of every trace read is checked, so this
+/// runs over every byte a view reads. Folded with carry-less multiplication where the processor
+/// has it (`clttng_crc32_fold`), table-driven (slicing by 8) elsewhere and for the last bytes.
 package enum CRC32 {
     /// Eight tables of 256, one after the other: `tables[k * 256 + b]` is the CRC of byte `b`
     /// followed by `k` zero bytes.
@@ -20,6 +23,11 @@ package enum CRC32 {
         var crc: UInt32 = 0xFFFF_FFFF
         var i = 0
         let n = bytes.count
+        // Carry-less multiplication folds most of it where the processor has it (C, one
+        // implementation with the crash dump's); the tables take the rest.
+        if n >= 64, let base = bytes.baseAddress {
+            crc = clttng_crc32_fold(crc, base.assumingMemoryBound(to: UInt8.self), n, &i)
+        }
         tables.withUnsafeBufferPointer { t in
             func at(_ k: Int, _ byte: UInt32) -> UInt32 { t[k &* 256 &+ Int(byte & 0xFF)] }
             while i + 8 <= n {
