@@ -81,6 +81,11 @@ enum TracedExample {
         // TRANSDUCE_EXAMPLE_RUNS=N runs the workload N times first (a dump larger than a pipe's buffer).
         let runs = getenv("TRANSDUCE_EXAMPLE_RUNS").flatMap { Int(String(cString: $0)) } ?? 1
         for _ in 0..<max(1, runs) { _ = try await DemoWorkload.run(instrument: nil) }
+        // When the ending starts (CLOCK_MONOTONIC ns), so a test can time the ending alone.
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        print("ending at \(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))")
+        fflush(nil)
         switch how {
         case "INT": kill(getpid(), SIGINT)
         case "TERM": kill(getpid(), SIGTERM)
