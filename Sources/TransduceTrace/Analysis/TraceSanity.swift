@@ -8,6 +8,13 @@ package struct TraceSanity: TraceConsumer, Sendable {
     package private(set) var warnings: [String] = []
     package private(set) var count = 0
     static let keep = 5
+    /// How many codes each kind has (0: it has none), by raw value: read per event, so looked
+    /// up once.
+    private let codeCounts: [Int] = {
+        var counts = [Int](repeating: 0, count: 256)
+        for kind in TraceEvent.Kind.allCases { counts[Int(kind.rawValue)] = TraceNames.codes(of: kind).count }
+        return counts
+    }()
 
     package init() {}
 
@@ -23,8 +30,8 @@ package struct TraceSanity: TraceConsumer, Sendable {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) lasted \(e.nanos)ns, longer than the clock had run")
         }
         if e.time == 0 { flag("\(e.kind) (runtime \(e.runtime)) has no timestamp") }
-        let codes = TraceNames.codes(of: e.kind)
-        if !codes.isEmpty && Int(e.code) >= codes.count {
+        let codes = codeCounts[Int(e.kind.rawValue)]
+        if codes > 0 && Int(e.code) >= codes {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) has an unknown code \(e.code)")
         }
     }

@@ -44,7 +44,7 @@ public final class TraceFileReader {
     private var chunkCapacity = 0
     private var chunkLength = 0
     /// A chunk header's bytes (reused: a trace can have a chunk every few events).
-    private var header = [UInt8](repeating: 0, count: TraceFileFormat.chunkHeaderSize)
+    private let header = UnsafeMutableRawPointer.allocate(byteCount: TraceFileFormat.chunkHeaderSize, alignment: 8)
     private var chunkEvents = 0
     private var chunkIndex = 0
     private var chunkOffset = 0
@@ -95,7 +95,10 @@ public final class TraceFileReader {
         self.version = version
     }
 
-    deinit { chunk.deallocate() }
+    deinit {
+        chunk.deallocate()
+        header.deallocate()
+    }
 
     /// The next event, or `nil` at the end of the trace or at the first damage.
     public func next() -> TraceEvent? {
@@ -154,7 +157,8 @@ public final class TraceFileReader {
 
     /// Loads the next chunk; `false` at the end or on damage.
     private func readChunk() -> Bool {
-        let got = source.read(into: &header, count: header.count)
+        let headerSize = TraceFileFormat.chunkHeaderSize
+        let got = source.read(to: header, count: headerSize)
         if got == 0 {
             if footer == nil { note("no footer: the file is truncated", at: offset) }
             return false
@@ -163,14 +167,13 @@ public final class TraceFileReader {
             note("data after the footer", at: offset)
             return false
         }
-        guard got == header.count else {
-            note("truncated chunk header (\(got) of \(header.count) bytes)", at: offset)
+        guard got == headerSize else {
+            note("truncated chunk header (\(got) of \(headerSize) bytes)", at: offset)
             return false
         }
-        let (tagByte, length, crc) = header.withUnsafeBytes {
-            ($0[0], Int($0.le(4, as: UInt32.self)), $0.le(8, as: UInt32.self))
-        }
-        guard header[1] == 0 && header[2] == 0 && header[3] == 0 else {
+        let h = UnsafeRawBufferPointer(start: header, count: headerSize)
+        let (tagByte, length, crc) = (h[0], Int(h.le(4, as: UInt32.self)), h.le(8, as: UInt32.self))
+        guard h[1] == 0 && h[2] == 0 && h[3] == 0 else {
             note("damaged chunk header (reserved bytes not zero)", at: offset)
             return false
         }
