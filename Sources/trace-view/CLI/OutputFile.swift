@@ -51,7 +51,7 @@ final class OutputFile {
         if let file {
             if fwrite(bytes, 1, bytes.count, file) != bytes.count { failed = true }
         } else {
-            Terminal.write(String(decoding: bytes, as: UTF8.self))
+            Terminal.write(bytes: bytes)
         }
     }
 

@@ -75,8 +75,11 @@ enum Terminal {
         write(out)
     }
 
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)
+    static func write(_ text: String) { write(bytes: Array(text.utf8)) }
+
+    /// Writes `bytes` to standard output as they are (an export's own encoding).
+    static func write(bytes: [UInt8]) {
+        var bytes = bytes
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeMutableBytes { writeBytes(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
