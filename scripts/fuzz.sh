@@ -29,8 +29,11 @@ build_log="$out/build.log"
 : >"$build_log"
 built=0
 trap '[ $? -eq 0 ] || [ $built -eq 1 ] || { echo "fuzz: the build failed; its log:" >&2; tail -40 "$build_log" >&2; }' EXIT
-for c in clttng clttng_dump; do
+# CLTTng's C but the LTTng probes (the harness records nothing to LTTng).
+c_objects=()
+for c in clttng clttng_dump clttng_crc32; do
     clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CLTTng/include -c "Sources/CLTTng/$c.c" -o "$out/$c.o" 2>>"$build_log"
+    c_objects+=("$out/$c.o")
 done
 clang -O1 -g -c Fuzz/CFuzz/mutator.c -o "$out/mutator.o" 2>>"$build_log"
 swiftc_lib Transduce $(find Sources/Transduce -name '*.swift')
@@ -40,7 +43,7 @@ link() { # target, extra objects
     local target=$1
     shift
     swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -I "$out" -I Sources/CLTTng/include "Fuzz/Targets/$target.swift" \
-        "$out/libTraceFuzzHarness.a" "$out/libTransduceTrace.a" "$out/libTransduce.a" "$out/clttng.o" "$out/clttng_dump.o" \
+        "$out/libTraceFuzzHarness.a" "$out/libTransduceTrace.a" "$out/libTransduce.a" "${c_objects[@]}" \
         "$@" -ldl -o "$out/fuzz-$target" 2>>"$build_log"
 }
 link binary "$out/mutator.o"
