@@ -139,7 +139,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
         /// Awaited admissions that entered, until their resume: label, dispatch time and top holder.
         var entered: [UInt64: (label: String, dispatched: UInt64?, holder: String?, holderNanos: UInt64)] = [:]
     }
-    private var state: [UInt64: RuntimeState] = [:]
+    private var state = PerRuntime<RuntimeState>()
 
     /// An empty report, to be fed events in order (``consume(_:)``).
     public init() {}
@@ -150,10 +150,11 @@ public struct ContentionReport: TraceConsumer, Sendable {
 
     /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
-        let runtime = state[e.runtimeKey] != nil || state.count < Self.maxRuntimes ? e.runtimeKey : .max
-        // Taken out of the dictionary while it is updated, so its collections are not copied.
-        var s = state.removeValue(forKey: runtime) ?? RuntimeState()
-        defer { state[runtime] = s }
+        let runtime = state.slot(e.runtimeKey) != nil || state.count < Self.maxRuntimes ? e.runtimeKey : .max
+        // Taken out of its slot while it is updated, so its collections are not copied.
+        let slot = state.slot(runtime) { RuntimeState() }
+        var s = state.take(slot, leaving: RuntimeState())
+        defer { state.put(slot, s) }
         switch e.kind {
         case .runtimeStart:
             if runtime == e.runtimeKey { capacities[e.runtimeKey] = e.count }

@@ -47,6 +47,18 @@ package struct PerRuntime<State> {
         _modify { yield &states[i] }
     }
 
+    /// Moves the state out of slot `i`, leaving `placeholder` there until ``put(_:_:)`` puts it
+    /// back: for an update that changes other things of its owner too (no copy of the state's
+    /// collections either way).
+    package mutating func take(_ i: Int, leaving placeholder: State) -> State {
+        var state = placeholder
+        swap(&state, &states[i])
+        return state
+    }
+
+    /// Puts `state` (from ``take(_:leaving:)``) back in slot `i`.
+    package mutating func put(_ i: Int, _ state: State) { states[i] = state }
+
     /// `key`'s state, if it has one.
     package func state(_ key: UInt64) -> State? { slots[key].map { states[$0] } }
 }

@@ -34,7 +34,7 @@ public struct TaskRows: TraceConsumer {
         /// Tasks cancelled in the open cycle: final when it leaves.
         var cancelledInCycle: [UInt64] = []
     }
-    private var runtimes: [UInt64: Runtime] = [:]
+    private var runtimes = PerRuntime<Runtime>()
     private var ready: [TaskReport.Row] = []
     /// Per runtime and name: instances, replaced ones and completed ones (``TaskReport``'s churn).
     private var churn: [TaskReport.Named: (spawned: Int, replaced: Int, completed: Int)] = [:]
@@ -52,23 +52,24 @@ public struct TaskRows: TraceConsumer {
         let r = e.runtimeKey
         switch e.kind {
         case .dispatch:
-            runtimes[r, default: Runtime()].queued[e.dispatch] = e.label
+            runtimes[slot: runtimes.slot(r) { Runtime() }].queued[e.dispatch] = e.label
         case .cycleEnter:
-            let label = runtimes[r]?.queued.removeValue(forKey: e.dispatch) ?? "?"
-            runtimes[r, default: Runtime()].open = (e.cycle, label)
+            let i = runtimes.slot(r) { Runtime() }
+            let label = runtimes[slot: i].queued.removeValue(forKey: e.dispatch) ?? "?"
+            runtimes[slot: i].open = (e.cycle, label)
         case .cycleLeave:
-            guard var rt = runtimes.removeValue(forKey: r) else { return }
-            if rt.open?.cycle == e.cycle { rt.open = nil }
-            for task in rt.cancelledInCycle { finalize(TraceIndex.Key(runtime: r, id: task)) }
-            rt.cancelledInCycle = []
-            runtimes[r] = rt
+            guard let i = runtimes.slot(r) else { return }
+            if runtimes[slot: i].open?.cycle == e.cycle { runtimes[slot: i].open = nil }
+            let cancelled = runtimes[slot: i].cancelledInCycle
+            runtimes[slot: i].cancelledInCycle = []
+            for task in cancelled { finalize(TraceIndex.Key(runtime: r, id: task)) }
         case .runtimeStop:
-            guard var rt = runtimes.removeValue(forKey: r) else { return }
-            for task in rt.cancelledInCycle { finalize(TraceIndex.Key(runtime: r, id: task)) }
-            rt = Runtime()
-            runtimes[r] = rt
+            guard let i = runtimes.slot(r) else { return }
+            let cancelled = runtimes[slot: i].cancelledInCycle
+            runtimes[slot: i] = Runtime()
+            for task in cancelled { finalize(TraceIndex.Key(runtime: r, id: task)) }
         case .taskSpawn:
-            let open = runtimes[r]?.open
+            let open = runtimes.slot(r).flatMap { runtimes[slot: $0].open }
             let row = TaskReport.Row(
                 runtime: r, task: e.task, name: e.label, policy: e.codeName,
                 spawnedBy: open?.cycle == e.cycle ? open!.label : "?", start: e.time, ran: nil, outcome: "running",
@@ -100,8 +101,8 @@ public struct TaskRows: TraceConsumer {
                 p.row.ran = e.time.minus(p.row.start)
             }
             guard first else { return }
-            if e.cancelReason != .runtimeStop, runtimes[r]?.open != nil {
-                runtimes[r]!.cancelledInCycle.append(e.task)
+            if e.cancelReason != .runtimeStop, let i = runtimes.slot(r), runtimes[slot: i].open != nil {
+                runtimes[slot: i].cancelledInCycle.append(e.task)
             } else {
                 finalize(key)
             }
