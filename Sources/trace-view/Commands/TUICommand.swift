@@ -65,8 +65,9 @@ enum TUICommand: Subcommand {
                 state.pane = pane
                 let screen = BrowserScreen(data: data, title: title, width: width, height: 10_000, ascii: ascii)
                 state.selected[pane] = -1
-                lines += screen.lines(state).dropFirst(pane == .requests ? 0 : 1).filter { !$0.allSatisfy { $0 == " " } }
-                    .dropLast().map { String($0.reversed().drop { $0 == " " }.reversed()) }
+                // Blank lines dropped, trailing blanks cut (byte-wise: a pane is 10,000 lines).
+                lines += screen.lines(state).dropFirst(pane == .requests ? 0 : 1).filter { $0.utf8.contains { $0 != 0x20 } }
+                    .dropLast().map { line in line.utf8.lastIndex { $0 != 0x20 }.map { String(line[...$0]) } ?? "" }
                 lines.append("")
             }
             Terminal.print(lines)
