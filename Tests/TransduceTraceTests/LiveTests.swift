@@ -429,8 +429,11 @@ extension LTTngTests {
             defer { session.destroy() }
             try session.start()
             let url = try #require(try CTFTraceReader.liveSessions(url: relay.liveURL).first { $0.name.hasSuffix(tag) }?.url)
+            // The relay daemon may be slow to say the session ended while the suite's other
+            // sessions stream beside it: this test is about losses, not the default 10 s timeout.
             let child = try Subprocess.start(
-                binary, ["live", "--plain", "--every", "60", url], environment: ["NO_COLOR": "1"], errors: dir.file("errors"))
+                binary, ["live", "--plain", "--every", "60", "--timeout", "90", url], environment: ["NO_COLOR": "1"],
+                errors: dir.file("errors"))
             let lines = Lines(child.output)
             defer {
                 close(child.output)
