@@ -80,11 +80,15 @@ public struct RequestWindows: TraceConsumer {
             }
         }
 
-        mutating func leave(position: Int, time: UInt64) {
+        /// The cycle holding the gate left (at `position`, at `time`): remembered by its
+        /// dispatch's position (its own, for a cycle whose admission the stream lacks).
+        mutating func leave(at position: Int, time: UInt64) {
+            let entry = (position: holding ?? position, time: time)
+            holding = nil
             if left.count < Self.leftKept {
-                left.append((position, time))
+                left.append(entry)
             } else {
-                left[leftNext] = (position, time)
+                left[leftNext] = entry
             }
             leftNext = (leftNext + 1) % Self.leftKept
         }
@@ -105,7 +109,6 @@ public struct RequestWindows: TraceConsumer {
     }
     private struct Waiting {
         var label: String
-        var style: String
         var styleCode: UInt8
         var time: UInt64
         var position: Int
@@ -135,7 +138,8 @@ public struct RequestWindows: TraceConsumer {
     public var waiters: [Waiter] {
         waiting.map {
             Waiter(
-                runtime: $0.key.runtime, dispatch: $0.key.id, label: $0.value.label, style: $0.value.style, time: $0.value.time)
+                runtime: $0.key.runtime, dispatch: $0.key.id, label: $0.value.label,
+                style: TraceNames.codeName(kind: .dispatch, code: $0.value.styleCode), time: $0.value.time)
         }
     }
 
@@ -182,8 +186,7 @@ public struct RequestWindows: TraceConsumer {
             if e.isAwaitedDispatch && (only == nil || only == e.dispatch) {
                 let first = runtimes[slot: i].windowStart(dispatchedAt: e.time, position: position)
                 let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-                waiting[key] = Waiting(
-                    label: e.label, style: e.codeName, styleCode: e.code, time: e.time, position: position, first: first)
+                waiting[key] = Waiting(label: e.label, styleCode: e.code, time: e.time, position: position, first: first)
             }
             runtimes[slot: i].queued.append((e.dispatch, position))
         case .cycleEnter:
@@ -191,8 +194,7 @@ public struct RequestWindows: TraceConsumer {
             runtimes[slot: i].enter(dispatch: e.dispatch, at: position)
         case .cycleLeave:
             guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].leave(position: runtimes[slot: i].holding ?? position, time: e.time)
-            runtimes[slot: i].holding = nil
+            runtimes[slot: i].leave(at: position, time: e.time)
         case .runtimeStop:
             // A stop clears what was waiting for the gate.
             guard let i = runtimes.slot(r) else { return }
