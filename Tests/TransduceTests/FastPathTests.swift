@@ -33,7 +33,9 @@ import TransduceTestSupport
         env.gate.open()
         #expect(try await host.input.request(.load) == "x")
         #expect(host.waitersMade == 1)
-        // A send that starts a task resolves at the hand-off: no waiter.
+        // A send that starts a task resolves at the hand-off: no waiter. (Into an idle gate: the
+        // first task's drain may still hold it after its caller resumed.)
+        try await eventually("the first task's drain ended") { host.gateIsIdle }
         try await host.input.send(.load)
         #expect(host.waitersMade == 1)
     }
@@ -41,13 +43,21 @@ import TransduceTestSupport
     @Test func aTaskWhoseResultReentersAnIdleGateDrainsItItself() async throws {
         let env = TaskProbe.Env()
         let host = BaseRuntime(of: TaskProbe.self, env: env)
+        // The task's result must find the gate idle: it finishes only after the cycle that
+        // spawned it has left. (Finishing first, its result queues behind that inline cycle,
+        // which then rightly hands the gate to a drain task.)
+        let request = Task { try await host.input.request(.load) }
+        try await env.gate.waitForArrivals()
+        try await eventually("the spawning cycle left the gate") { host.gateIsIdle }
         env.gate.open()
-        for _ in 0..<20 { #expect(try await host.input.request(.load) == "x") }
-        #expect(env.log.all.filter { $0 == "task-end" }.count == 20)
+        #expect(try await withTimeout { try await request.value } == "x")
+        #expect(env.log.all.filter { $0 == "task-end" }.count == 1)
+        try await eventually("the task's drain ended") { host.gateIsIdle && host.liveTaskCount == 0 }
         #expect(host.drainTasksStarted == 0)
         // A post always queues: its cycle runs in a drain task.
         try host.input.post(.noop)
-        try await eventually("the post's cycle ran") { host.drainTasksStarted == 1 && host.liveTaskCount == 0 }
+        try await eventually("the post's cycle ran") { host.drainTasksStarted == 1 && host.gateIsIdle }
+        #expect(await host.state.events == ["load", "loaded(x)", "noop"])
     }
 
     @Test func anAsyncActionMovesTheRestToADrainTask() async throws {

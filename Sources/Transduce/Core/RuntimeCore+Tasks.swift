@@ -140,4 +140,7 @@ extension RuntimeCore {
     /// Registry introspection for tests: the number of live tasks.
     @inlinable
     var liveTaskCount: Int { control.withLock { $0.tasks.count } }
+
+    /// Whether nobody holds the gate (no inline cycle, no drain), for tests.
+    var gateIsIdle: Bool { control.withLock { $0.gate.holder == .idle } }
 }

@@ -162,6 +162,8 @@ where
 
     /// Live managed tasks, for tests.
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
+    /// Whether nobody holds the gate, for tests that need a quiet gate before their next step.
+    package nonisolated var gateIsIdle: Bool { core.gateIsIdle }
     /// Waiters made for this host's callers so far, for tests of the fast path.
     package nonisolated var waitersMade: Int { core.waitersMade.load(ordering: .relaxed) }
     /// Drain tasks this host's runtime started so far, for tests of the fast path.
