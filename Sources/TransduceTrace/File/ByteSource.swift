@@ -93,6 +93,8 @@ final class FileSource: ByteSource {
     init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
     deinit { fclose(file) }
     func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int { fread(buffer, 1, count, file) }
+    /// Moves to byte `offset` of the file; `false` if it cannot.
+    func seek(to offset: Int) -> Bool { fseeko(file, off_t(offset), SEEK_SET) == 0 }
 }
 
 final class MemorySource: ByteSource {

@@ -50,12 +50,52 @@ public final class TraceFileReader {
     private var chunkOffset = 0
     private var finished = false
 
+    /// A place an events chunk starts, where reading can begin again (``init(path:resumingAt:strings:hosts:)``):
+    /// its chunk header's byte offset and what a reader knows there.
+    package struct Resume: Sendable, Equatable {
+        /// The events chunk's header's byte offset.
+        package var offset: Int
+        /// Events before it.
+        package var position: Int
+        /// Strings defined before it (ids 1...strings).
+        package var strings: Int
+        /// The process of its events.
+        package var process: UInt32
+
+        package init(offset: Int, position: Int, strings: Int, process: UInt32) {
+            (self.offset, self.position, self.strings, self.process) = (offset, position, strings, process)
+        }
+    }
+    /// Told of each events chunk as it is loaded, before its events are handed out (an index
+    /// builder keeps some of them as places to start again).
+    package var onEventsChunk: ((Resume) -> Void)?
+    /// Every string the file defined so far (id → text; id 0 is the empty string).
+    package var definedStrings: [String] { strings }
+
     /// Opens `path` and checks its header.
     public convenience init(path: String) throws {
         guard let file = fopen(path, "rb") else {
             throw TraceFileError(path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         try self.init(source: FileSource(file), name: path)
+    }
+
+    /// Opens `path` (checking its header) and starts reading at `point`, found by an earlier read
+    /// of the same file: `strings` holds at least the strings defined before it, `hosts` the
+    /// process hosts. Throws when the file cannot be positioned there.
+    package convenience init(path: String, resumingAt point: Resume, strings: [String], hosts: [UInt32: String]) throws {
+        try self.init(path: path)
+        guard point.offset >= TraceFileFormat.headerSize, point.strings < strings.count, point.position >= 0,
+            let file = source as? FileSource, file.seek(to: point.offset)
+        else {
+            throw TraceFileError(path: path, offset: point.offset, reason: "cannot start reading at this offset")
+        }
+        offset = point.offset
+        eventCount = point.position
+        self.strings = Array(strings.prefix(point.strings + 1))
+        stringBytes = self.strings.reduce(0) { $0 + $1.utf8.count + TraceFileFormat.stringEntryCost }
+        process = point.process
+        self.hosts = hosts
     }
 
     /// Reads a trace held in memory (tests, pipes); `name` appears in errors.
@@ -238,6 +278,8 @@ public final class TraceFileReader {
             }
             chunkEvents = count
             chunkIndex = 0
+            onEventsChunk?(
+                Resume(offset: offset, position: eventCount, strings: strings.count - 1, process: process))
         case .process:
             guard version >= 2 else {
                 note("a process chunk in a version \(version) file", at: offset)

@@ -21,9 +21,27 @@ struct Selection {
     mutating func keep(_ e: TraceEvent) -> Bool {
         total += 1
         if seen.count < 10, !seen.contains(e.runtimeKey) { seen.append(e.runtimeKey) }
-        let kept = (runtime == nil || e.runtime == runtime) && (pid == nil || UInt64(e.process) == pid)
+        let kept = admits(e)
         if kept { matched += 1 }
         return kept
+    }
+
+    /// Whether ``keep(_:)`` keeps `e`, uncounted.
+    func admits(_ e: TraceEvent) -> Bool {
+        (runtime == nil || e.runtime == runtime) && (pid == nil || UInt64(e.process) == pid)
+    }
+
+    /// Whether the events of the runtime of key `key` (``RuntimeKey``) are kept.
+    func admits(runtime key: UInt64) -> Bool {
+        (runtime == nil || RuntimeKey.runtime(key) == runtime) && (pid == nil || UInt64(RuntimeKey.process(key)) == pid)
+    }
+
+    /// Counts, as ``keep(_:)`` over every event would have, a trace of `events` events whose
+    /// runtimes (in order of first appearance) are `keys`: what a file's index knows.
+    mutating func count(runtimes keys: [UInt64], events: Int) {
+        total = events
+        seen = Array(keys.prefix(10))
+        matched = keys.contains { admits(runtime: $0) } ? 1 : 0
     }
 
     /// Throws (status 66) when a narrowed selection matched none of a non-empty trace.

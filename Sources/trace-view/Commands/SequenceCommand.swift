@@ -20,12 +20,20 @@ enum SequenceCommand: Subcommand {
                 "Start of the time window: a duration from the trace's first event (5ms, 250us; a bare number is ns), or an absolute CLOCK_MONOTONIC time"
             ),
             OptionSpec("to", "T", "End of the time window, likewise"),
+            .flag(
+                "no-index",
+                "With --request on a trace file: read the whole file, not the index kept beside it (TRACE.tdidx)"),
         ] + OptionSpec.display,
         discussion: """
             Draws lifelines for callers, the compute gate, transduce(), the task manager and
             task instances, with times (ms from the trace's first event) and durations. Task
             lanes go to the tasks live in the rows shown; a row names a lane's new task. The chart
             of an awaited --request ends with its latency breakdown (see 'slow').
+
+            --request on a trace file reads only the part of it the request's chart draws, found
+            through an index of the file: built in one pass the first time and kept beside the
+            trace as TRACE.tdidx (rebuilt whenever the trace changes), so later requests of the
+            same trace take well under a second whatever its size.
             """)
 
     static func run(_ args: Arguments) throws {
@@ -38,7 +46,17 @@ enum SequenceCommand: Subcommand {
         let notes: [String]
         let startTime: UInt64?
         var request: (runtime: UInt64, dispatch: UInt64)?
-        if let id = requested, input.rereadable {
+        if let id = requested, !args.flag("no-index"), let file = try input.fileIndex(progress: progress) {
+            // One request of a trace file, read through its index: only the stretch it draws.
+            guard let found = try lifecycle(of: id, in: file, path: input.path, selection: &selection) else {
+                Terminal.print(["(no events)"])
+                return try finish(notes: file.notes)
+            }
+            index = TraceIndex(found.events)
+            request = (found.runtime, id)
+            notes = file.notes
+            startTime = file.firstTime
+        } else if let id = requested, input.rereadable {
             // One request of a file: passes that keep only its own objects find where it lies,
             // and only that stretch of its runtime is read back and indexed.
             var first: (notes: [String], counts: TraceCounts?)?
@@ -102,5 +120,27 @@ enum SequenceCommand: Subcommand {
         }
         out.flush()
         try finish(notes: notes)
+    }
+
+    /// The events of dispatch #`id`'s chart (as ``LifecycleWindow`` finds them in a whole read)
+    /// and its runtime, read from the trace file at `path` through its index `file`: from the
+    /// place its lifecycle and latency window reach back to, until they are settled past every
+    /// place the dispatch can be. Nil when the trace has no events.
+    private static func lifecycle(
+        of id: UInt64, in file: TraceFileIndex, path: String, selection: inout Selection
+    ) throws -> (events: [TraceEvent], runtime: UInt64)? {
+        selection.count(runtimes: file.runtimes.map(\.key), events: file.events)
+        try selection.check()
+        guard file.firstTime != nil else { return nil }
+        let chosen = selection
+        do {
+            let (found, plan) = try file.findLifecycle(
+                of: id, path: path, admits: chosen.admits, admitsRuntime: chosen.admits(runtime:))
+            let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: plan.highestDispatch)
+            guard let start = plan.start, let stretch = found.stretches[runtime] else { return ([], runtime) }
+            return (try file.events(of: runtime, in: stretch, from: start, path: path, admits: chosen.admits), runtime)
+        } catch let error as TraceFileError {
+            throw CLIError.data(error.description)
+        }
     }
 }

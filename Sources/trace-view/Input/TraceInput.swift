@@ -172,6 +172,32 @@ struct TraceInput {
         }
     }
 
+    /// The index of a binary trace file (``TraceFileIndex``): the one kept beside it when it
+    /// describes the file as it is, or one built now, in one pass over this input, and kept
+    /// beside it for later runs (when the directory can be written). Nil for other inputs.
+    /// Reads this input when it builds: use it instead of ``forEach(progress:_:)``.
+    func fileIndex(progress: Progress? = nil) throws -> TraceFileIndex? {
+        guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else { return nil }
+        if let kept = TraceFileIndex.load(sidecarOf: path, identity: identity).index { return kept }
+        let reader: TraceFileReader
+        do {
+            reader = try TraceFileReader(source: source!, name: path)
+        } catch let error as TraceFileError {
+            throw CLIError.data(error.description)
+        }
+        var sanity = TraceSanity()
+        var read = 0
+        var index = TraceFileIndex.build(reader: reader, identity: identity, every: Self.indexInterval) { event in
+            sanity.consume(event)
+            read += 1
+            if read & 0xFFFF == 0 { progress?.update("indexed \(read) events") }
+        }
+        progress?.done()
+        index.notes += readError() + sanity.notes
+        index.save(sidecarOf: path)
+        return index
+    }
+
     private func readError() -> [String] {
         guard let error = source?.error, error != 0 else { return [] }
         return ["\(path): read failed: \(String(cString: strerror(error)))"]
@@ -210,6 +236,13 @@ struct TraceInput {
         trace.hosts = hosts
         return (trace, start)
     }
+
+    /// Events between an index's places to start again: `TRACE_VIEW_INDEX_EVERY` (tests make them
+    /// dense), or as many as a writer puts in a chunk.
+    static let indexInterval: Int = {
+        if let text = getenv("TRACE_VIEW_INDEX_EVERY").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
+        return TraceFileFormat.eventsPerChunk
+    }()
 
     /// The variable that sets ``holdLimit``.
     static let limitVariable = "TRACE_VIEW_MAX_EVENTS"

@@ -114,6 +114,20 @@ import TransduceTestSupport
         // breakdown as the whole trace.
         let drawOptions = RenderOptions(width: 120)
         let origin = merged.map(\.time).min()
+        // The same request read through the file's index (as `sequence --request` does), with
+        // a place to start again every 16 events and no margin past the settled lifecycle: the
+        // same events.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("oracle-\(UUID()).tdtrace").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var fileIndex: TraceFileIndex?
+        do {
+            try TraceFileWriter.write(Trace(events: merged), to: file)
+            if let identity = TraceFileIndex.identity(of: file) {
+                fileIndex = TraceFileIndex.build(reader: try TraceFileReader(path: file), identity: identity, every: 16)
+            }
+        } catch {
+            problems.append("index: \(error)")
+        }
         for d in merged where d.kind == .dispatch {
             let key = d.runtimeKey
             let found = LifecycleWindow.find(dispatch: d.dispatch) { body in merged.forEach(body) }
@@ -121,7 +135,24 @@ import TransduceTestSupport
                 problems.append("stretch: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)) not found")
                 continue
             }
-            let alone = TraceIndex(LifecycleWindow.events(runtime: key, in: stretch) { body in merged.forEach(body) })
+            let stretchEvents = LifecycleWindow.events(runtime: key, in: stretch) { body in merged.forEach(body) }
+            if let fileIndex {
+                let indexed = try? fileIndex.findLifecycle(
+                    of: d.dispatch, path: file, admits: { $0.runtimeKey == key }, admitsRuntime: { $0 == key }, margin: 0)
+                let events = indexed.flatMap { indexed in
+                    indexed.found.stretches[key].flatMap {
+                        try? fileIndex.events(of: key, in: $0, from: indexed.plan.start!, path: file) { $0.runtimeKey == key }
+                    }
+                }
+                if indexed?.found.runtimes != [key] || events != stretchEvents {
+                    problems.append(
+                        "index: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)): \(events?.count ?? -1) events "
+                            + "through the index, \(stretchEvents.count) from the whole trace"
+                            + " DEBUG prefix=\(events.map { stretchEvents.starts(with: $0) } ?? false) suffix=\(events.map { stretchEvents.reversed().starts(with: $0.reversed()) } ?? false) last=\(stretchEvents.last.map { "\($0.kind) d\($0.dispatch) t\($0.task) c\($0.cycle)" } ?? "")"
+                    )
+                }
+            }
+            let alone = TraceIndex(stretchEvents)
             let whole = index.requestLifecycle(runtime: key, dispatch: d.dispatch)
             let part = alone.requestLifecycle(runtime: key, dispatch: d.dispatch)
             var differs: [String] = []
@@ -130,9 +161,6 @@ import TransduceTestSupport
             } else if SequenceDiagram(index: index, options: drawOptions, origin: origin).render(whole)
                 != SequenceDiagram(index: alone, options: drawOptions, origin: origin).render(part)
             {
-                let a = SequenceDiagram(index: index, options: drawOptions, origin: origin).render(whole)
-                let b = SequenceDiagram(index: alone, options: drawOptions, origin: origin).render(part)
-                let i = a.indices.first { $0 >= b.count || a[$0] != b[$0] } ?? a.count
                 differs.append("diagram")
             }
             if index.latencyBreakdown(runtime: key, dispatch: d.dispatch)?.json()

@@ -44,6 +44,26 @@ public struct LifecycleWindow: TraceConsumer {
         var first = Int.max
         var last = -1
         var started = false
+        /// Included dispatches whose cycle has not entered yet.
+        var pending: Set<UInt64> = []
+        /// Included awaited dispatches not resumed yet.
+        var unresumed: Set<UInt64> = []
+        /// Included tasks not settled yet (a cancelled one still settles when it returns).
+        var unsettledTasks: Set<UInt64> = []
+        /// Included tasks that settled with an event whose re-entry has not come yet.
+        var reentering: Set<UInt64> = []
+        var settled = false
+
+        /// Whether nothing later can join the lifecycle: its dispatch came, every dispatch it
+        /// includes ran its cycle and (if awaited) resumed, and every task it includes settled
+        /// and re-entered. (A task or dispatch joins only through one of those.)
+        func isSettled() -> Bool {
+            guard started, pending.isEmpty, unresumed.isEmpty, unsettledTasks.isEmpty, reentering.isEmpty else {
+                return false
+            }
+            if let open, cycles.contains(open.cycle) { return false }
+            return true
+        }
 
         mutating func touch(_ p: Int) {
             first = min(first, p)
@@ -52,6 +72,13 @@ public struct LifecycleWindow: TraceConsumer {
     }
     private var trackers: [UInt64: Tracker] = [:]
     private var position = 0
+    /// Runtimes whose lifecycle has started and is not settled (see ``isSettled``).
+    public private(set) var unsettled = 0
+
+    /// Whether every runtime that has the dispatch so far has its whole lifecycle behind the
+    /// last event consumed: nothing later joins it. (A runtime whose dispatch is still to come
+    /// is not counted: the caller knows where dispatches can be.)
+    public var isSettled: Bool { unsettled == 0 && !runtimes.isEmpty }
 
     /// Finds dispatch #`dispatch`'s lifecycle in every runtime that has one, following `seeds`
     /// (a previous pass's ``seeds``) from their spawn.
@@ -74,19 +101,33 @@ public struct LifecycleWindow: TraceConsumer {
         // Every runtime is followed from its first event: a task the request joins may have been
         // spawned before it.
         var t = trackers.removeValue(forKey: r) ?? Tracker(tasks: seeds[r] ?? [])
-        defer { trackers[r] = t }
+        defer {
+            // Only an event of the lifecycle can settle it or unsettle it again.
+            if t.started && t.last == position {
+                let settled = t.isSettled()
+                if settled != t.settled {
+                    unsettled += settled ? -1 : 1
+                    t.settled = settled
+                }
+            }
+            trackers[r] = t
+        }
         let p = position
         switch e.kind {
         case .dispatch:
             let ours = e.dispatch == dispatch && !t.started
             if ours {
                 t.started = true
+                unsettled += 1
                 runtimes.append(r)
             }
             let fromTask = e.otherTask != 0 && t.tasks.contains(e.otherTask)
             if e.otherTask != 0, t.live[e.otherTask] != nil { t.requested.insert(e.otherTask) }
             guard ours || fromTask else { return }
+            if e.isTaskReentry { t.reentering.remove(e.otherTask) }
             t.dispatches.insert(e.dispatch)
+            t.pending.insert(e.dispatch)
+            if e.isAwaitedDispatch { t.unresumed.insert(e.dispatch) }
             if e.handsWaitersToTask {
                 t.handsOn[e.dispatch] = e.isAwaitedDispatch || (e.isTaskReentry && t.carrying.contains(e.otherTask))
             }
@@ -96,12 +137,14 @@ public struct LifecycleWindow: TraceConsumer {
             if ours, e.otherTask != 0, let spawn = t.spawn(e.otherTask) { t.first = min(t.first, spawn) }
         case .requestResume:
             guard t.dispatches.contains(e.dispatch) else { return }
+            t.unresumed.remove(e.dispatch)
             t.touch(p)
             if e.task != 0, let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
         case .cycleEnter:
             t.open = (e.cycle, e.dispatch)
             if t.dispatches.contains(e.dispatch) {
                 t.cycles.insert(e.cycle)
+                t.pending.remove(e.dispatch)
                 t.touch(p)
             }
         case .transduce, .effect, .eventDropped:
@@ -123,6 +166,7 @@ public struct LifecycleWindow: TraceConsumer {
             }
             guard included else { return }
             t.tasks.insert(e.task)
+            t.unsettledTasks.insert(e.task)
             t.touch(p)
             if e.otherTask != 0, let replaced = t.spawn(e.otherTask) { t.first = min(t.first, replaced) }
         case .taskJoin:
@@ -131,6 +175,7 @@ public struct LifecycleWindow: TraceConsumer {
             t.carrying.insert(e.task)
             if !t.tasks.contains(e.task) {
                 t.tasks.insert(e.task)
+                t.unsettledTasks.insert(e.task)
                 if let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
                 if t.requested.contains(e.task) { seeds[r, default: []].insert(e.task) }
             }
@@ -143,7 +188,11 @@ public struct LifecycleWindow: TraceConsumer {
             t.end(e.task)
             t.requested.remove(e.task)
         case .taskSettle:
-            if t.tasks.contains(e.task) { t.touch(p) }
+            if t.tasks.contains(e.task) {
+                t.unsettledTasks.remove(e.task)
+                if e.isReentrySettle { t.reentering.insert(e.task) }
+                t.touch(p)
+            }
             t.end(e.task)
             t.requested.remove(e.task)
         case .runtimeStart, .runtimeStop, .dispatchRejected:
@@ -174,16 +223,33 @@ extension LifecycleWindow {
     public static func find(
         dispatch: UInt64, maxPasses: Int = 8, read: ((TraceEvent) -> Void) throws -> Void
     ) rethrows -> Found {
+        try find(
+            dispatch: dispatch, maxPasses: maxPasses,
+            readingUntilSettled: { body, _ in
+                try withoutActuallyEscaping(body) { try read($0) }
+            })
+    }
+
+    /// ``find(dispatch:maxPasses:read:)`` over a stream that `read` may end early: its second
+    /// argument says, after each event, whether every runtime that has shown the dispatch has its
+    /// lifecycle and latency window behind it (``isSettled``). A reader that knows where the
+    /// dispatch can be (the index `trace-view` keeps beside a trace file) stops once it is past
+    /// those places and that holds.
+    public static func find(
+        dispatch: UInt64, maxPasses: Int = 8,
+        readingUntilSettled read: (_ body: (TraceEvent) -> Void, _ settled: () -> Bool) throws -> Void
+    ) rethrows -> Found {
         var seeds: [UInt64: Set<UInt64>] = [:]
         var passes = 0
         while true {
             passes += 1
             var lifecycle = LifecycleWindow(dispatch: dispatch, seeds: seeds)
             var windows = RequestWindows(only: dispatch)
-            try read {
-                lifecycle.consume($0)
-                windows.consume($0)
-            }
+            try read(
+                {
+                    lifecycle.consume($0)
+                    windows.consume($0)
+                }, { lifecycle.isSettled })
             guard lifecycle.seeds != seeds && passes < maxPasses else {
                 var stretches: [UInt64: ClosedRange<Int>] = [:]
                 for runtime in lifecycle.runtimes {

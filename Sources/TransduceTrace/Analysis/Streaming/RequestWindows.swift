@@ -38,7 +38,9 @@ public struct RequestWindows: TraceConsumer {
         public var last: Int
     }
 
-    private struct Runtime {
+    /// One runtime's gate as the stream shows it: what the window of an admission starts at.
+    /// (``TraceFileIndex`` follows it too, to know where a request's view must start reading.)
+    struct Runtime {
         /// Accepted admissions not yet entered, oldest first (by id, with their positions).
         var queued: [(dispatch: UInt64, position: Int)] = []
         var queuedHead = 0

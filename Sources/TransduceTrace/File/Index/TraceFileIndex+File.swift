@@ -1,0 +1,271 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The index's own file (little-endian throughout), never trusted: a damaged, hostile or stale
+/// one is refused (``load(sidecarOf:)`` returns why) and rebuilt.
+///
+/// ```
+/// magic 8 bytes "\x89TDIDX\r\n", u32 version (1), u32 0
+/// identity  u64 size, i64 seconds, i64 nanoseconds, u32 head CRC, u32 tail CRC
+/// u64 events, u64 first time + 1 (0: none)
+/// u32 n, n × (u32 length, UTF-8)                 notes
+/// u32 n, n × (u32 length, UTF-8)                 strings 1...n
+/// u32 n, n × (u32 pid, u32 length, UTF-8)         hosts
+/// u32 n, n × (u64 offset, u64 position, u32 strings, u32 process)   checkpoints
+/// u32 n, n × (u64 runtime, u64 highest dispatch + 1 (0: none))      runtimes
+/// u32 n, n × (u32 checkpoint, u32 0, u64 runtime, u64 lowest id, u64 highest id, u64 from)
+/// u32 CRC-32 of all the bytes before it
+/// ```
+extension TraceFileIndex {
+    static let magic: [UInt8] = [0x89, 0x54, 0x44, 0x49, 0x44, 0x58, 0x0D, 0x0A]
+    static let version: UInt32 = 1
+    /// The bytes of the file's head and tail that its identity checks.
+    static let identityBytes = 1 << 20
+
+    /// The identity of the file at `path` as it is now; nil when it cannot be read.
+    package static func identity(of path: String) -> Identity? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        func checksum(at offset: Int, count: Int) -> UInt32? {
+            var bytes = [UInt8](repeating: 0, count: count)
+            var filled = 0
+            while filled < count {
+                let n = bytes.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset + filled))
+                }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return nil }
+                filled += n
+            }
+            return CRC32.checksum(bytes)
+        }
+        let span = min(size, identityBytes)
+        guard let head = checksum(at: 0, count: span), let tail = checksum(at: size - span, count: span) else { return nil }
+        #if canImport(Darwin)
+            let (seconds, nanoseconds) = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
+        #else
+            let (seconds, nanoseconds) = (Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+        #endif
+        return Identity(
+            size: UInt64(size), seconds: seconds, nanoseconds: nanoseconds, headChecksum: head, tailChecksum: tail)
+    }
+
+    /// The index's bytes.
+    package func encoded() -> [UInt8] {
+        var b: [UInt8] = Self.magic
+        b.appendLE(Self.version)
+        b.appendLE(UInt32(0))
+        b.appendLE(identity.size)
+        b.appendLE(identity.seconds)
+        b.appendLE(identity.nanoseconds)
+        b.appendLE(identity.headChecksum)
+        b.appendLE(identity.tailChecksum)
+        b.appendLE(UInt64(events))
+        b.appendLE(firstTime.map { $0 &+ 1 } ?? 0)
+        func text(_ s: String) {
+            b.appendLE(UInt32(s.utf8.count))
+            b += s.utf8
+        }
+        b.appendLE(UInt32(notes.count))
+        notes.forEach(text)
+        b.appendLE(UInt32(strings.count - 1))
+        strings.dropFirst().forEach(text)
+        b.appendLE(UInt32(hosts.count))
+        for (pid, host) in hosts.sorted(by: { $0.key < $1.key }) {
+            b.appendLE(pid)
+            text(host)
+        }
+        b.appendLE(UInt32(checkpoints.count))
+        for c in checkpoints {
+            b.appendLE(UInt64(c.offset))
+            b.appendLE(UInt64(c.position))
+            b.appendLE(UInt32(c.strings))
+            b.appendLE(c.process)
+        }
+        b.appendLE(UInt32(runtimes.count))
+        for runtime in runtimes {
+            b.appendLE(runtime.key)
+            b.appendLE(runtime.highestDispatch.map { $0 &+ 1 } ?? 0)
+        }
+        b.appendLE(UInt32(spans.count))
+        for s in spans {
+            b.appendLE(UInt32(s.checkpoint))
+            b.appendLE(UInt32(0))
+            b.appendLE(s.runtime)
+            b.appendLE(s.dispatches.lowerBound)
+            b.appendLE(s.dispatches.upperBound)
+            b.appendLE(UInt64(s.from))
+        }
+        b.appendLE(CRC32.checksum(b))
+        return b
+    }
+
+    /// Why an index's bytes were refused.
+    package struct Refusal: Error, Equatable, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Decodes bytes ``encoded()`` made; throws ``Refusal`` for anything else, allocating no
+    /// more than the bytes' size justifies.
+    package init(decoding bytes: [UInt8]) throws {
+        var r = Cursor(bytes: bytes)
+        guard bytes.count >= Self.magic.count + 12, Array(bytes.prefix(Self.magic.count)) == Self.magic else {
+            throw Refusal(description: "not a trace index")
+        }
+        let stored = bytes.withUnsafeBytes { $0.le(bytes.count - 4, as: UInt32.self) }
+        guard CRC32.checksum(Array(bytes.dropLast(4))) == stored else { throw Refusal(description: "checksum mismatch") }
+        r.at = Self.magic.count
+        guard try r.u32() == Self.version, try r.u32() == 0 else { throw Refusal(description: "unknown index version") }
+        r.end = bytes.count - 4
+        let identity = Identity(
+            size: try r.u64(), seconds: Int64(bitPattern: try r.u64()), nanoseconds: Int64(bitPattern: try r.u64()),
+            headChecksum: try r.u32(), tailChecksum: try r.u32())
+        let events = try r.count(of: try r.u64())
+        let first = try r.u64()
+        let notes = try r.list(minimum: 4) { try $0.text() }
+        let strings = [""] + (try r.list(minimum: 4) { try $0.text() })
+        var hosts: [UInt32: String] = [:]
+        for (pid, host) in try r.list(minimum: 8, { (try $0.u32(), try $0.text()) }) { hosts[pid] = host }
+        let checkpoints = try r.list(minimum: 24) {
+            TraceFileReader.Resume(
+                offset: try $0.count(of: $0.u64()), position: try $0.count(of: $0.u64()), strings: Int(try $0.u32()),
+                process: try $0.u32())
+        }
+        let runtimes = try r.list(minimum: 16) { r in
+            let (key, highest) = (try r.u64(), try r.u64())
+            return Runtime(key: key, highestDispatch: highest == 0 ? nil : highest - 1)
+        }
+        let spans = try r.list(minimum: 40) { r -> Span in
+            let checkpoint = Int(try r.u32())
+            _ = try r.u32()
+            let runtime = try r.u64()
+            let (low, high) = (try r.u64(), try r.u64())
+            let from = try r.count(of: r.u64())
+            guard low <= high, checkpoint < checkpoints.count else { throw Refusal(description: "impossible span") }
+            return Span(checkpoint: checkpoint, runtime: runtime, dispatches: low...high, from: from)
+        }
+        guard r.at == r.end else { throw Refusal(description: "bytes after the spans") }
+        // What a reader would trust: places in order, within the file, after strings that exist.
+        for (a, b) in zip(checkpoints, checkpoints.dropFirst()) where !(a.offset < b.offset && a.position <= b.position) {
+            throw Refusal(description: "checkpoints out of order")
+        }
+        for c in checkpoints
+        where c.strings >= strings.count || c.offset < TraceFileFormat.headerSize || UInt64(c.offset) >= identity.size
+            || c.position > events
+        {
+            throw Refusal(description: "a checkpoint outside the file")
+        }
+        self.init(
+            identity: identity, events: events, firstTime: first == 0 ? nil : first - 1, notes: notes, strings: strings,
+            hosts: hosts, checkpoints: checkpoints, spans: spans, runtimes: runtimes)
+    }
+
+    /// Reads over an index's bytes, refusing to run past them.
+    private struct Cursor {
+        let bytes: [UInt8]
+        var at = 0
+        var end: Int
+
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            end = bytes.count
+        }
+
+        mutating func take<T: FixedWidthInteger>(_: T.Type) throws -> T {
+            let size = MemoryLayout<T>.size
+            guard end - at >= size else { throw Refusal(description: "truncated") }
+            defer { at += size }
+            return bytes.withUnsafeBytes { $0.le(at, as: T.self) }
+        }
+        mutating func u32() throws -> UInt32 { try take(UInt32.self) }
+        mutating func u64() throws -> UInt64 { try take(UInt64.self) }
+        /// A count or position that must fit an `Int`.
+        func count(of value: UInt64) throws -> Int {
+            guard value <= UInt64(Int.max / 2) else { throw Refusal(description: "impossible count") }
+            return Int(value)
+        }
+        mutating func text() throws -> String {
+            let length = Int(try u32())
+            guard end - at >= length else { throw Refusal(description: "truncated") }
+            defer { at += length }
+            return String(decoding: bytes[at..<at + length], as: UTF8.self)
+        }
+        /// A u32 count, then that many items of at least `minimum` bytes each.
+        mutating func list<T>(minimum: Int, _ item: (inout Cursor) throws -> T) throws -> [T] {
+            let n = Int(try u32())
+            guard n <= (end - at) / minimum else { throw Refusal(description: "a count larger than the index") }
+            var out: [T] = []
+            out.reserveCapacity(n)
+            for _ in 0..<n { out.append(try item(&self)) }
+            return out
+        }
+    }
+
+    /// The index kept beside the trace at `path` if it describes the file as it is now, or why
+    /// not (`nil` index: there is none, or it is stale, damaged or not an index).
+    package static func load(sidecarOf path: String, identity: Identity) -> (index: TraceFileIndex?, refused: String?) {
+        let sidecar = sidecarPath(of: path)
+        // Not a FIFO or device (opening one for reading must not block, reading it must not
+        // hang), and no larger than an index of this trace can be.
+        let descriptor = open(sidecar, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return (nil, nil) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return (nil, "\(sidecar) is not a regular file")
+        }
+        let limit = Int(min(identity.size, UInt64(Int.max / 4))) + (64 << 20)
+        guard info.st_size <= limit else { return (nil, "\(sidecar) is larger than an index of this trace") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return (nil, "\(sidecar): cannot read it") }
+            filled += n
+        }
+        do {
+            let index = try TraceFileIndex(decoding: bytes)
+            guard index.identity == identity else { return (nil, "\(sidecar) is stale (the trace changed)") }
+            return (index, nil)
+        } catch {
+            return (nil, "\(sidecar): \(error)")
+        }
+    }
+
+    /// Keeps the index beside the trace at `path`: written to a new file that then replaces the
+    /// old index (never written through a link or into a FIFO or device at that name). Returns
+    /// why not, if it could not (a read-only directory: the index serves this run only).
+    @discardableResult
+    package func save(sidecarOf path: String) -> String? {
+        let sidecar = Self.sidecarPath(of: path)
+        let temporary = sidecar + ".\(getpid()).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { return "cannot write \(temporary): \(String(cString: strerror(errno)))" }
+        let bytes = encoded()
+        var written = 0
+        var failure: String?
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                failure = "cannot write \(temporary): \(String(cString: strerror(errno)))"
+                break
+            }
+            written += n
+        }
+        if close(descriptor) != 0 && failure == nil { failure = "cannot write \(temporary): \(String(cString: strerror(errno)))" }
+        if failure == nil && rename(temporary, sidecar) != 0 {
+            failure = "cannot replace \(sidecar): \(String(cString: strerror(errno)))"
+        }
+        if failure != nil { unlink(temporary) }
+        return failure
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+
+/// The index kept beside a trace file (`TRACE.tdidx`): `sequence --request` read through it draws
+/// what a read of the whole file draws, and an index that does not describe the file as it is
+/// (stale, damaged, hostile, not a file) is never trusted, only rebuilt. (The oracle across
+/// processes checks every request of its merged traces through an index, with no margin.)
+@Suite struct TraceFileIndexTests {
+    /// The demo as a binary trace of two processes (pids 11 and 12, the second a little later),
+    /// interleaved by time.
+    static func twoProcessDemo(in dir: TemporaryDirectory, name: String = "demo.tdtrace") throws -> String {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let events = [UInt32(11), 12].enumerated().flatMap { n, pid in
+            demo.map {
+                var e = $0
+                e.process = pid
+                e.time += UInt64(n) * 1_700
+                return e
+            }
+        }
+        .enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let path = dir.file(name)
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        return path
+    }
+
+    /// Every dispatch of every runtime: the same chart, status and errors through the index as
+    /// from the whole file; the index is written once and reused.
+    @Test func sequenceThroughTheIndexDrawsWhatTheWholeFileDraws() throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let ids = Set(demo.filter { $0.kind == .dispatch }.map(\.dispatch)).sorted()
+        #expect(ids.count >= 10)
+        var compared = 0
+        for pid in ["11", "12"] {
+            for id in ids + [ids.last! + 1] {
+                let args = ["sequence", "--request", String(id), "--runtime", "1", "--pid", pid, "--width", "140"]
+                // A place to start again every 4 events: most requests start reading mid-file.
+                let indexed = try traceView(args + [path], environment: [Self.every: "4"])
+                let whole = try traceView(args + ["--no-index", path])
+                #expect(
+                    indexed.status == whole.status && indexed.out == whole.out && indexed.err == whole.err, "#\(id) pid \(pid)")
+                compared += 1
+            }
+        }
+        #expect(compared == 2 * (ids.count + 1))
+        // Without --pid, a dispatch both processes have is refused the same way.
+        let both = try traceView(["sequence", "--request", String(ids[0]), path])
+        #expect(both.status == 64 && both.err.contains("pick one with --runtime and --pid"), "\(both.err)")
+        // Built once, kept, and describing the file.
+        let identity = try #require(TraceFileIndex.identity(of: path))
+        let kept = TraceFileIndex.load(sidecarOf: path, identity: identity)
+        #expect(kept.index != nil && kept.refused == nil)
+        #expect(kept.index?.events == demo.count * 2)
+        #expect((kept.index?.checkpoints.count ?? 0) > 40)
+    }
+
+    static let every = "TRACE_VIEW_INDEX_EVERY"
+
+    /// A trace replaced by another (even of the same size and time) makes its index stale: the
+    /// chart is the new trace's, and the index is rebuilt for it.
+    @Test func aStaleIndexIsRebuiltNotTrusted() throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let args = ["sequence", "--request", "4", "--runtime", "1", "--pid", "11", "--width", "140"]
+        let before = try traceView(args + [path])
+        #expect(before.status == 0)
+        let old = try #require(TraceFileIndex.identity(of: path))
+        // Same length and modification time, other bytes: a string renamed in place (a string
+        // chunk: tag 1, length, checksum, id, text), its chunk's checksum kept right.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let label = Array("load".utf8)
+        let at = try #require(bytes.indices.first { $0 >= 16 && Array(bytes[$0..<min($0 + 4, bytes.count)]) == label })
+        let chunk = at - 16
+        try #require(bytes[chunk] == 1)
+        bytes.replaceSubrange(at..<at + 4, with: Array("LOAD".utf8))
+        let length = bytes.withUnsafeBytes { Int($0.le(chunk + 4, as: UInt32.self)) }
+        let crc = CRC32.checksum(Array(bytes[(chunk + 12)..<(chunk + 12 + length)]))
+        withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange((chunk + 8)..<(chunk + 12), with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var times = [timespec(tv_sec: Int(old.seconds), tv_nsec: Int(old.nanoseconds))]
+        times.append(times[0])
+        #expect(utimensat(AT_FDCWD, path, times, 0) == 0)
+        let new = try #require(TraceFileIndex.identity(of: path))
+        #expect(new.size == old.size && new.seconds == old.seconds && new.nanoseconds == old.nanoseconds && new != old)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: new).refused?.contains("stale") == true)
+        let after = try traceView(args + [path])
+        let whole = try traceView(args + ["--no-index", path])
+        #expect(after.status == 0 && after.out == whole.out && after.err == whole.err)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: new).index?.strings.contains { $0.hasPrefix("LOAD") } == true)
+    }
+
+    /// Damage anywhere in an index is found (its checksum), and bytes that pass the checksum but
+    /// say absurd things are refused without allocating what they claim; views stay right and
+    /// rewrite it.
+    @Test func aDamagedOrHostileIndexIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let identity = try #require(TraceFileIndex.identity(of: path))
+        let index = TraceFileIndex.build(reader: try TraceFileReader(path: path), identity: identity, every: 8)
+        let bytes = index.encoded()
+        #expect(try TraceFileIndex(decoding: bytes) == index)
+        #expect(index.checkpoints.count > 10 && !index.spans.isEmpty)
+        for at in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
+            var damaged = bytes
+            damaged[at] ^= 0x5A
+            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: damaged) }
+        }
+        for cut in [0, 7, 20, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: Array(bytes.prefix(cut))) }
+        }
+        // Checksummed lies: a count of 2^32 − 1 notes, a checkpoint past the file's end.
+        func sealed(_ body: [UInt8]) -> [UInt8] {
+            var b = body
+            b.appendLE(CRC32.checksum(body))
+            return b
+        }
+        let notesAt = 8 + 8 + 8 * 3 + 8 + 16
+        var huge = Array(bytes.dropLast(4))
+        huge.replaceSubrange(notesAt..<notesAt + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: sealed(huge)) }
+        var far = index
+        far.checkpoints[1].offset = Int(identity.size) + 80
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: far.encoded()) }
+        var unordered = index
+        unordered.checkpoints.swapAt(1, 2)
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: unordered.encoded()) }
+        // Through the command: a damaged index kept beside the trace is rebuilt.
+        var damaged = bytes
+        damaged[bytes.count / 3] ^= 1
+        try Data(damaged).write(to: URL(fileURLWithPath: TraceFileIndex.sidecarPath(of: path)))
+        let args = ["sequence", "--request", "2", "--runtime", "1", "--pid", "12", "--width", "140"]
+        let indexed = try traceView(args + [path])
+        let whole = try traceView(args + ["--no-index", path])
+        #expect(indexed.status == 0 && indexed.out == whole.out)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
+    }
+
+    /// A FIFO (or anything not a regular file) at the index's name is neither read (which would
+    /// block) nor written into.
+    @Test func aFIFOAtTheIndexPathIsNotOpened() throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let sidecar = TraceFileIndex.sidecarPath(of: path)
+        #expect(mkfifo(sidecar, 0o644) == 0)
+        let identity = try #require(TraceFileIndex.identity(of: path))
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).refused?.contains("not a regular file") == true)
+        let args = ["sequence", "--request", "3", "--runtime", "1", "--pid", "11", "--width", "140"]
+        let indexed = try traceView(args + [path])
+        let whole = try traceView(args + ["--no-index", path])
+        #expect(indexed.status == 0 && indexed.out == whole.out)
+        // The FIFO was replaced by a new index, not written through.
+        var info = stat()
+        #expect(lstat(sidecar, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
+    }
+
+    /// Where the index cannot be kept (here a directory holds its name: root ignores a
+    /// read-only directory), it serves the run it was built for, and leaves nothing behind.
+    @Test func anIndexThatCannotBeKeptStillServesItsRun() throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let sidecar = TraceFileIndex.sidecarPath(of: path)
+        try FileManager.default.createDirectory(atPath: sidecar + "/inside", withIntermediateDirectories: true)
+        let args = ["sequence", "--request", "5", "--runtime", "1", "--pid", "11", "--width", "140"]
+        let whole = try traceView(args + ["--no-index", path])
+        let indexed = try traceView(args + [path], environment: [Self.every: "4"])
+        #expect(indexed.status == 0 && indexed.out == whole.out && indexed.err == whole.err)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["demo.tdtrace", "demo.tdtrace.tdidx"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sidecar) == ["inside"])
+    }
+}
