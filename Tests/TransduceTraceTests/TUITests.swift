@@ -125,6 +125,27 @@ import TransduceTraceCTF
         #expect(restored, "stty -a differs after q")
     }
 
+    /// The demo as a binary trace file: a request's diagram is read through the file's index
+    /// (built at the first diagram, kept beside it), and is the same screen.
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func aTraceFilesDiagramComesThroughItsIndex() async throws {
+        let session = Session()
+        defer { session.stop() }
+        // The same name as the demo's (the title shows it), binary inside.
+        let path = session.dir.file("demo.jsonl")
+        try TraceFileWriter.write(try JSONLinesReader(path: demo).readAll(), to: path)
+        try session.start(path)
+        _ = try await session.screen(containing: "admissionWait")
+        #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
+        try session.keys("j", "j", "Enter")
+        try expectGolden(try await session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
+        #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
+        try session.keys("q", "q")
+        let (status, restored) = try await session.ended()
+        #expect(status == 0)
+        #expect(restored)
+    }
+
     /// Hostile and wide labels (``LabelCorpusTests``) in the real terminal: shown escaped, the
     /// wide ones whole, and the pane's title never set by the OSC one. (The rows' widths are
     /// checked where they are not already cut by the terminal: ``LabelCorpusTests``, `tui` in a

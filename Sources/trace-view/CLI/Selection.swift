@@ -16,6 +16,13 @@ struct Selection {
         if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
     }
 
+    /// Only the runtime of key `key` (``RuntimeKey``).
+    init(key: UInt64) {
+        runtime = RuntimeKey.runtime(key)
+        let process = RuntimeKey.process(key)
+        pid = process == 0 ? nil : UInt64(process)
+    }
+
     var isNarrowed: Bool { runtime != nil || pid != nil }
 
     mutating func keep(_ e: TraceEvent) -> Bool {

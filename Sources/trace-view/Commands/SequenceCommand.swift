@@ -48,10 +48,13 @@ enum SequenceCommand: Subcommand {
         var request: (runtime: UInt64, dispatch: UInt64)?
         if let id = requested, !args.flag("no-index"), let file = try input.fileIndex(progress: progress) {
             // One request of a trace file, read through its index: only the stretch it draws.
-            guard let found = try lifecycle(of: id, in: file, path: input.path, selection: &selection) else {
+            selection.count(runtimes: file.runtimes.map(\.key), events: file.events)
+            try selection.check()
+            guard file.firstTime != nil else {
                 Terminal.print(["(no events)"])
                 return try finish(notes: file.notes)
             }
+            let found = try IndexedRequest.events(of: id, in: file, path: input.path, selection: selection)
             index = TraceIndex(found.events)
             request = (found.runtime, id)
             notes = file.notes
@@ -120,27 +123,5 @@ enum SequenceCommand: Subcommand {
         }
         out.flush()
         try finish(notes: notes)
-    }
-
-    /// The events of dispatch #`id`'s chart (as ``LifecycleWindow`` finds them in a whole read)
-    /// and its runtime, read from the trace file at `path` through its index `file`: from the
-    /// place its lifecycle and latency window reach back to, until they are settled past every
-    /// place the dispatch can be. Nil when the trace has no events.
-    private static func lifecycle(
-        of id: UInt64, in file: TraceFileIndex, path: String, selection: inout Selection
-    ) throws -> (events: [TraceEvent], runtime: UInt64)? {
-        selection.count(runtimes: file.runtimes.map(\.key), events: file.events)
-        try selection.check()
-        guard file.firstTime != nil else { return nil }
-        let chosen = selection
-        do {
-            let (found, plan) = try file.findLifecycle(
-                of: id, path: path, admits: chosen.admits, admitsRuntime: chosen.admits(runtime:))
-            let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: plan.highestDispatch)
-            guard let start = plan.start, let stretch = found.stretches[runtime] else { return ([], runtime) }
-            return (try file.events(of: runtime, in: stretch, from: start, path: path, admits: chosen.admits), runtime)
-        } catch let error as TraceFileError {
-            throw CLIError.data(error.description)
-        }
     }
 }

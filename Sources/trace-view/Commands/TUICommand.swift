@@ -44,6 +44,17 @@ enum TUICommand: Subcommand {
                 }
             }
             data = try BrowserData(reading: read, hosts: { input.hosts })
+            if input.kind == .binary {
+                // A diagram reads its stretch of the file through the file's index (built at the
+                // first one, if the trace has none yet).
+                let file = IndexedRequest.Lazy(path: input.path)
+                data.lifecycle = { request in
+                    guard let index = file.index else { throw CLIError.data("\(input.path): no index") }
+                    return try IndexedRequest.events(
+                        of: request.dispatch, in: index, path: input.path, selection: Selection(key: request.runtime)
+                    ).events
+                }
+            }
             let counts = first?.counts ?? TraceCounts()
             data.lost = counts.overwritten + counts.discarded
             notes = first?.notes ?? []

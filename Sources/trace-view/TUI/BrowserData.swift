@@ -43,6 +43,9 @@ struct BrowserData {
     /// whose diagrams are read back from the input on demand through `reread`.
     let index: TraceIndex?
     let reread: (((TraceEvent) -> Void) throws -> Void)?
+    /// A request's chart's events read straight from where they are (a trace file's index), in
+    /// place of two passes of `reread`.
+    var lifecycle: ((Request) throws -> [TraceEvent])?
     let start: UInt64
     /// The header's counts: the trace's, or a live stream's totals.
     var events: UInt64
@@ -129,7 +132,9 @@ struct BrowserData {
     /// The sequence diagram of one request's lifecycle, at `width` columns.
     func diagram(of request: Request, options: RenderOptions) -> [String] {
         var index = self.index
-        if index == nil, let reread {
+        if index == nil, let lifecycle, let events = try? lifecycle(request) {
+            index = TraceIndex(events)
+        } else if index == nil, let reread {
             // Streamed: the request's stretch of its runtime, read back (as sequence --request).
             let found = try? LifecycleWindow.find(dispatch: request.dispatch, read: reread)
             if let stretch = found?.stretches[request.runtime] {
