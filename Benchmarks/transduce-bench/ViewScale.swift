@@ -12,6 +12,22 @@ enum ViewScale {
         var key: String
         /// Its arguments for a trace, a scratch file and a request of the trace.
         var arguments: @Sendable (_ trace: String, _ scratch: String, _ request: UInt64) -> [String]
+        /// Done to the trace before each run (unmeasured).
+        var prepare: (@Sendable (_ trace: String) -> Void)?
+
+        init(
+            key: String, prepare: (@Sendable (_ trace: String) -> Void)? = nil,
+            arguments: @escaping @Sendable (_ trace: String, _ scratch: String, _ request: UInt64) -> [String]
+        ) {
+            self.key = key
+            self.prepare = prepare
+            self.arguments = arguments
+        }
+    }
+
+    /// A request of the first generated process's first runtime, in the middle of the trace.
+    static func sequence(_ trace: String, _ request: UInt64) -> [String] {
+        ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(request)", trace]
     }
 
     static let commands: [Command] = [
@@ -20,8 +36,13 @@ enum ViewScale {
         Command(key: "export_chrome") { t, s, _ in ["export", "--format", "chrome", "--output", s, t] },
         Command(key: "tasks") { t, _, _ in ["tasks", t] },
         Command(key: "check") { t, _, _ in ["check", t] },
-        // A request of the first generated process's first runtime, in the middle of the trace.
-        Command(key: "sequence") { t, _, r in ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(r)", t] },
+        // One request: read from the whole file; through a new index (built first, in the same
+        // run); through the index kept by the run before.
+        Command(key: "sequence_whole") { t, _, r in [sequence(t, r)[0], "--no-index"] + sequence(t, r).dropFirst() },
+        Command(key: "sequence_index", prepare: { try? FileManager.default.removeItem(atPath: $0 + ".tdidx") }) { t, _, r in
+            sequence(t, r)
+        },
+        Command(key: "sequence") { t, _, r in sequence(t, r) },
         Command(key: "slow") { t, _, _ in ["slow", t] },
         // With no terminal it prints every pane whole: its cost bounds the first screen's.
         Command(key: "tui") { t, _, _ in ["tui", t] },
@@ -66,6 +87,7 @@ enum ViewScale {
             let scratch = file + ".out"
             defer {
                 try? FileManager.default.removeItem(atPath: file)
+                try? FileManager.default.removeItem(atPath: file + ".tdidx")
                 try? FileManager.default.removeItem(atPath: scratch)
             }
             let (written, request) = try generator.write(events: size.events, to: file)
@@ -74,6 +96,7 @@ enum ViewScale {
                 var samples: [(cpu: Double, rssMB: Double)] = []
                 // 100M-event runs take minutes each: one of them.
                 for _ in 0..<(size.events >= 100_000_000 ? 1 : repetitions) {
+                    command.prepare?(file)
                     switch run(traceView, command.arguments(file, scratch, request)) {
                     case .measured(let c, let r): samples.append((c, r))
                     case .failed(let why): failures["view_\(command.key)_\(size.name)_cpu_s"] = why

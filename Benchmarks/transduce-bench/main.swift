@@ -701,6 +701,8 @@ for command in ViewScale.commands {
     targets["view_\(command.key)_growth_100m"] = ("≤ 11", { $0 <= 11 })
 }
 targets["view_slow_10m_cpu_s"] = ("≤ 5", { $0 <= 5 })
+// One request of a 100M-event trace, through its index (the issue asks ≤ 2 s of wall time).
+targets["view_sequence_100m_cpu_s"] = ("≤ 2", { $0 <= 2 })
 let order =
     [
         "send_ns", "actor_hop_ns", "send_vs_actor", "send_4x_ns", "actor_4x_ns", "send_4x_vs_actor", "request_task_ns",

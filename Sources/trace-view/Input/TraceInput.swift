@@ -238,10 +238,10 @@ struct TraceInput {
     }
 
     /// Events between an index's places to start again: `TRACE_VIEW_INDEX_EVERY` (tests make them
-    /// dense), or as many as a writer puts in a chunk.
+    /// dense), or ``TraceFileIndex/interval``.
     static let indexInterval: Int = {
         if let text = getenv("TRACE_VIEW_INDEX_EVERY").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
-        return TraceFileFormat.eventsPerChunk
+        return TraceFileIndex.interval
     }()
 
     /// The variable that sets ``holdLimit``.

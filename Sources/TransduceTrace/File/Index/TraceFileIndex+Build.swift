@@ -7,13 +7,13 @@ extension TraceFileIndex {
     /// tasks, the last cycles that left), as ``RequestWindows`` follows it.
     /// A place to start again is kept every `every` events or so (tests make them dense).
     package static func build(
-        reader: TraceFileReader, identity: Identity, every: Int = TraceFileFormat.eventsPerChunk,
+        reader: TraceFileReader, identity: Identity, every: Int = interval,
         each: (TraceEvent) -> Void = { _ in }
     ) -> TraceFileIndex {
         let checkpoints = Checkpoints()
         var builder = Builder(checkpoints: checkpoints)
-        // A place to start again every 4,096 events or so (at the first chunk start past that):
-        // a trace of many processes has a chunk every few events.
+        // A place to start again every `every` events or so (at the first chunk start past
+        // that): a trace of many processes has a chunk every few events.
         reader.onEventsChunk = { point in
             if let last = checkpoints.list.last, point.position - last.position < every { return }
             checkpoints.list.append(point)

@@ -1,6 +1,6 @@
 /// Where things are in a binary trace file, found in one streaming pass (``build(reader:identity:each:)``)
 /// and kept next to the trace (`TRACE.tdidx`, ``sidecarPath(of:)``) for later runs: places
-/// reading can start again (an events chunk every 4,096 events or so), the strings defined
+/// reading can start again (an events chunk every ``interval`` events or so), the strings defined
 /// before each, and for every runtime and stretch between two of them the dispatch ids it holds and the earliest event a view of one of them reads.
 ///
 /// A view of one request (`trace-view sequence --request N`) asks it for a ``Plan``: where to
@@ -10,8 +10,8 @@
 /// reach back to (the cycle holding the gate when it came, the admissions queued before it, and
 /// the tasks live then, which it may join or be requested from).
 ///
-/// Size: 24 bytes per 4,096 events and 40 per runtime that dispatched in them, plus the
-/// trace's string table.
+/// Size: 24 bytes per ``interval`` events and 40 per runtime that dispatched in them, plus the
+/// trace's string table: 7 MB for a 100M-event trace of 16 runtimes.
 package struct TraceFileIndex: Sendable, Equatable {
     /// Which file the index describes; an index whose identity differs from the file's is stale.
     package struct Identity: Sendable, Equatable {
@@ -133,6 +133,10 @@ package struct TraceFileIndex: Sendable, Equatable {
     package func reader(path: String, from start: TraceFileReader.Resume) throws -> TraceFileReader {
         try TraceFileReader(path: path, resumingAt: start, strings: strings, hosts: hosts)
     }
+
+    /// Events between two places to start again, at least: a view of one request reads at most
+    /// this many more than it draws (a few milliseconds), and the index stays small.
+    package static let interval = 8_192
 
     /// Where the index of the trace at `path` is kept.
     package static func sidecarPath(of path: String) -> String { path + ".tdidx" }
