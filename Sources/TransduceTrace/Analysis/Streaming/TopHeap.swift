@@ -23,10 +23,11 @@ package struct TopHeap<Element> {
             heap[0] = x
             var i = 0
             while true {
+                // The two children by hand: an array literal here was an allocation per level.
                 var worse = i
-                for child in [2 * i + 1, 2 * i + 2] where child < heap.count && better(heap[worse], heap[child]) {
-                    worse = child
-                }
+                let left = 2 * i + 1
+                if left < heap.count && better(heap[worse], heap[left]) { worse = left }
+                if left + 1 < heap.count && better(heap[worse], heap[left + 1]) { worse = left + 1 }
                 guard worse != i else { break }
                 heap.swapAt(i, worse)
                 i = worse
@@ -34,6 +35,10 @@ package struct TopHeap<Element> {
         }
     }
 
-    /// What it kept, best first.
+    /// What it kept, best first. (Generic, so each comparison copies both values through their
+    /// witnesses: a caller with many rows of a concrete type sorts ``kept`` itself.)
     package func sortedBest() -> [Element] { heap.sorted(by: better) }
+
+    /// What it kept, in no order.
+    package var kept: [Element] { heap }
 }
