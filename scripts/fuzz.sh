@@ -48,12 +48,13 @@ link() { # target, extra objects
 }
 link binary "$out/mutator.o"
 link jsonl
+link index
 built=1
 
 export SWIFT_BACKTRACE=enable=no # the Swift backtracer and ASan both want the crash signals
 regressions=Tests/TransduceTraceTests/Fixtures/regressions
 status=0
-for target in ${FUZZ_TARGETS:-binary jsonl}; do
+for target in ${FUZZ_TARGETS:-binary jsonl index}; do
     corpus="$out/corpus-$target"
     limits=()
     if [ -n "$runs" ]; then

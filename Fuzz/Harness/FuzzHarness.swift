@@ -34,6 +34,24 @@ public enum FuzzHarness {
         analyse(trace, width: 40 + Int(bytes.count % 97) * 10)
     }
 
+    /// Decodes `bytes` as a trace file's index (``TraceFileIndex``), as they are and with their
+    /// last four bytes made the checksum of the rest, and looks up a few dispatches in whatever
+    /// decodes.
+    public static func exerciseIndex(_ bytes: [UInt8]) {
+        var sealed = Array(bytes.dropLast(4))
+        withUnsafeBytes(of: CRC32.checksum(sealed).littleEndian) { sealed += $0 }
+        for candidate in [bytes, sealed] {
+            guard let index = try? TraceFileIndex(decoding: candidate) else { continue }
+            let ids: [UInt64] =
+                [0, 1, .max] + index.spans.prefix(4).flatMap { [$0.dispatches.lowerBound, $0.dispatches.upperBound] }
+            for id in ids {
+                _ = index.plan(dispatch: id) { _ in true }
+                _ = index.plan(dispatch: id) { $0 % 2 == 0 }
+            }
+            _ = index.encoded()
+        }
+    }
+
     /// Every analysis, render and export of trace-view's commands, over `trace`.
     public static func analyse(_ trace: Trace, width: Int) {
         let options = RenderOptions(width: width, ascii: width % 20 == 0)
