@@ -129,8 +129,10 @@ struct Comparable: Hashable {
         for command in ["tasks", "contention", "summary"] {
             // The session caught every traced process of the machine (other tests run some):
             // the example's alone is compared.
-            let ring = try traceView([command, "--pid", String(pid), ringFile])
-            let lttng = try traceView([command, "--pid", String(pid), ctf])
+            // No width, so nothing is cut: a wider duration in one would cut another column
+            // (one run: "cancelled (uniqueRequest)" against "cancelled (uniqueReques…").
+            let ring = try traceView([command, "--pid", String(pid), ringFile], columns: nil)
+            let lttng = try traceView([command, "--pid", String(pid), ctf], columns: nil)
             #expect(ring.status == 0 && lttng.status == 0, "\(command): \(ring.err) \(lttng.err)")
             var a = masked(ring.out)
             var b = masked(lttng.out)
