@@ -64,6 +64,24 @@ public struct RequestWindows: TraceConsumer {
             return first
         }
 
+        /// Follows `e`, at `position`, of this runtime: an admission queued (ask
+        /// ``windowStart(dispatchedAt:position:)`` of a dispatch first) or entered, a cycle
+        /// left, a stop (which clears what waited for the gate), a task spawned or ended (an
+        /// ended task is joined no more).
+        mutating func follow(_ e: TraceEvent, at position: Int) {
+            switch e.kind {
+            case .dispatch: queued.append((e.dispatch, position))
+            case .cycleEnter: enter(dispatch: e.dispatch, at: position)
+            case .cycleLeave: leave(at: position, time: e.time)
+            case .runtimeStop:
+                queued = []
+                queuedHead = 0
+            case .taskSpawn: tasks[e.task] = position
+            case .taskCancel, .taskSettle: tasks[e.task] = nil
+            default: break
+            }
+        }
+
         /// The admission of `dispatch` entered its cycle (at `position`).
         mutating func enter(dispatch: UInt64, at position: Int) {
             // Usually the head (admissions enter in order); a damaged trace's stray is searched.
@@ -190,24 +208,12 @@ public struct RequestWindows: TraceConsumer {
                 let key = TraceIndex.Key(runtime: r, id: e.dispatch)
                 waiting[key] = Waiting(label: e.label, styleCode: e.code, time: e.time, position: position, first: first)
             }
-            runtimes[slot: i].queued.append((e.dispatch, position))
-        case .cycleEnter:
-            guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].enter(dispatch: e.dispatch, at: position)
-        case .cycleLeave:
-            guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].leave(at: position, time: e.time)
-        case .runtimeStop:
-            // A stop clears what was waiting for the gate.
-            guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].queued = []
-            runtimes[slot: i].queuedHead = 0
+            runtimes[slot: i].follow(e, at: position)
         case .taskSpawn:
-            runtimes[slot: runtimes.slot(r) { Runtime() }].tasks[e.task] = position
-        case .taskCancel, .taskSettle:
-            // An ended task is joined no more.
+            runtimes[slot: runtimes.slot(r) { Runtime() }].follow(e, at: position)
+        case .cycleEnter, .cycleLeave, .runtimeStop, .taskCancel, .taskSettle:
             guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].tasks[e.task] = nil
+            runtimes[slot: i].follow(e, at: position)
         case .taskJoin:
             let key = TraceIndex.Key(runtime: r, id: e.dispatch)
             if let i = runtimes.slot(r), let spawn = runtimes[slot: i].tasks[e.task], let w = waiting[key], spawn < w.first {

@@ -62,10 +62,16 @@ extension TraceFileIndex {
             return nil
         }
 
-        mutating func end(_ task: UInt64) {
-            guard let spawn = gate.tasks.removeValue(forKey: task) else { return }
-            if ended.count < Self.endedKept { ended.append((task, spawn)) } else { ended[endedNext] = (task, spawn) }
-            endedNext = (endedNext + 1) % Self.endedKept
+        /// Follows `e` (at `position`) as ``RequestWindows`` does, keeping live tasks' spawns in
+        /// order and the last ended tasks' spawns besides.
+        mutating func follow(_ e: TraceEvent, at position: Int) {
+            let endedSpawn = e.kind == .taskCancel || e.kind == .taskSettle ? gate.tasks[e.task] : nil
+            gate.follow(e, at: position)
+            if e.kind == .taskSpawn { spawns.append((e.task, position)) }
+            if let spawn = endedSpawn {
+                if ended.count < Self.endedKept { ended.append((e.task, spawn)) } else { ended[endedNext] = (e.task, spawn) }
+                endedNext = (endedNext + 1) % Self.endedKept
+            }
         }
 
         /// The spawn position of `task`, live or among the last ended.
@@ -90,8 +96,7 @@ extension TraceFileIndex {
             defer { position += 1 }
             firstTime = min(firstTime ?? e.time, e.time)
             let i = followers.slot(e.runtimeKey) { Follower() }
-            switch e.kind {
-            case .dispatch:
+            if e.kind == .dispatch {
                 var from = followers[slot: i].gate.windowStart(dispatchedAt: e.time, position: position)
                 if let spawn = followers[slot: i].earliestLiveSpawn() { from = min(from, spawn) }
                 if e.otherTask != 0, let spawn = followers[slot: i].spawn(of: e.otherTask) { from = min(from, spawn) }
@@ -105,22 +110,9 @@ extension TraceFileIndex {
                     spans.append(Span(checkpoint: chunk, runtime: e.runtimeKey, dispatches: e.dispatch...e.dispatch, from: from))
                 }
                 followers[slot: i].highest = max(followers[slot: i].highest ?? 0, e.dispatch)
-                followers[slot: i].gate.queued.append((e.dispatch, position))
-            case .cycleEnter:
-                followers[slot: i].gate.enter(dispatch: e.dispatch, at: position)
-            case .cycleLeave:
-                followers[slot: i].gate.leave(at: position, time: e.time)
-            case .runtimeStop:
-                followers[slot: i].gate.queued = []
-                followers[slot: i].gate.queuedHead = 0
-            case .taskSpawn:
-                followers[slot: i].gate.tasks[e.task] = position
-                followers[slot: i].spawns.append((e.task, position))
-            case .taskCancel, .taskSettle:
-                followers[slot: i].end(e.task)
-            default:
-                break
             }
+            // After the dispatch's window start: that is asked of the gate before it is queued.
+            followers[slot: i].follow(e, at: position)
         }
     }
 }
