@@ -33,21 +33,10 @@ extension TraceFileIndex {
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let size = Int(info.st_size)
-        func checksum(at offset: Int, count: Int) -> UInt32? {
-            var bytes = [UInt8](repeating: 0, count: count)
-            var filled = 0
-            while filled < count {
-                let n = bytes.withUnsafeMutableBytes {
-                    pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset + filled))
-                }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return nil }
-                filled += n
-            }
-            return CRC32.checksum(bytes)
-        }
         let span = min(size, identityBytes)
-        guard let head = checksum(at: 0, count: span), let tail = checksum(at: size - span, count: span) else { return nil }
+        guard let head = read(descriptor, count: span, at: 0).map(CRC32.checksum),
+            let tail = read(descriptor, count: span, at: size - span).map(CRC32.checksum)
+        else { return nil }
         #if canImport(Darwin)
             let (seconds, nanoseconds) = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
         #else
@@ -55,6 +44,21 @@ extension TraceFileIndex {
         #endif
         return Identity(
             size: UInt64(size), seconds: seconds, nanoseconds: nanoseconds, headChecksum: head, tailChecksum: tail)
+    }
+
+    /// `count` bytes of `descriptor` from byte `offset`; nil when it has fewer or reading fails.
+    private static func read(_ descriptor: Int32, count: Int, at offset: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset + filled))
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            filled += n
+        }
+        return bytes
     }
 
     /// The index's bytes.
@@ -223,13 +227,8 @@ extension TraceFileIndex {
         }
         let limit = Int(min(identity.size, UInt64(Int.max / 4))) + (64 << 20)
         guard info.st_size <= limit else { return (nil, "\(sidecar) is larger than an index of this trace") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return (nil, "\(sidecar): cannot read it") }
-            filled += n
+        guard let bytes = read(descriptor, count: Int(info.st_size), at: 0) else {
+            return (nil, "\(sidecar): cannot read it")
         }
         do {
             let index = try TraceFileIndex(decoding: bytes)
