@@ -135,7 +135,22 @@ public struct ContentionReport: TraceConsumer, Sendable {
     private struct RuntimeState: Sendable {
         var pending: [UInt64: (label: String, time: UInt64, awaited: Bool)] = [:]
         var open: Hold?
+        /// The last ``ContentionReport/history`` holds, a ring: `recent[next]` is the oldest once
+        /// it is full (shifting an array of holds on every cycle cost a fifth of a report).
         var recent: [Hold] = []
+        var next = 0
+
+        mutating func remember(_ hold: Hold) {
+            if recent.count < ContentionReport.history {
+                recent.append(hold)
+            } else {
+                recent[next] = hold
+                next = (next + 1) % recent.count
+            }
+        }
+
+        /// The remembered holds, oldest first.
+        var recentInOrder: [Hold] { Array(recent[next...] + recent[..<next]) }
         /// Awaited admissions that entered, until their resume: label, dispatch time and top holder.
         var entered: [UInt64: (label: String, dispatched: UInt64?, holder: String?, holderNanos: UInt64)] = [:]
     }
@@ -154,7 +169,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
         // Taken out of its slot while it is updated, so its collections are not copied.
         let slot = state.slot(runtime) { RuntimeState() }
         var s = state.take(slot, leaving: RuntimeState())
-        defer { state.put(slot, s) }
+        defer { state.put(slot, &s) }
         switch e.kind {
         case .runtimeStart:
             if runtime == e.runtimeKey { capacities[e.runtimeKey] = e.count }
@@ -173,20 +188,26 @@ public struct ContentionReport: TraceConsumer, Sendable {
             if admitted?.awaited == true, s.entered.count < Self.maxPending {
                 // What held the gate longest while it waited.
                 let since = e.time.minus(waited)
-                let top = s.recent.map { h in (h, min(h.enter.plus(h.held), e.time).minus(max(h.enter, since))) }
-                    .max { $0.1 < $1.1 }
-                let holder = top.flatMap { h, nanos -> String? in
-                    guard nanos > 0 else { return nil }
+                // Oldest first, the first of equals wins (as `max` over the holds in order did).
+                var top: (index: Int, nanos: UInt64)?
+                for k in 0..<s.recent.count {
+                    let h = s.recent[(s.next + k) % s.recent.count]
+                    let nanos = min(h.enter.plus(h.held), e.time).minus(max(h.enter, since))
+                    if top == nil || nanos > top!.nanos { top = ((s.next + k) % s.recent.count, nanos) }
+                }
+                let holder = top.flatMap { top -> String? in
+                    guard top.nanos > 0 else { return nil }
+                    let h = s.recent[top.index]
                     let work = LatencyBreakdown.holdingWork(action: h.actionNanos, asyncAction: h.asyncActionNanos)
                     let how = work.isEmpty ? "" : " (\(work))"
                     return "waiting behind \(h.label)\(how)"
                 }
-                s.entered[e.dispatch] = (label, admitted?.time, holder, holder == nil ? 0 : top!.1)
+                s.entered[e.dispatch] = (label, admitted?.time, holder, holder == nil ? 0 : top!.nanos)
             }
             depth.record(time: e.time, depth: e.count)
             if longestWaits.count < Self.keep || waited > longestWaits.last!.waited {
                 let since = e.time.minus(waited)
-                let heldBy = s.recent.filter { $0.enter.plus($0.held) > since && $0.enter < e.time }
+                let heldBy = s.recentInOrder.filter { $0.enter.plus($0.held) > since && $0.enter < e.time }
                 longestWaits.append(
                     Wait(runtime: e.runtimeKey, dispatch: e.dispatch, label: label, waited: waited, heldBy: heldBy))
                 longestWaits.sort { $0.waited > $1.waited }
@@ -214,8 +235,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
                 hold.actionNanos = open.actionNanos
                 hold.asyncActionNanos = open.asyncActionNanos
             }
-            s.recent.append(hold)
-            if s.recent.count > Self.history { s.recent.removeFirst(s.recent.count - Self.history) }
+            s.remember(hold)
             s.open = nil
             if held >= longHoldThreshold {
                 longHoldCount += 1

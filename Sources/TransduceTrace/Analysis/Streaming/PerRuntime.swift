@@ -56,8 +56,10 @@ package struct PerRuntime<State> {
         return state
     }
 
-    /// Puts `state` (from ``take(_:leaving:)``) back in slot `i`.
-    package mutating func put(_ i: Int, _ state: State) { states[i] = state }
+    /// Puts `state` (from ``take(_:leaving:)``) back in slot `i`, moved (swapped with the
+    /// placeholder, which `state` then holds): assigning it would copy, then release, every
+    /// collection it holds, on every event.
+    package mutating func put(_ i: Int, _ state: inout State) { swap(&state, &states[i]) }
 
     /// `key`'s state, if it has one.
     package func state(_ key: UInt64) -> State? { slots[key].map { states[$0] } }
