@@ -37,9 +37,11 @@ import Testing
         var numbers = Numbers(state: 11)
         let values = (0..<5_000).map { _ in numbers.next(below: 1_000) }
         for capacity in [1, 7, 100, 10_000] {
-            var heap = TopHeap<UInt64>(capacity: capacity, better: >)
-            for v in values { heap.insert(v) }
-            #expect(heap.sortedBest() == Array(values.sorted(by: >).prefix(capacity)))
+            // Ranked by value, ties by the earlier: the values' places show which of equals stay.
+            var heap = TopHeap<Int>(capacity: capacity)
+            for (at, v) in values.enumerated() { heap.insert(at, key: TopHeap<Int>.key(descending: v, ascending: UInt64(at))) }
+            let expected = values.indices.sorted { (values[$0], $1) > (values[$1], $0) }.prefix(capacity)
+            #expect(heap.sortedBest() == Array(expected))
         }
     }
 

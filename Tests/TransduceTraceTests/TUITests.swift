@@ -55,17 +55,20 @@ import TransduceTraceCTF
         /// draw its first screen. The tests' own time limits stay the bound on a hang.
         static let patience: TimeInterval = 90
 
-        /// The screen once it contains `text` and has settled (the UI redraws after each key;
+        /// The screen once it contains `text` (and each of `more`) and has settled (the UI redraws after each key;
         /// waiting for what the key must show, not for a time). Settled: two captures in a row
         /// are the same, so a frame the terminal has only partly received (on a busy machine)
         /// is not taken for the whole.
-        func screen(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        func screen(
+            containing text: String, _ more: String..., sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws -> String {
+            let texts = [text] + more
             let deadline = Date().addingTimeInterval(Self.patience)
             var last = ""
             var previous: String?
             while Date() < deadline {
                 last = try screen()
-                if last.contains(text) {
+                if texts.allSatisfy({ last.contains($0) }) {
                     if last == previous { return last }
                     previous = last
                 } else {
@@ -73,7 +76,7 @@ import TransduceTraceCTF
                 }
                 try await Task.sleep(for: .milliseconds(30))
             }
-            Issue.record("the screen never showed \(text):\n\(last)", sourceLocation: sourceLocation)
+            Issue.record("the screen never showed \(texts):\n\(last)", sourceLocation: sourceLocation)
             return last
         }
 
@@ -125,8 +128,9 @@ import TransduceTraceCTF
         #expect(restored, "stty -a differs after q")
     }
 
-    /// The demo as a binary trace file: a request's diagram is read through the file's index
-    /// (built at the first diagram, kept beside it), and is the same screen.
+    /// The demo as a binary trace file: the requests' largest parts and a request's diagram are
+    /// read through the file's index (built in the pass that reads the file for the first
+    /// screen, kept beside it), and are the same screen.
     @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
     func aTraceFilesDiagramComesThroughItsIndex() async throws {
         let session = Session()
@@ -135,15 +139,57 @@ import TransduceTraceCTF
         let path = session.dir.file("demo.jsonl")
         try TraceFileWriter.write(try JSONLinesReader(path: demo).readAll(), to: path)
         try session.start(path)
-        _ = try await session.screen(containing: "admissionWait")
         #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
+        // A largest part is shown once the file is read: read through the index that pass kept.
+        _ = try await session.screen(containing: "admissionWait")
+        #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.keys("j", "j", "Enter")
         try expectGolden(try await session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
-        #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.keys("q", "q")
         let (status, restored) = try await session.ended()
         #expect(status == 0)
         #expect(restored)
+    }
+
+    /// A trace long enough to take a while: the screen shows what has been read while it is
+    /// read ("reading" in the header, rows already there), then the whole: the same requests, in
+    /// the same order, as the panes printed in a pipe, which read the whole file first.
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    func aLongTraceShowsItsFirstRowsWhileItIsRead() async throws {
+        let session = Session()
+        defer { session.stop() }
+        // The demo as 1,500 processes (each copy's runtime in a process of its own).
+        let demoEvents = try JSONLinesReader(path: demo).readAll().events
+        var events: [TraceEvent] = []
+        for copy in 0..<1_500 as Range<UInt32> {
+            events += demoEvents.map { e in
+                var e = e
+                e.process = 50_000 + copy
+                return e
+            }
+        }
+        let path = session.dir.file("long.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        try session.start(path)
+        let reading = try await session.screen(containing: "| reading", "(pid ")
+        #expect(!reading.contains("admissionWait"), "the largest parts come once the whole is read")
+        let whole = try await session.screen(containing: "admissionWait")
+        #expect(whole.contains("| \(events.count) events, 1500 runtimes, 0 lost |"), "\(whole)")
+        try session.keys("q")
+        let (status, _) = try await session.ended()
+        #expect(status == 0)
+        // The requests' order (runtime and dispatch of each row) is the printed panes'.
+        let printed = try Subprocess.run(try #require(builtProduct("trace-view")), ["tui", path], output: .capture, timeout: 120)
+        let ids = { (text: String) in
+            text.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ").filter { $0 != ">" }
+                guard words.count > 4, words[1] == "(pid" else { return nil }
+                return words[0...3].joined(separator: " ")
+            }
+        }
+        let shown = ids(whole)
+        #expect(shown.count > 20)
+        #expect(Array(ids(printed.output).prefix(shown.count)) == shown)
     }
 
     /// Hostile and wide labels (``LabelCorpusTests``) in the real terminal: shown escaped, the

@@ -155,6 +155,9 @@ public struct ContentionReport: TraceConsumer, Sendable {
         var entered: [UInt64: (label: String, dispatched: UInt64?, holder: String?, holderNanos: UInt64)] = [:]
     }
     private var state = PerRuntime<RuntimeState>()
+    /// The label and wait of the cycle entered last: what a caller that follows the cycles
+    /// itself (the terminal UI's gate) needs of each, without keeping the admissions again.
+    package private(set) var lastEntry: (label: String, waited: UInt64)?
 
     /// An empty report, to be fed events in order (``consume(_:)``).
     public init() {}
@@ -184,6 +187,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
             // lost the dispatch).
             let waited = admitted.map { e.time.minus($0.time) } ?? e.nanos
             waits.record(waited)
+            lastEntry = (label, waited)
             s.open = Hold(runtime: e.runtimeKey, cycle: e.cycle, label: label, held: 0, enter: e.time)
             if admitted?.awaited == true, s.entered.count < Self.maxPending {
                 // What held the gate longest while it waited.

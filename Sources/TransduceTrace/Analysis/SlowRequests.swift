@@ -53,7 +53,7 @@ public struct SlowRequests: Sendable {
             return totals[r.label] != nil || totals.count < RequestWindows.maxLabels ? r.label : "(other labels)"
         }
         // The slowest `top` (by total, then dispatch position) in a bounded heap, not a sort of all.
-        var heap = TopHeap<RequestWindows.Request>(capacity: max(1, top)) { ($0.total, $1.position) > ($1.total, $0.position) }
+        var heap = TopHeap<RequestWindows.Request>(capacity: max(1, top))
         var slowCount = 0
         var windows = RequestWindows(keeps: false)
         try read {
@@ -64,7 +64,7 @@ public struct SlowRequests: Sendable {
                 totals[l, default: []].append(r.total)
                 if threshold == nil || r.total >= threshold! {
                     slowCount += 1
-                    heap.insert(r)
+                    heap.insert(r, key: TopHeap<RequestWindows.Request>.key(descending: r.total, ascending: UInt64(r.position)))
                 }
             }
         }

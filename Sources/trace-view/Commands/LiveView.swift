@@ -147,7 +147,7 @@ struct LiveView {
         if let slowest = done.max(by: { $0.total < $1.total }) {
             parts.append(
                 "slowest #\(slowest.dispatch) \(slowest.label) \(formatDuration(slowest.total, ascii: true))"
-                    + (slowest.dominant.isEmpty ? "" : " (\(slowest.dominant))"))
+                    + (slowest.dominant.map { $0.isEmpty ? "" : " (\($0))" } ?? ""))
         }
         if let gate = data.gates.max(by: { $0.waitP99 < $1.waitP99 }) {
             parts.append(

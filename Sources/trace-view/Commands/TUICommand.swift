@@ -20,41 +20,44 @@ enum TUICommand: Subcommand {
             sparkline. Keys: up/down or j/k move, Tab switches panes, Enter opens the selected
             request's sequence diagram (scroll it with up/down, PgUp/PgDn; Esc or q closes it), /
             filters requests and tasks by label, ? shows the keys, q or Ctrl-C quits. It follows
-            the terminal's size, and puts the terminal back as it was however it ends. Without a
-            terminal (a pipe) it prints the three panes once, as plain text.
+            the terminal's size, and puts the terminal back as it was however it ends. A trace
+            file is shown while it is read ("reading" in the header; its first 1,000 requests
+            and tasks so far), then whole. Without a terminal (a pipe) it prints the three panes
+            once, as plain text.
             """)
 
     static func run(_ args: Arguments) throws {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
+        let allProcesses = args.flag("all-processes")
+        let path = input.path
+        // A later pass (a diagram, the largest parts) reads the file anew, as the first did.
+        let again = { @Sendable (body: (TraceEvent) -> Void) throws in
+            var again = try Selection(args)
+            try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+        }
+        if input.rereadable, TerminalSession.available {
+            // A file on a terminal: the screen comes at once and fills while the file is read on a
+            // thread of its own (BrowserFeed), in bounded memory whatever the trace's length.
+            let feed = BrowserFeed(
+                open: { (try TraceInput(path: path, allProcesses: allProcesses), try Selection(args)) }, again: again)
+            return try browse(feed: feed, title: title(input), ascii: args.flag("ascii"))
+        }
         var data: BrowserData
         let notes: [String]
         if input.rereadable {
-            // A file: read as a stream (the first pass here, later ones from the file again),
-            // never held, so a trace of any length opens in bounded memory.
+            // A file printed whole: read as a stream (the first pass here, the second, for the
+            // largest parts of the slowest requests, from the file again), never held.
             var first: (notes: [String], counts: TraceCounts?)?
-            let allProcesses = args.flag("all-processes")
             let read = { (body: (TraceEvent) -> Void) throws in
                 if first == nil {
                     first = try input.forEach(progress: Progress()) { if selection.keep($0) { body($0) } }
                     try selection.check()
                 } else {
-                    var again = try Selection(args)
-                    try TraceInput(path: input.path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+                    try again(body)
                 }
             }
             data = try BrowserData(reading: read, hosts: { input.hosts })
-            if input.kind == .binary {
-                // A diagram reads its stretch of the file through the file's index (built at the
-                // first one, if the trace has none yet).
-                let file = IndexedRequest.Lazy(path: input.path)
-                data.lifecycle = { request in
-                    guard let index = file.index else { throw CLIError.data("\(input.path): no index") }
-                    return try IndexedRequest.events(
-                        of: request.dispatch, in: index, path: input.path, selection: Selection(key: request.runtime)
-                    ).events
-                }
-            }
             let counts = first?.counts ?? TraceCounts()
             data.lost = counts.overwritten + counts.discarded
             notes = first?.notes ?? []
@@ -64,7 +67,7 @@ enum TUICommand: Subcommand {
             data = BrowserData(trace: trace)
             notes = trace.notes
         }
-        let title = "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)
+        let title = title(input)
         let ascii = args.flag("ascii")
         guard TerminalSession.begin() else {
             // No terminal: each pane once, as plain text.
@@ -92,5 +95,22 @@ enum TUICommand: Subcommand {
         ) { nil }
         TerminalSession.restore()
         try finish(notes: notes)
+    }
+
+    private static func title(_ input: TraceInput) -> String {
+        "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)
+    }
+
+    /// The screen over a file `feed` reads: frames as they come, until the user quits.
+    private static func browse(feed: BrowserFeed, title: String, ascii: Bool) throws {
+        guard TerminalSession.begin() else { throw CLIError("standard input is not a terminal", .usage) }
+        // Drawn at once: the feed's first frame comes within BrowserFeed.interval.
+        let empty = BrowserLoop.Frame(data: BrowserReading().data(hosts: [:]), status: "reading", loading: true)
+        BrowserLoop.run(title: title, ascii: ascii, frame: empty, live: false, refresh: BrowserFeed.interval) {
+            feed.next()
+        }
+        TerminalSession.restore()
+        if let error = feed.ending?.error { throw error }
+        try finish(notes: feed.ending?.notes ?? [])
     }
 }

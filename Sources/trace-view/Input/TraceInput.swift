@@ -179,6 +179,24 @@ struct TraceInput {
     func fileIndex(progress: Progress? = nil) throws -> TraceFileIndex? {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else { return nil }
         if let kept = TraceFileIndex.load(sidecarOf: path, identity: identity).index { return kept }
+        return try forEachIndexing(progress: progress) { _ in }.index
+    }
+
+    /// Streams every event to `body` as ``forEach(progress:_:)`` does and returns the same, with
+    /// the index of a binary trace file (``fileIndex(progress:)``): the kept one, or one built in
+    /// this same pass and kept. A view that reads stretches of the file later pays for its index
+    /// once, not with a pass of its own.
+    func forEachIndexing(
+        progress: Progress? = nil, _ body: (TraceEvent) -> Void
+    ) throws -> (notes: [String], counts: TraceCounts?, index: TraceFileIndex?) {
+        guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else {
+            let (notes, counts) = try forEach(progress: progress, body)
+            return (notes, counts, nil)
+        }
+        if let kept = TraceFileIndex.load(sidecarOf: path, identity: identity).index {
+            let (notes, counts) = try forEach(progress: progress, body)
+            return (notes, counts, kept)
+        }
         let reader: TraceFileReader
         do {
             reader = try TraceFileReader(source: source!, name: path)
@@ -189,13 +207,15 @@ struct TraceInput {
         var read = 0
         var index = TraceFileIndex.build(reader: reader, identity: identity, every: Self.indexInterval) { event in
             sanity.consume(event)
+            body(event)
             read += 1
-            if read & 0xFFFF == 0 { progress?.update("indexed \(read) events") }
+            if read & 0xFFFF == 0 { progress?.update("read \(read) events") }
         }
         progress?.done()
+        hostTable.hosts = reader.hosts
         index.notes += readError() + sanity.notes
         index.save(sidecarOf: path)
-        return index
+        return (index.notes, reader.footer, index)
     }
 
     private func readError() -> [String] {

@@ -1,3 +1,4 @@
+import Transduce
 import TransduceTrace
 
 /// What the terminal UI shows of one trace, computed once from the library's analyses (the same
@@ -14,8 +15,9 @@ struct BrowserData {
         var outcome: String
         var start: UInt64
         var total: UInt64
-        /// The largest latency part, and its share of the total.
-        var dominant: String
+        /// The largest latency part, and its share of the total; nil until it is found (see
+        /// ``BrowserData/dominantPart``).
+        var dominant: String?
         /// Not resumed by the trace's end: `total` is how long it has waited so far.
         var waiting = false
     }
@@ -42,10 +44,13 @@ struct BrowserData {
     /// The trace indexed, when it is held; nil when it was streamed (``init(reading:maxRows:)``),
     /// whose diagrams are read back from the input on demand through `reread`.
     let index: TraceIndex?
-    let reread: (((TraceEvent) -> Void) throws -> Void)?
+    var reread: (((TraceEvent) -> Void) throws -> Void)?
     /// A request's chart's events read straight from where they are (a trace file's index), in
     /// place of two passes of `reread`.
     var lifecycle: ((Request) throws -> [TraceEvent])?
+    /// Finds the largest latency part of a request whose ``Request/dominant`` is nil, when a
+    /// screen first shows it ("" when it cannot).
+    var dominantPart: ((Request) -> String)?
     let start: UInt64
     /// The header's counts: the trace's, or a live stream's totals.
     var events: UInt64
@@ -53,7 +58,7 @@ struct BrowserData {
     var lost: UInt64
     /// Those still waiting first, then the resumed ones; each group slowest first (ties by
     /// runtime and dispatch). Sorted once here: the screen filters them on every draw.
-    let requests: [Request]
+    var requests: [Request]
     let tasks: [TaskReport.Row]
     let gates: [Gate]
     /// The runtime column's width: its names (`3 (pid 4242)` when the trace has pids), at least 9.
@@ -80,11 +85,9 @@ struct BrowserData {
         var requests =
             waiting
             + index.latencyBreakdowns().map { b in
-                let top = b.parts.max { $0.nanos < $1.nanos }
-                let share = b.total == 0 ? 0 : Double(top?.nanos ?? 0) / Double(b.total)
-                return Request(
+                Request(
                     runtime: b.runtime, dispatch: b.dispatch, label: b.label, style: b.style, outcome: b.outcome, start: b.start,
-                    total: b.total, dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
+                    total: b.total, dominant: Self.dominant(of: b))
             }
         requests.sort {
             if $0.waiting != $1.waiting { return $0.waiting }
@@ -152,89 +155,80 @@ struct BrowserData {
         return lines
     }
 
-    /// What a recorded file shows, read as a stream (twice: the second pass breaks down the
-    /// slowest requests' dominant parts), never held: the slowest `maxRows` requests (and every
-    /// one still waiting), the running tasks and the `maxRows` longest others, every gate. `read`
-    /// hands over every event, in the same order, each time it is called; diagrams read the
-    /// input again. `hosts` is asked once the first pass is done.
+    /// What a stream shows (``BrowserReading``), with the largest latency part of the slowest
+    /// 10,000 resumed requests from a second pass: `read` hands over every event, in the same
+    /// order, each time it is called; diagrams read the input again. `hosts` is asked once the
+    /// first pass is done.
     init(
         reading read: @escaping ((TraceEvent) -> Void) throws -> Void, hosts: () -> [UInt32: String], maxRows: Int = 100_000
     ) throws {
-        // The resumed requests go by, the slowest `maxRows` kept.
-        var windows = RequestWindows(keeps: false)
-        var slowest = TopHeap<RequestWindows.Request>(capacity: maxRows) {
-            ($0.total, $1.runtime, $1.dispatch) > ($1.total, $0.runtime, $0.dispatch)
-        }
-        var taskRows = TaskRows()
-        var builders = PerRuntime<GateBuilder>()
-        var count: UInt64 = 0
-        var first: UInt64?
-        var end: UInt64 = 0
-        // Tasks: every running one, and the longest-running `maxRows` of the others, in spawn order.
-        var spawned = 0
-        var running: [(Int, TaskReport.Row)] = []
-        var longest = TopHeap<(Int, TaskReport.Row)>(capacity: maxRows) { ($0.1.ran ?? 0, $1.0) > ($1.1.ran ?? 0, $0.0) }
-        func keep(_ rows: [TaskReport.Row]) {
-            for row in rows {
-                if row.outcome == "running" { running.append((spawned, row)) } else { longest.insert((spawned, row)) }
-                spawned += 1
-            }
-        }
-        try read { e in
-            count += 1
-            first = min(first ?? e.time, e.time)
-            end = max(end, e.time)
-            windows.consume(e)
-            if windows.hasResumed { for r in windows.takeResumed() { slowest.insert(r) } }
-            taskRows.consume(e)
-            if taskRows.readyCount >= 4_096 { keep(taskRows.take()) }
-            builders[slot: builders.slot(e.runtimeKey) { GateBuilder() }].consume(e)
-        }
-        keep(taskRows.finish().rows)
-        // In spawn order, whatever order the heap holds them in.
-        tasks = (running + longest.kept).sorted { $0.0 < $1.0 }.map(\.1)
-        index = nil
+        var reading = BrowserReading(maxRows: maxRows)
+        try read { reading.consume($0) }
+        self = reading.data(hosts: hosts())
         reread = read
-        start = first ?? 0
-        events = count
+        try findDominants(of: reading.slowest(10_000), read: read)
+    }
+
+    /// The data as ``BrowserReading`` found it: no index held, diagrams and largest parts read
+    /// on demand.
+    init(start: UInt64, events: UInt64, runtimes: Int, requests: [Request], tasks: [TaskReport.Row], gates: [Gate]) {
+        index = nil
+        reread = nil
+        self.start = start
+        self.events = events
+        self.runtimes = runtimes
         lost = 0
-        // Requests: those waiting, and the slowest `maxRows` resumed; the dominant part of the
-        // slowest 10,000, from their windows.
-        let waiting = windows.waiters.map {
-            Request(
-                runtime: $0.runtime, dispatch: $0.dispatch, label: $0.label, style: $0.style, outcome: "waiting", start: $0.time,
-                total: end &- $0.time, dominant: "", waiting: true)
-        }
-        // Sorted here, where the type is known: TopHeap's generic sort was a seventh of the start.
-        let resumed = slowest.kept.sorted {
-            ($0.total, $1.runtime, $1.dispatch) > ($1.total, $0.runtime, $0.dispatch)
-        }
-        var breakdowns = WindowedBreakdowns(Array(resumed.prefix(10_000)))
-        var found: [TraceIndex.Key: LatencyBreakdown] = [:]
-        if !resumed.isEmpty {
-            try read { e in
-                breakdowns.consume(e)
-                if !breakdowns.breakdowns.isEmpty { found.merge(breakdowns.take()) { a, _ in a } }
-            }
-        }
-        requests =
-            waiting.sorted { $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch) }
-            + resumed.map { r in
-                let b = found[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)]
-                let top = b?.parts.max { $0.nanos < $1.nanos }
-                let share = r.total == 0 ? 0 : Double(top?.nanos ?? 0) / Double(r.total)
-                return Request(
-                    runtime: r.runtime, dispatch: r.dispatch, label: r.label,
-                    style: TraceNames.codeName(kind: .dispatch, code: r.style),
-                    outcome: TraceNames.codeName(kind: .requestResume, code: r.outcome), start: r.start, total: r.total,
-                    dominant: top.map { "\($0.kind.rawValue) \(Int((share * 100).rounded()))%" } ?? "")
-            }
-        runtimes = builders.count
-        let hosts = hosts()
-        gates = builders.keys.sorted().map { key in
-            builders.state(key)!.gate(runtime: key, host: hosts[RuntimeKey.process(key)] ?? "")
-        }
+        self.requests = requests
+        self.tasks = tasks
+        self.gates = gates
         runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
+    }
+
+    /// Fills in the largest part of `resumed` (of ``requests``) from one pass over the stream
+    /// (``WindowedBreakdowns``), for a view that shows them all at once.
+    mutating func findDominants(of resumed: [RequestWindows.Request], read: ((TraceEvent) -> Void) throws -> Void) throws {
+        guard !resumed.isEmpty else { return }
+        var breakdowns = WindowedBreakdowns(resumed)
+        var found: [TraceIndex.Key: String] = [:]
+        try read { e in
+            breakdowns.consume(e)
+            guard !breakdowns.breakdowns.isEmpty else { return }
+            for (key, b) in breakdowns.take() where found[key] == nil { found[key] = Self.dominant(of: b) }
+        }
+        for i in requests.indices where !requests[i].waiting {
+            if let part = found[TraceIndex.Key(runtime: requests[i].runtime, id: requests[i].dispatch)] {
+                requests[i].dominant = part
+            }
+        }
+    }
+
+    /// A breakdown's largest part and its share of the total: "gate wait 62%" ("" for none).
+    static func dominant(of b: LatencyBreakdown?) -> String {
+        guard let b, let top = b.parts.max(by: { $0.nanos < $1.nanos }) else { return "" }
+        let share = b.total == 0 ? 0 : Double(top.nanos) / Double(b.total)
+        return "\(top.kind.rawValue) \(Int((share * 100).rounded()))%"
+    }
+
+    /// Reads a request's chart (and so its largest part) from `index`, the index of the trace
+    /// file at `path`, when it is asked for: the diagrams, and the largest part of each request
+    /// a screen shows, remembered once found.
+    mutating func readDetails(through index: TraceFileIndex, path: String) {
+        let lifecycle = { (request: Request) throws -> [TraceEvent] in
+            try IndexedRequest.events(
+                of: request.dispatch, in: index, path: path, selection: Selection(key: request.runtime)
+            ).events
+        }
+        self.lifecycle = lifecycle
+        let found = Lock<[TraceIndex.Key: String]>([:])
+        dominantPart = { request in
+            let key = TraceIndex.Key(runtime: request.runtime, id: request.dispatch)
+            if let part = found.withLock({ $0[key] }) { return part }
+            let events = (try? lifecycle(request)) ?? []
+            let part = Self.dominant(
+                of: TraceIndex(events).latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch))
+            found.withLock { $0[key] = part }
+            return part
+        }
     }
 }
 
@@ -242,8 +236,7 @@ struct BrowserData {
 /// report, its waits for the gate by when they ended, and the cycle it entered last.
 struct GateBuilder {
     var report = ContentionReport()
-    /// Dispatches not yet entered: a wait is enter − dispatch on the trace's clock.
-    var dispatched: [UInt64: (time: UInt64, label: String)] = [:]
+    /// The waits for the gate, each with when it ended.
     var waits: [(time: UInt64, nanos: UInt64)] = []
     /// Its latest cycle, which holds the gate still if it has not left.
     var latest: (cycle: UInt64, label: String, left: Bool)?
@@ -251,20 +244,23 @@ struct GateBuilder {
     mutating func consume(_ e: TraceEvent) {
         report.consume(e)
         switch e.kind {
-        case .dispatch: dispatched[e.dispatch] = (e.time, e.label)
         case .cycleEnter:
-            let admission = dispatched.removeValue(forKey: e.dispatch)
-            latest = (e.cycle, admission?.label ?? "?", false)
-            waits.append((e.time, admission.map { e.time.minus($0.time) } ?? e.nanos))
+            // The report knows what the cycle waited (enter − dispatch on the trace's clock).
+            let entry = report.lastEntry
+            latest = (e.cycle, entry?.label ?? "?", false)
+            waits.append((e.time, entry?.waited ?? e.nanos))
         case .cycleLeave:
             if latest?.cycle == e.cycle { latest?.left = true }
         default: break
         }
     }
 
-    func gate(runtime key: UInt64, host: String) -> BrowserData.Gate {
+    /// The gate's row; a `preview` (a frame while the trace is still read) leaves out the wait
+    /// p99 timeline, which goes over every wait so far.
+    func gate(runtime key: UInt64, host: String, preview: Bool = false) -> BrowserData.Gate {
         let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
-        let (depths, p99s) = BrowserData.timelines(report.depth, waits: waits)
+        var (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? [] : waits)
+        if preview { p99s = [] }
         return BrowserData.Gate(
             runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
             waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,

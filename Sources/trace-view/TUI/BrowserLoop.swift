@@ -18,10 +18,14 @@ enum BrowserLoop {
         /// Nothing is left to show (a live view whose every reader failed before any event): the
         /// loop ends as if q were pressed.
         var closes = false
+        /// More of the trace is still being read (``BrowserFeed``): the loop asks for the next
+        /// frame as a live view's does, until one is not loading.
+        var loading = false
     }
 
     /// Runs until q, Ctrl-C or the end of the terminal's input. `update` is asked for a new frame
-    /// (`nil`: nothing new) when `live`; a recorded trace's frame never changes.
+    /// (`nil`: nothing new) every `refresh` seconds when `live` or while the frame is loading; a
+    /// recorded trace's frame changes no more once it is read.
     static func run(title: String, ascii: Bool, frame first: Frame, live: Bool, refresh: Double, update: () -> Frame?) {
         var frame = first
         var state = BrowserState()
@@ -47,15 +51,18 @@ enum BrowserLoop {
                     break
                 }
                 // A diagram is read as it was opened; a paused view stays as it is.
-                guard live, key == nil, !state.paused, state.mode == .browse, MonotonicClock.now() >= nextRefresh else {
+                guard live || frame.loading, key == nil, !state.paused, state.mode == .browse, MonotonicClock.now() >= nextRefresh
+                else {
                     continue
                 }
                 nextRefresh = MonotonicClock.now() + UInt64(refresh * 1e9)
                 if let next = update() {
-                    // The selection follows its request, task or gate to where it moved.
+                    // A live view's selection follows its request, task or gate to where it
+                    // moved; a file still being read reorders its rows as it is read, and the
+                    // selection stays on its row.
                     let before = screen
                     let selected = BrowserState.Pane.allCases.map { pane in
-                        state.selected[pane].flatMap { i in before.rowKeys(pane, state).dropFirst(i).first }
+                        live ? state.selected[pane].flatMap { i in before.rowKeys(pane, state).dropFirst(i).first } : nil
                     }
                     frame = next
                     let after = BrowserScreen(data: frame.data, title: title, width: 1, height: 1, ascii: ascii)

@@ -98,7 +98,10 @@ struct BrowserScreen {
                 let r = all[i]
                 return runtimeColumn(r.runtime)
                     + columns(
-                        ["\(r.dispatch)", r.label, r.style, duration(r.total), r.outcome, r.dominant], [8, 22, 14, 10, 10, 24])
+                        [
+                            "\(r.dispatch)", r.label, r.style, duration(r.total), r.outcome,
+                            r.dominant ?? data.dominantPart?(r) ?? "",
+                        ], [8, 22, 14, 10, 10, 24])
             }
         case .tasks:
             head =

@@ -26,9 +26,13 @@ enum TerminalSession {
     private static let leave = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
     private static let fatalSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGHUP, SIGINT, SIGQUIT]
 
+    /// Whether standard input and output are a terminal (``begin()`` can enter it).
+    static var available: Bool { isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0 }
+
     /// Enters raw mode and the alternate screen; `false` when standard input is not a terminal.
+
     static func begin() -> Bool {
-        guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0, tcgetattr(STDIN_FILENO, &saved) == 0 else {
+        guard available, tcgetattr(STDIN_FILENO, &saved) == 0 else {
             return false
         }
         var raw = saved

@@ -1,44 +1,79 @@
-/// The best `capacity` of a stream of values by `better`, in a binary heap whose root is the
-/// worst kept: O(log capacity) an insertion, memory for `capacity` values whatever the stream.
+/// The best `capacity` of a stream of values, each ranked by a key of three integers (a greater
+/// key is better; ties are the caller's to break inside the key), in a binary heap whose root is
+/// the worst kept: O(log capacity) an insertion, memory for `capacity` values whatever the stream.
+///
+/// The heap orders keys and slots only: its code compares and moves plain integers, never the
+/// values (a heap generic over its values is not specialized in the modules that use it, and
+/// comparing and swapping through generic witnesses was a fifth of a pass that offered every
+/// request to one).
 package struct TopHeap<Element> {
-    private var heap: [Element] = []
-    let capacity: Int
-    /// Whether the first is better (kept before) the second.
-    let better: (Element, Element) -> Bool
+    /// What ranks a value: greater is better, compared left to right.
+    package typealias Key = (UInt64, UInt64, UInt64)
 
-    package init(capacity: Int, better: @escaping (Element, Element) -> Bool) {
-        self.capacity = capacity
-        self.better = better
+    private var items: [Element] = []
+    private var ranks: TopRanks
+
+    package init(capacity: Int) { ranks = TopRanks(capacity: max(1, capacity)) }
+
+    /// Keeps `x` if it ranks among the best `capacity` so far (a key equal to the worst kept's
+    /// does not displace it).
+    package mutating func insert(_ x: Element, key: Key) {
+        guard let slot = ranks.admit(key) else { return }
+        if slot == items.count { items.append(x) } else { items[slot] = x }
     }
 
-    package mutating func insert(_ x: Element) {
+    /// What it kept, best first: the best `limit` of them when given.
+    package func sortedBest(limit: Int = .max) -> [Element] { ranks.slotsBestFirst(limit: limit).map { items[$0] } }
+
+    /// What it kept, in no order.
+    package var kept: [Element] { items }
+
+    /// The key that ranks by `a` descending, then `b` and `c` ascending: the usual order of
+    /// "slowest first, ties by the lower id".
+    package static func key(descending a: UInt64, ascending b: UInt64, _ c: UInt64 = 0) -> Key { (a, ~b, ~c) }
+}
+
+/// ``TopHeap``'s order, apart from its values so that it is compiled for its one concrete type:
+/// keys and the slots of their values, in a binary heap whose root is the worst kept.
+package struct TopRanks {
+    private struct Entry {
+        var key: TopHeap<Never>.Key
+        var slot: Int
+    }
+
+    private var heap: [Entry] = []
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// The slot a value of `key` goes in (the next new one, or the one of the worst kept, which
+    /// it replaces), or nil when it does not rank among the best `capacity`.
+    mutating func admit(_ key: TopHeap<Never>.Key) -> Int? {
         if heap.count < capacity {
-            heap.append(x)
+            heap.append(Entry(key: key, slot: heap.count))
             var i = heap.count - 1
-            while i > 0, better(heap[(i - 1) / 2], heap[i]) {
+            while i > 0, heap[(i - 1) / 2].key > heap[i].key {
                 heap.swapAt(i, (i - 1) / 2)
                 i = (i - 1) / 2
             }
-        } else if let worst = heap.first, better(x, worst) {
-            heap[0] = x
-            var i = 0
-            while true {
-                // The two children by hand: an array literal here was an allocation per level.
-                var worse = i
-                let left = 2 * i + 1
-                if left < heap.count && better(heap[worse], heap[left]) { worse = left }
-                if left + 1 < heap.count && better(heap[worse], heap[left + 1]) { worse = left + 1 }
-                guard worse != i else { break }
-                heap.swapAt(i, worse)
-                i = worse
-            }
+            return heap.count - 1
         }
+        guard key > heap[0].key else { return nil }
+        heap[0].key = key
+        let slot = heap[0].slot
+        var i = 0
+        while true {
+            var worse = i
+            let left = 2 * i + 1
+            if left < heap.count && heap[worse].key > heap[left].key { worse = left }
+            if left + 1 < heap.count && heap[worse].key > heap[left + 1].key { worse = left + 1 }
+            guard worse != i else { break }
+            heap.swapAt(i, worse)
+            i = worse
+        }
+        return slot
     }
 
-    /// What it kept, best first. (Generic, so each comparison copies both values through their
-    /// witnesses: a caller with many rows of a concrete type sorts ``kept`` itself.)
-    package func sortedBest() -> [Element] { heap.sorted(by: better) }
-
-    /// What it kept, in no order.
-    package var kept: [Element] { heap }
+    /// The slots, best first: the best `limit`.
+    func slotsBestFirst(limit: Int) -> [Int] { heap.sorted { $0.key > $1.key }.prefix(limit).map(\.slot) }
 }
