@@ -134,6 +134,15 @@ enum ViewScale {
                     print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
                 }
             }
+            // The TUI in a terminal: the first rows, the whole, its memory (one run: wall time).
+            switch TUIScreen.figures(traceView: traceView, trace: file, size: size.name) {
+            case .success(let found):
+                for f in found { print("  \(f.key): \(fmt(f.value, 2)) \(f.unit)") }
+                figures += found
+            case .failure(let failure):
+                failures["view_tui_first_screen_\(size.name)_s"] = failure.why
+                print("  view_tui_first_screen_\(size.name): failed: \(failure.why)")
+            }
         }
         for command in commands {
             // CPU(10M) ÷ CPU(1M), and CPU(100M) ÷ CPU(10M) when measured: 10 is linear.
@@ -165,5 +174,8 @@ enum ViewScale {
             sizes.flatMap { ["view_\(c.key)_\($0)_cpu_s", "view_\(c.key)_\($0)_rss_mb"] } + ["view_\(c.key)_growth"]
                 + (sizes.count > 2 ? ["view_\(c.key)_growth_100m"] : [])
         } + sizes.map { "csv_requests_\($0)_python_s" }
+            + sizes.flatMap {
+                ["view_tui_first_screen_\($0)_s", "view_tui_whole_screen_\($0)_s", "view_tui_screen_\($0)_rss_mb"]
+            }
     }
 }
