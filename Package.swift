@@ -38,9 +38,14 @@ let package = Package(
         .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
         // The transducer and the actor both benchmark programs measure.
         .target(name: "BenchWorkload", dependencies: ["Transduce"], path: "Benchmarks/BenchWorkload"),
+        // Realistic traces of any size from one recorded run: the benchmark's scale figures and
+        // the tests' 1M-event goldens.
+        .target(name: "TraceGenerator", dependencies: ["TransduceTrace"], path: "Benchmarks/TraceGenerator"),
         .executableTarget(
             name: "transduce-bench",
-            dependencies: ["Transduce", "TransduceTrace", "TransduceDemo", "CLTTng", "CBenchFloor", "BenchWorkload"],
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceDemo", "CLTTng", "CBenchFloor", "BenchWorkload", "TraceGenerator",
+            ],
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
         // 3.19 crashes on the main thread's sigsuspend under an async main).
@@ -61,7 +66,7 @@ let package = Package(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport",
+                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport", "TraceGenerator",
             ],
             exclude: ["Fixtures"]),
     ],

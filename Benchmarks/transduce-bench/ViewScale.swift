@@ -1,4 +1,5 @@
 import Foundation
+import TraceGenerator
 import Transduce
 import TransduceTrace
 

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import Observation
 import Synchronization
+import TraceGenerator
 import Transduce
 import TransduceTrace
 

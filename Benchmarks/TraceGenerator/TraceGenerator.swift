@@ -1,17 +1,16 @@
-import Foundation
-import TransduceDemo
 import TransduceTrace
 
-/// Realistic traces of any size without running them: the demo workload's events, recorded once
-/// on the real runtime (every dispatch style, a `switchToLatest` replacement, a `shareable` join,
-/// a `uniqueRequest` cancel, contention on an async action, a dropped event), repeated by many
+/// Realistic traces of any size without running them: one runtime's recorded run (the demo
+/// workload's: every dispatch style, a `switchToLatest` replacement, a `shareable` join, a
+/// `uniqueRequest` cancel, contention on an async action, a dropped event), repeated by many
 /// runtimes in several processes, each round with its ids and times moved on, all merged in time
-/// order as a recorder would write them.
+/// order as a recorder would write them. The benchmark records its template afresh; the tests
+/// take the demo fixture's, so that a size's trace is the same every time.
 ///
 /// So every view sees what a real trace has, at the scale of a day's recording, in the time it
 /// takes to encode it; `trace-view check` finds it clean (ids stay unique per runtime, and each
 /// round is one whole run of the scenes).
-struct TraceGenerator {
+package struct TraceGenerator {
     /// The events between the runtime's start and its stop, in recording order.
     let body: [TraceEvent]
     /// The `runtimeStart` event.
@@ -26,33 +25,26 @@ struct TraceGenerator {
     /// The highest dispatch, cycle and task id of one run (round ids are moved on by these).
     let maxDispatch: UInt64, maxCycle: UInt64, maxTask: UInt64
 
-    /// Runs the demo workload once on a ring recorder and keeps its events as the template.
-    static func recorded() async throws -> TraceGenerator {
-        let recorder = TraceRecorder(capacity: 1 << 14)
-        _ = try await DemoWorkload.run(instrument: recorder)
-        let events = recorder.snapshot().events
+    /// The generator of `events`' run: its `runtimeStart`, what follows until its `runtimeStop`,
+    /// and the stop and what comes after it.
+    package init(template events: [TraceEvent]) throws {
         guard let first = events.firstIndex(where: { $0.kind == .runtimeStart }),
             let stop = events.lastIndex(where: { $0.kind == .runtimeStop }), first < stop
-        else { throw Failure("the demo workload recorded no whole run") }
-        let body = Array(events[(first + 1)..<stop])
+        else { throw Failure("the template has no whole run") }
+        body = Array(events[(first + 1)..<stop])
+        start = events[first]
+        epilogue = Array(events[stop...])
         let times = body.map(\.time)
+        origin = times.min() ?? 0
+        span = (times.max() ?? 0) - (times.min() ?? 0) + 1_000
         let all = events[(first + 1)...]
-        return TraceGenerator(
-            body: body, start: events[first], epilogue: Array(events[stop...]), origin: times.min() ?? 0,
-            span: (times.max() ?? 0) - (times.min() ?? 0) + 1_000,
-            maxDispatch: all.map(\.dispatch).max() ?? 0, maxCycle: all.map(\.cycle).max() ?? 0,
-            maxTask: all.map { max($0.task, $0.otherTask) }.max() ?? 0)
+        maxDispatch = all.map(\.dispatch).max() ?? 0
+        maxCycle = all.map(\.cycle).max() ?? 0
+        maxTask = all.map { max($0.task, $0.otherTask) }.max() ?? 0
     }
 
-    /// `--generate-trace FILE EVENTS`.
-    static func writeAndExit(events: Int, to path: String) async throws -> Never {
-        let (written, request) = try await recorded().write(events: events, to: path)
-        print("\(written) events written to \(path); a request to look at: --pid 40000 --runtime 1 --request \(request)")
-        exit(0)
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -130,7 +122,7 @@ struct TraceGenerator {
     /// Returns how many events it wrote and a request in the middle of every runtime's run (the
     /// demo's chart request, `request(load)`, of the middle round), for views of one request.
     @discardableResult
-    func write(events: Int, processes: Int = 2, runtimes: Int = 8, to path: String) throws -> (
+    package func write(events: Int, processes: Int = 2, runtimes: Int = 8, to path: String) throws -> (
         events: Int, request: UInt64
     ) {
         let count = processes * runtimes
