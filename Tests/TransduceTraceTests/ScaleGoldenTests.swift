@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TraceGenerator
+
+@testable import TransduceTrace
+
+/// Every view of a generated 1M-event trace is what it was: the demo fixture's run repeated by
+/// 16 runtimes in 2 processes (``TraceGenerator``, the benchmark's scale traces; the same trace
+/// every time), each view's output compared with its golden digest (line count, bytes, CRC-32
+/// and its first lines, `golden/scale-1m.txt`: the outputs themselves are tens of megabytes).
+/// A request's chart is the same read from the whole file, through the index the run builds,
+/// and through the index kept by the run before.
+@Suite(.serialized) struct ScaleGoldenTests {
+    static let events = 1_000_000
+
+    @Test(.enabled(if: !underThreadSanitizer), .timeLimit(.minutes(10)))
+    func everyViewOfAMillionEventsIsUnchanged() async throws {
+        let template = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("1m.tdtrace")
+        let (written, request) = try TraceGenerator(template: template).write(events: Self.events, to: file)
+        #expect(written >= Self.events)
+        let sequence = ["sequence", "--pid", "40000", "--runtime", "1", "--request", "\(request)"]
+        let views: [(name: String, arguments: [String])] = [
+            ("summary", ["summary"]), ("contention", ["contention"]), ("tasks", ["tasks"]), ("check", ["check"]),
+            ("slow", ["slow"]), ("slow json", ["slow", "--format", "json"]), ("tui", ["tui"]),
+            ("csv requests", ["export", "--format", "csv", "--table", "requests"]),
+            ("csv cycles", ["export", "--format", "csv", "--table", "cycles"]),
+            ("sequence, whole file", sequence.prefix(1) + ["--no-index"] + sequence.dropFirst()),
+        ]
+        var digest = "# \(written) events; a request: \(sequence.joined(separator: " "))\n"
+        for view in views {
+            let run = try await traceViewAsync(view.arguments + [file])
+            #expect(run.status == 0, "\(view.name): \(run.err)")
+            digest += Self.digest(view.name, run.out)
+        }
+        try expectGolden(digest, "scale-1m.txt")
+        // The chart through the index: built by this run, then kept from it.
+        let whole = try await traceViewAsync(sequence.prefix(1) + ["--no-index"] + sequence.dropFirst() + [file])
+        #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
+        for pass in ["building the index", "through the kept index"] {
+            let indexed = try await traceViewAsync(sequence + [file])
+            #expect(indexed.status == 0 && indexed.out == whole.out, "\(pass): \(indexed.err)")
+            #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
+        }
+    }
+
+    /// A view's output as its golden keeps it: size, checksum and its first lines.
+    static func digest(_ name: String, _ output: String) -> String {
+        let bytes = Array(output.utf8)
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let crc = String(CRC32.checksum(bytes), radix: 16)
+        return "== \(name): \(lines.count) lines, \(bytes.count) bytes, crc32 \(crc)\n"
+            + lines.prefix(12).map { "  " + $0 + "\n" }.joined()
+    }
+}
