@@ -16,7 +16,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// An empty histogram (about 16 KiB of buckets).
     public init() {}
 
-    static func index(_ value: UInt64) -> Int {
+    package static func index(_ value: UInt64) -> Int {
         if value < UInt64(sub) { return Int(value) }
         let magnitude = 63 - value.leadingZeroBitCount
         let shift = magnitude - subBits
@@ -24,7 +24,7 @@ public struct LatencyHistogram: Sendable, Equatable {
         return (shift + 1) * sub + subIndex
     }
 
-    static func lowerBound(_ index: Int) -> UInt64 {
+    package static func lowerBound(_ index: Int) -> UInt64 {
         if index < sub { return UInt64(index) }
         let shift = index / sub - 1
         let subIndex = index % sub

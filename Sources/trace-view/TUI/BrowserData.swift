@@ -114,22 +114,12 @@ struct BrowserData {
 
     /// The depth timeline with its neighbouring buckets merged to at most ``sparkWidth``, and the
     /// p99 of the waits that ended in each merged bucket.
-    static func timelines(_ timeline: DepthTimeline, waits: [(time: UInt64, nanos: UInt64)]) -> ([UInt32], [UInt64]) {
-        guard let start = timeline.start, timeline.used > 0 else { return ([], []) }
+    static func timelines(_ timeline: DepthTimeline, waits: WaitTimeline?) -> ([UInt32], [UInt64]) {
+        guard timeline.start != nil, timeline.used > 0 else { return ([], []) }
         let used = Array(timeline.buckets.prefix(timeline.used))
         let group = (used.count + sparkWidth - 1) / sparkWidth
         let depths = stride(from: 0, to: used.count, by: group).map { used[$0..<min($0 + group, used.count)].max() ?? 0 }
-        let width = timeline.width.multipliedReportingOverflow(by: UInt64(group)).partialValue
-        var samples = [[UInt64]](repeating: [], count: depths.count)
-        for wait in waits {
-            let bucket = wait.time <= start ? 0 : (wait.time - start) / max(1, width)
-            samples[Int(min(UInt64(depths.count - 1), bucket))].append(wait.nanos)
-        }
-        let p99s = samples.map { s -> UInt64 in
-            guard !s.isEmpty else { return 0 }
-            return s.sorted()[min(s.count - 1, Int(Double(s.count) * 0.99))]
-        }
-        return (depths, p99s)
+        return (depths, waits?.p99s(group: group, count: depths.count) ?? [])
     }
 
     /// The sequence diagram of one request's lifecycle, at `width` columns.
@@ -236,8 +226,8 @@ struct BrowserData {
 /// report, its waits for the gate by when they ended, and the cycle it entered last.
 struct GateBuilder {
     var report = ContentionReport()
-    /// The waits for the gate, each with when it ended.
-    var waits: [(time: UInt64, nanos: UInt64)] = []
+    /// The waits for the gate by when they ended.
+    var waits = WaitTimeline()
     /// Its latest cycle, which holds the gate still if it has not left.
     var latest: (cycle: UInt64, label: String, left: Bool)?
 
@@ -248,7 +238,7 @@ struct GateBuilder {
             // The report knows what the cycle waited (enter − dispatch on the trace's clock).
             let entry = report.lastEntry
             latest = (e.cycle, entry?.label ?? "?", false)
-            waits.append((e.time, entry?.waited ?? e.nanos))
+            waits.record(time: e.time, wait: entry?.waited ?? e.nanos, on: report.depth)
         case .cycleLeave:
             if latest?.cycle == e.cycle { latest?.left = true }
         default: break
@@ -256,15 +246,58 @@ struct GateBuilder {
     }
 
     /// The gate's row; a `preview` (a frame while the trace is still read) leaves out the wait
-    /// p99 timeline, which goes over every wait so far.
+    /// p99 timeline.
     func gate(runtime key: UInt64, host: String, preview: Bool = false) -> BrowserData.Gate {
         let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
-        var (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? [] : waits)
-        if preview { p99s = [] }
+        let (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? nil : waits)
         return BrowserData.Gate(
             runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
             waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
             holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
             waitP99s: p99s)
+    }
+}
+
+/// The waits for a gate by when they ended, in the buckets of its contention report's depth
+/// timeline: per bucket, how many waits fell in each of ``LatencyHistogram``'s buckets (about
+/// 3 % wide), merged pairwise when the timeline's are. Memory is bounded by the timeline's 48
+/// buckets whatever the number of cycles (a list of every wait was 16 bytes a cycle: 230 MB at
+/// 100M events); a p99 is exact to its histogram bucket.
+struct WaitTimeline {
+    private var width: UInt64 = 0
+    private var buckets = [[Int: UInt64]](repeating: [:], count: DepthTimeline.bucketCount)
+
+    /// Records a wait that ended at `time`, on `timeline` as it stands once that time is in it.
+    mutating func record(time: UInt64, wait: UInt64, on timeline: DepthTimeline) {
+        guard let start = timeline.start else { return }
+        if width == 0 { width = timeline.width }
+        while width < timeline.width {
+            var merged = [[Int: UInt64]](repeating: [:], count: buckets.count)
+            for i in buckets.indices { merged[i / 2].merge(buckets[i], uniquingKeysWith: +) }
+            buckets = merged
+            width *= 2
+        }
+        let i = time <= start ? 0 : Int(min(UInt64(buckets.count - 1), (time - start) / width))
+        buckets[i][LatencyHistogram.index(wait), default: 0] += 1
+    }
+
+    /// The p99 of each of the first `count` groups of `group` buckets (0 for none): the lower
+    /// bound of the histogram bucket that holds it.
+    func p99s(group: Int, count: Int) -> [UInt64] {
+        (0..<count).map { g in
+            var counts: [Int: UInt64] = [:]
+            for i in (g * group)..<min((g + 1) * group, buckets.count) { counts.merge(buckets[i], uniquingKeysWith: +) }
+            let n = counts.values.reduce(0, +)
+            guard n > 0 else { return 0 }
+            // The sample at index ⌊0.99 n⌋ (0-based) of the sorted waits, as it was computed
+            // from the waits themselves.
+            let rank = min(n - 1, UInt64(Double(n) * 0.99)) + 1
+            var seen: UInt64 = 0
+            for (index, c) in counts.sorted(by: { $0.key < $1.key }) {
+                seen += c
+                if seen >= rank { return LatencyHistogram.lowerBound(index) }
+            }
+            return 0
+        }
     }
 }
