@@ -21,6 +21,14 @@ typedef struct reader {
     int stopped;
     cbt_field fields[MAX_FIELDS];
     char text[MAX_FIELDS][256];
+    /* The common context class seen last and the places of vtid and vpid in it (-1: absent), and
+       the trace seen last with its hostname: looked up by name when they change, not three
+       times an event (string hashing and comparing was a tenth of a read). Forgotten at every
+       stream's beginning and end, so a class or trace freed with its streams is never used. */
+    const bt_field_class *context_class;
+    int64_t vtid_index, vpid_index;
+    const bt_trace *host_trace;
+    const char *host_name;
 } reader;
 
 int cbt_available(void) { return 1; }
@@ -71,17 +79,52 @@ static int convert(reader *r, int index, const bt_field *field, cbt_field *out) 
     return 0;
 }
 
-static uint32_t context_of(const bt_event *event, const char *name) {
-    const bt_field *context = bt_event_borrow_common_context_field_const(event);
-    if (!context) return 0;
-    const bt_field *vtid = bt_field_structure_borrow_member_field_by_name_const(context, name);
-    if (!vtid) return 0;
-    bt_field_class_type type = bt_field_get_class_type(vtid);
+static int64_t member_index(const bt_field_class *structure, const char *name) {
+    uint64_t members = bt_field_class_structure_get_member_count(structure);
+    for (uint64_t i = 0; i < members; i++) {
+        const bt_field_class_structure_member *member = bt_field_class_structure_borrow_member_by_index_const(structure, i);
+        if (strcmp(bt_field_class_structure_member_get_name(member), name) == 0) return (int64_t)i;
+    }
+    return -1;
+}
+
+static uint32_t integer_of(const bt_field *context, int64_t index) {
+    if (index < 0) return 0;
+    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
+    bt_field_class_type type = bt_field_get_class_type(field);
     if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-        return (uint32_t)bt_field_integer_signed_get_value(vtid);
+        return (uint32_t)bt_field_integer_signed_get_value(field);
     if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-        return (uint32_t)bt_field_integer_unsigned_get_value(vtid);
+        return (uint32_t)bt_field_integer_unsigned_get_value(field);
     return 0;
+}
+
+/* The event's vtid and vpid from its common context (0 where it has none). */
+static void context_of(reader *r, const bt_event *event, uint32_t *vtid, uint32_t *vpid) {
+    *vtid = 0;
+    *vpid = 0;
+    const bt_field *context = bt_event_borrow_common_context_field_const(event);
+    if (!context || bt_field_get_class_type(context) != BT_FIELD_CLASS_TYPE_STRUCTURE) return;
+    const bt_field_class *class = bt_field_borrow_class_const(context);
+    if (class != r->context_class) {
+        r->context_class = class;
+        r->vtid_index = member_index(class, "vtid");
+        r->vpid_index = member_index(class, "vpid");
+    }
+    *vtid = integer_of(context, r->vtid_index);
+    *vpid = integer_of(context, r->vpid_index);
+}
+
+static const char *hostname_of(reader *r, const bt_event *event) {
+    const bt_stream *stream = bt_event_borrow_stream_const(event);
+    const bt_trace *trace = stream ? bt_stream_borrow_trace_const(stream) : NULL;
+    if (!trace) return "";
+    if (trace != r->host_trace) {
+        r->host_trace = trace;
+        const bt_value *host = bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+        r->host_name = host && bt_value_get_type(host) == BT_VALUE_TYPE_STRING ? bt_value_string_get(host) : "";
+    }
+    return r->host_name;
 }
 
 static void deliver(reader *r, const bt_message *message) {
@@ -90,13 +133,8 @@ static void deliver(reader *r, const bt_message *message) {
     cbt_event out;
     out.name = bt_event_class_get_name(class);
     out.clock_ns = bt_message_event_borrow_stream_class_default_clock_class_const(message) ? clock_ns(message) : 0;
-    out.vtid = context_of(event, "vtid");
-    out.vpid = context_of(event, "vpid");
-    out.hostname = "";
-    const bt_stream *stream = bt_event_borrow_stream_const(event);
-    const bt_trace *trace = stream ? bt_stream_borrow_trace_const(stream) : NULL;
-    const bt_value *host = trace ? bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname") : NULL;
-    if (host && bt_value_get_type(host) == BT_VALUE_TYPE_STRING) out.hostname = bt_value_string_get(host);
+    context_of(r, event, &out.vtid, &out.vpid);
+    out.hostname = hostname_of(r, event);
     out.field_count = 0;
     out.fields = r->fields;
     const bt_field *payload = bt_event_borrow_payload_field_const(event);
@@ -133,6 +171,9 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         bt_message_type type = bt_message_get_type(messages[i]);
         if (!r->stopped && type == BT_MESSAGE_TYPE_EVENT) {
             deliver(r, messages[i]);
+        } else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || type == BT_MESSAGE_TYPE_STREAM_END) {
+            r->context_class = NULL;
+            r->host_trace = NULL;
         } else if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
             uint64_t lost = 0;
             if (bt_message_discarded_events_get_count(messages[i], &lost) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
