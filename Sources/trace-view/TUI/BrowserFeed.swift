@@ -15,8 +15,8 @@ import TransduceTrace
 final class BrowserFeed: Sendable {
     /// How the reading ended.
     struct Ending {
+        /// The input's notes (damage, values no runtime writes): the command's exit status.
         var notes: [String] = []
-        var counts: TraceCounts?
         var error: (any Error)?
     }
 
@@ -40,7 +40,9 @@ final class BrowserFeed: Sendable {
     /// The frame read since the last call, if any.
     func next() -> BrowserLoop.Frame? {
         state.withLock { s in
-            defer { s.frame = nil }; return s.frame
+            let frame = s.frame
+            s.frame = nil
+            return frame
         }
     }
 
@@ -85,7 +87,7 @@ final class BrowserFeed: Sendable {
             }
             // A damaged input says so on the screen, and on leaving it (exit 65), as in a pipe.
             let status = notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"
-            publish(BrowserLoop.Frame(data: data, status: status), ending: Ending(notes: notes, counts: counts))
+            publish(BrowserLoop.Frame(data: data, status: status), ending: Ending(notes: notes))
         } catch {
             var frame = BrowserLoop.Frame(data: BrowserReading().data(hosts: [:]), status: "")
             frame.closes = true
