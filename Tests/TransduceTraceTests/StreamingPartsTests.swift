@@ -1,4 +1,5 @@
 import Testing
+import TraceGenerator
 
 @testable import TransduceTrace
 
@@ -212,5 +213,45 @@ import Testing
             b.parts.map { "\($0.kind) \($0.nanos) held by \($0.heldBy.map { "\($0.cycle) \($0.nanos)" })" }
         }
         #expect(parts(windowed) == parts(whole))
+    }
+
+    /// Breakdowns made at each resume from the events still kept are those of the whole trace,
+    /// request by request (the oracle: ``TraceIndex`` over every event), on the demo, on two
+    /// runtimes, and on the demo as 16 runtimes in 2 processes; with room for only 50 events,
+    /// the requests whose windows reached back past what was kept are handed over, and a second
+    /// pass (``WindowedBreakdowns``) finds the rest: nothing is lost.
+    @Test(arguments: [500_000, 50])
+    func breakdownsAtTheirResumesAreTheWholeTraces(maxKept: Int) throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("generated.tdtrace")
+        try TraceGenerator(template: demo).write(events: 20_000, to: file)
+        let traces = [
+            demo, try JSONLinesReader(path: fixtures + "/two-runtimes.jsonl").readAll().events,
+            try TraceFileReader(path: file).readAll().events,
+        ]
+        func described(_ b: LatencyBreakdown) -> String {
+            "\(b.runtime) #\(b.dispatch) \(b.total): "
+                + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map { "\($0.cycle)/\($0.nanos)" })" }.joined(separator: ", ")
+        }
+        for events in traces {
+            let whole = TraceIndex(events).latencyBreakdowns().map(described).sorted()
+            #expect(!whole.isEmpty)
+            var resumed = ResumeBreakdowns(maxKept: maxKept)
+            var found: [String] = []
+            for e in events {
+                resumed.consume(e)
+                found += resumed.take().map(described)
+            }
+            if maxKept == 50 && events.count > 10_000 {
+                #expect(!resumed.missed.isEmpty, "a bound this small misses some of the generated trace's")
+            }
+            var again = WindowedBreakdowns(resumed.missed)
+            for e in events {
+                again.consume(e)
+                found += again.take().values.map(described)
+            }
+            #expect(found.sorted() == whole)
+        }
     }
 }

@@ -1,8 +1,9 @@
 import TransduceTrace
 
 /// `export --format csv --table requests|tasks|cycles|events`: a trace as tables for pandas,
-/// DuckDB or a spreadsheet, each written as it is read (one pass; `requests` two over a file), in
-/// memory that follows what is open, not the trace.
+/// DuckDB or a spreadsheet, each written as it is read (one pass; for `requests`, a second over
+/// a file for requests whose windows reached back past what the first could keep), in memory
+/// that follows what is open, not the trace.
 enum ExportTables {
     static let names = ["requests", "tasks", "cycles", "events"]
 
@@ -143,18 +144,34 @@ enum ExportTables {
                 flush(requests, force: true)
                 return trace.notes
             }
-            var windows = RequestWindows()
-            let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { windows.consume($0) } }
-            var breakdowns = WindowedBreakdowns(windows.takeAll())
-            let again = try TraceInput(path: input.path, allProcesses: args.flag("all-processes"))
-            try again.forEach {
+            // Each request broken down at its resume from the events its window still needs
+            // (one pass, memory that follows what is open); those whose windows reach back past
+            // what could be kept, in a second pass of their own.
+            var resumed = ResumeBreakdowns()
+            let (notes, _) = try input.forEach(progress: Progress()) {
                 guard selection.keep($0) else { return }
-                breakdowns.consume($0)
-                guard !breakdowns.breakdowns.isEmpty else { return }
-                pending += breakdowns.take().values.sorted { $0.dispatch < $1.dispatch }.map(cells)
+                resumed.consume($0)
+                guard !resumed.found.isEmpty else { return }
+                pending += resumed.take().map(cells)
                 flush(requests)
             }
+            if !resumed.missed.isEmpty {
+                var breakdowns = WindowedBreakdowns(resumed.missed)
+                var again = try Selection(args)
+                try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
+                    guard again.keep($0) else { return }
+                    breakdowns.consume($0)
+                    guard !breakdowns.breakdowns.isEmpty else { return }
+                    pending += breakdowns.take().values.sorted { $0.dispatch < $1.dispatch }.map(cells)
+                    flush(requests)
+                }
+            }
             flush(requests, force: true)
+            if resumed.missedOverflow {
+                Terminal.error(
+                    "trace-view: warning: more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; their rows are left out"
+                )
+            }
             return notes
         }
     }

@@ -163,6 +163,22 @@ public struct RequestWindows: TraceConsumer {
         }
     }
 
+    /// The earliest position the window of a request of runtime `key` can start at from now on:
+    /// that of a request still waiting, of one dispatched later (behind the cycle holding the
+    /// gate, the oldest queued admission, a cycle that left lately), or of one that joins a
+    /// live task (its spawn). Nil when nothing of the runtime is open.
+    package func earliestOpen(runtime key: UInt64) -> Int? {
+        var earliest: Int?
+        func keep(_ p: Int?) { if let p { earliest = min(earliest ?? p, p) } }
+        for (k, w) in waiting where k.runtime == key { keep(w.first) }
+        guard let r = runtimes.state(key) else { return earliest }
+        keep(r.holding)
+        if r.queuedHead < r.queued.count { keep(r.queued[r.queuedHead].position) }
+        for l in r.left { keep(l.position) }
+        for (_, spawn) in r.tasks { keep(spawn) }
+        return earliest
+    }
+
     /// Hands over every request found (by label, then resume order) and keeps none, so a caller
     /// that breaks them all down never holds two copies.
     public mutating func takeAll() -> [Request] {

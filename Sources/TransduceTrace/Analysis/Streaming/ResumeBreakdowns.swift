@@ -1,0 +1,100 @@
+/// Every resumed awaited request's ``LatencyBreakdown`` in one pass, each at its resume, in
+/// resume order: each runtime's events are kept from the earliest position a window still open
+/// (or opened later) can start at (``RequestWindows/earliestOpen(runtime:)``), and a request's
+/// breakdown reads its window from them, exactly as ``WindowedBreakdowns`` does in a second pass.
+///
+/// Memory: the events of what is open, at most `maxKept` in all (500,000 by default: tens of
+/// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
+/// window reaches back before what its runtime kept is handed over in ``missed`` instead (for a
+/// second pass of its own, ``WindowedBreakdowns``), at most ``maxMissed`` of them.
+package struct ResumeBreakdowns {
+    private var windows = RequestWindows(keeps: false)
+    /// Per runtime, its events from a position on (contiguous: every event of the runtime since).
+    private var kept = PerRuntime<Kept>()
+    private var keptCount = 0
+    private var position = 0
+    /// The breakdowns found and not yet taken, in resume order.
+    package private(set) var found: [LatencyBreakdown] = []
+    /// Requests whose windows reach back before what was kept, in resume order.
+    package private(set) var missed: [RequestWindows.Request] = []
+    /// Whether more than ``maxMissed`` were missed (the rest are lost: say so).
+    package private(set) var missedOverflow = false
+
+    private let maxKept: Int
+    package static let maxMissed = 1_000_000
+
+    private struct Kept {
+        var events: [(position: Int, event: TraceEvent)] = []
+        var head = 0
+        /// Events appended since the runtime's last trim.
+        var sinceTrim = 0
+        var count: Int { events.count - head }
+
+        mutating func drop(before position: Int) -> Int {
+            var dropped = 0
+            while head < events.count, events[head].position < position {
+                head += 1
+                dropped += 1
+            }
+            if head > 4_096 && head * 2 > events.count {
+                events.removeFirst(head)
+                head = 0
+            }
+            return dropped
+        }
+    }
+
+    package init(maxKept: Int = 500_000) { self.maxKept = max(1, maxKept) }
+
+    /// Takes the next event of the stream, in order.
+    package mutating func consume(_ e: TraceEvent) {
+        defer { position += 1 }
+        let runtime = e.runtimeKey
+        let slot = kept.slot(runtime) { Kept() }
+        kept[slot: slot].events.append((position, e))
+        kept[slot: slot].sinceTrim += 1
+        keptCount += 1
+        windows.consume(e)
+        if windows.hasResumed {
+            for r in windows.takeResumed() { breakDown(r) }
+        }
+        if kept[slot: slot].sinceTrim >= 4_096 {
+            kept[slot: slot].sinceTrim = 0
+            keptCount -= kept[slot: slot].drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
+        }
+        if keptCount > maxKept { letGoOfTheOldest() }
+    }
+
+    /// Hands over the breakdowns found so far.
+    package mutating func take() -> [LatencyBreakdown] {
+        defer { found.removeAll(keepingCapacity: true) }
+        return found
+    }
+
+    private mutating func breakDown(_ r: RequestWindows.Request) {
+        guard let slot = kept.slot(r.runtime) else { return }
+        let events = kept[slot: slot]
+        guard events.count > 0, events.events[events.head].position <= r.first else {
+            if missed.count < Self.maxMissed { missed.append(r) } else { missedOverflow = true }
+            return
+        }
+        // Positions increase: the window's first event by bisection.
+        var low = events.head
+        var high = events.events.count
+        while low < high {
+            let mid = (low + high) / 2
+            if events.events[mid].position < r.first { low = mid + 1 } else { high = mid }
+        }
+        let index = TraceIndex(events.events[low...].map(\.event))
+        if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) { found.append(b) }
+    }
+
+    /// Lets go of the oldest quarter of the runtime keeping most.
+    private mutating func letGoOfTheOldest() {
+        guard let most = kept.keys.max(by: { kept.state($0)!.count < kept.state($1)!.count }), let slot = kept.slot(most)
+        else { return }
+        let k = kept[slot: slot]
+        let cut = k.events[min(k.events.count - 1, k.head + max(1, k.count / 4))].position
+        keptCount -= kept[slot: slot].drop(before: cut)
+    }
+}
