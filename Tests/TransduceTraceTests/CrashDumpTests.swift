@@ -123,9 +123,14 @@ import TransduceDemo
         #expect(status == 128 + SIGTERM, "\(output)")
         // The ending alone, from the signal to the exit (the runs before it take a minute under
         // ThreadSanitizer on a busy machine): the wait is 5 s at most; 30 s is far short of a hang.
+        // Not timed under ThreadSanitizer: it holds an asynchronous signal until the thread next
+        // enters one of its interceptors, and one CI run's ending took 110 s there (the plain
+        // and busy runs time it).
         let line = output.split(separator: "\n").first { $0.hasPrefix("ending at ") }
         let signalled = try #require(line.flatMap { UInt64($0.dropFirst("ending at ".count)) }, "\(output)")
-        #expect(ended >= signalled && ended - signalled < 30_000_000_000, "\(Double(ended &- signalled) / 1e9) s")
+        if !underThreadSanitizer {
+            #expect(ended >= signalled && ended - signalled < 30_000_000_000, "\(Double(ended &- signalled) / 1e9) s")
+        }
         #expect(output.contains("trace dump on signal failed"), "\(output)")
     }
 
