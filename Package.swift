@@ -21,6 +21,9 @@ let package = Package(
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),
+        // What only the tools run (child processes, loopback ports, `lttng` sessions): not a
+        // product, so no app that links TransduceTrace compiles it.
+        .target(name: "TraceTooling", dependencies: ["Transduce"]),
         // The built-in workload of `trace-view demo` and the examples: public runtime API only.
         .target(name: "TransduceDemo", dependencies: ["Transduce"]),
         // Reading LTTng CTF traces through libbabeltrace2 (kept apart so apps need not link it).
@@ -30,7 +33,10 @@ let package = Package(
         ),
         .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
         .executableTarget(
-            name: "trace-view", dependencies: ["TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CLTTng"]),
+            name: "trace-view",
+            dependencies: [
+                "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CLTTng", "TraceTooling",
+            ]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .executableTarget(
             name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),
@@ -45,6 +51,7 @@ let package = Package(
             name: "transduce-bench",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceDemo", "CLTTng", "CBenchFloor", "BenchWorkload", "TraceGenerator",
+                "TraceTooling",
             ],
             path: "Benchmarks/transduce-bench"),
         // The loops Benchmarks/callgrind.sh counts instructions of (a synchronous main: valgrind
@@ -66,7 +73,7 @@ let package = Package(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport", "TraceGenerator",
+                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport", "TraceGenerator", "TraceTooling",
             ],
             exclude: ["Fixtures"]),
     ],

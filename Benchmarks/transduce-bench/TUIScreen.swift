@@ -1,3 +1,4 @@
+import TraceTooling
 import Foundation
 import Transduce
 import TransduceTrace

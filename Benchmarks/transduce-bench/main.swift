@@ -1,3 +1,4 @@
+import TraceTooling
 import BenchWorkload
 // transduce-bench: the runtime and the toolkit against their floors, measured side by side in
 // one run (see Benchmarks/README.md). `swift run -c release transduce-bench [--json FILE] [--quick]`

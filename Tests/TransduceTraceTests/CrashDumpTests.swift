@@ -1,3 +1,4 @@
+import TraceTooling
 import CLTTng
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import TraceTooling
 import Foundation
 import Testing
 

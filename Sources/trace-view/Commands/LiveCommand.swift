@@ -1,3 +1,4 @@
+import TraceTooling
 import Dispatch
 import Foundation
 import Transduce

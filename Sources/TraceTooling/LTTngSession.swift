@@ -107,7 +107,7 @@ package struct LTTngSession {
     private func call(_ arguments: [String]) throws {
         let result = try Subprocess.run(lttng, arguments, output: .capture, timeout: Self.callTimeout)
         guard result.status == 0 else {
-            let detail = result.output.trimmingTrailing(where: \.isWhitespace)
+            let detail = String(result.output.reversed().drop(while: \.isWhitespace).reversed())
             throw Subprocess.Failure("lttng \(arguments.joined(separator: " ")) failed\(detail.isEmpty ? "" : ": " + detail)")
         }
     }
