@@ -233,8 +233,6 @@ static int collect_traces(const char *path, bt_value *inputs, int depth, int fou
 
 int cbt_count_traces(const char *path) { return collect_traces(path, NULL, 0, 0); }
 
-int cbt_is_ctf(const char *path) { return cbt_count_traces(path) > 0; }
-
 /* Builds source → muxer → sink with `source_name`'s class of the ctf plugin and `params`, and runs
  * it to its end. A live source answers "again" while it waits for data: `idle` is called then
  * (nonzero stops the reading), and the graph is run again after a short sleep. */
@@ -456,11 +454,6 @@ int cbt_list_live(const char *url, cbt_session_callback callback, void *context,
 }
 
 int cbt_count_traces(const char *path) {
-    (void)path;
-    return 0;
-}
-
-int cbt_is_ctf(const char *path) {
     (void)path;
     return 0;
 }

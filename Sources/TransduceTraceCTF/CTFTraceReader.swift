@@ -19,9 +19,6 @@ public enum CTFTraceReader {
     /// Whether this build can read CTF traces (libbabeltrace2 was available at build time).
     public static var isAvailable: Bool { cbt_available() != 0 }
 
-    /// Whether `path` is, or contains, a CTF trace directory.
-    public static func isCTF(path: String) -> Bool { cbt_is_ctf(path) != 0 }
-
     /// What a read found besides events.
     public struct Result: Sendable {
         /// Events that could not be mapped (unknown names, unknown code names).

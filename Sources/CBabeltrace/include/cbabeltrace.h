@@ -58,8 +58,6 @@ int cbt_available(void);
 /* How many CTF traces (directories with a `metadata` file) are at or below `path`, within
  * CBT_MAX_DEPTH levels; CBT_MAX_TRACES + 1 means "more than allowed" (the search stops there). */
 int cbt_count_traces(const char *path);
-/* 1 when `path` is, or contains, a CTF trace directory. */
-int cbt_is_ctf(const char *path);
 
 /* Reads every event of the CTF trace(s) at or below `path` (an LTTng session output directory
  * works), in time order, and what the tracer lost into `losses`. Returns 0 on success, else

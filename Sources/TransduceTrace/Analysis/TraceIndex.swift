@@ -244,10 +244,4 @@ public struct TraceIndex: Sendable {
         }
         return included.sorted()
     }
-
-    /// The events of one cycle: enter, transduce and effects, spawns, drops, leave.
-    public func cycleLifecycle(runtime: UInt64, cycle: UInt64) -> [Int] {
-        guard let record = cycles[Key(runtime: runtime, id: cycle)] else { return [] }
-        return ([record.enter] + record.events).sorted()
-    }
 }

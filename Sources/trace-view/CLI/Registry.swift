@@ -53,7 +53,9 @@ enum Registry {
             if let topic = rest.first, let command = command(named: topic) { return printHelp(command.spec.help) }
             return printHelp(toolHelp)
         }
-        if name == "--version" { return Terminal.print(["trace-view 1.0 (trace format \(TraceFileFormat.version))"]) }
+        if name == "--version" {
+            return Terminal.print(["trace-view \(PackageVersion.current) (trace format \(TraceFileFormat.version))"])
+        }
         guard let command = command(named: name) else { throw CLIError.usage("unknown command '\(name)'") }
         let arguments = try command.spec.parse(rest)
         if arguments.flag("help") { return printHelp(command.spec.help) }
