@@ -1,6 +1,6 @@
-import TraceTooling
 import Foundation
 import TraceGenerator
+import TraceTooling
 import Transduce
 import TransduceTrace
 

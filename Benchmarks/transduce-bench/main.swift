@@ -1,4 +1,3 @@
-import TraceTooling
 import BenchWorkload
 // transduce-bench: the runtime and the toolkit against their floors, measured side by side in
 // one run (see Benchmarks/README.md). `swift run -c release transduce-bench [--json FILE] [--quick]`
@@ -9,6 +8,7 @@ import Foundation
 import Observation
 import Synchronization
 import TraceGenerator
+import TraceTooling
 import Transduce
 import TransduceTrace
 

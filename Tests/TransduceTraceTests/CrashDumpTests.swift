@@ -1,8 +1,8 @@
-import TraceTooling
 import CLTTng
 import Foundation
 import Synchronization
 import Testing
+import TraceTooling
 import Transduce
 import TransduceDemo
 

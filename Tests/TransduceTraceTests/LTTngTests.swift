@@ -1,7 +1,7 @@
-import TraceTooling
 import CLTTng
 import Foundation
 import Testing
+import TraceTooling
 import TransduceTraceCTF
 
 @testable import TransduceTrace

@@ -1,6 +1,6 @@
-import TraceTooling
 import Foundation
 import Testing
+import TraceTooling
 import TransduceTrace
 
 /// Labels that try to drive the terminal (OSC, CSI, SGR, C1), reorder text (bidi overrides and

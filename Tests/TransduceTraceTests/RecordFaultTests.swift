@@ -1,6 +1,6 @@
-import TraceTooling
 import Foundation
 import Testing
+import TraceTooling
 
 @testable import TransduceTrace
 

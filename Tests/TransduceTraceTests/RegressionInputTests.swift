@@ -1,7 +1,7 @@
-import TraceTooling
 import Foundation
 import Testing
 import TraceFuzzHarness
+import TraceTooling
 
 @testable import TransduceTrace
 

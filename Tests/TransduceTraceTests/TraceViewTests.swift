@@ -1,6 +1,6 @@
-import TraceTooling
 import Foundation
 import Testing
+import TraceTooling
 
 @testable import TransduceTrace
 
@@ -62,6 +62,13 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(status == 0, "\(err)")
         #expect(err.isEmpty)
         try expectGolden(out, golden)
+    }
+
+    /// `--version` prints the package's one version constant and the trace format's version.
+    @Test func versionIsThePackagesConstant() throws {
+        let (status, out, err) = try traceView(["--version"])
+        #expect(status == 0, "\(err)")
+        #expect(out == "trace-view \(PackageVersion.current) (trace format \(TraceFileFormat.version))\n")
     }
 
     /// In a pipe with no width asked for (no terminal, no `COLUMNS`, no `--width`) nothing is

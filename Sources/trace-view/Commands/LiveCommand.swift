@@ -1,6 +1,6 @@
-import TraceTooling
 import Dispatch
 import Foundation
+import TraceTooling
 import Transduce
 import TransduceTrace
 import TransduceTraceCTF

@@ -1,5 +1,5 @@
-import TraceTooling
 import Foundation
+import TraceTooling
 import TransduceTrace
 
 #if canImport(Glibc)

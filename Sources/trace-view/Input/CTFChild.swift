@@ -1,7 +1,7 @@
-import TraceTooling
 import CLTTng
 import Dispatch
 import Synchronization
+import TraceTooling
 import TransduceTrace
 import TransduceTraceCTF
 

@@ -1,6 +1,6 @@
-import TraceTooling
 import Foundation
 import Synchronization
+import TraceTooling
 import Transduce
 import TransduceTrace
 import TransduceTraceCTF
