@@ -79,3 +79,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Warnings fail every build of this package (CI's first build included). SwiftPM applies warning
+// control only to the root package, so an app that depends on Transduce never fails on them.
+for target in package.targets {
+    if ["CLTTng", "CBabeltrace", "CBenchFloor"].contains(target.name) {
+        target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
+    } else {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+    }
+}

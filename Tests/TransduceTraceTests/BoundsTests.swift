@@ -1,7 +1,7 @@
-import TraceTooling
 import Foundation
 import Synchronization
 import Testing
+import TraceTooling
 import TransduceDemo
 import TransduceTestSupport
 
@@ -213,7 +213,7 @@ import TransduceTestSupport
                 at(.requestResume) { $0.dispatch = id }
             }
         }
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let file = directory.file("bounded.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: file)
         let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]

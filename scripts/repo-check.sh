@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# What the repository must not hold, checked before anything is built:
+#   - a tracked path with a part starting with `-` (a program that took an unknown flag for its
+#     output path once left a binary trace named `--end-with` at the root);
+#   - a binary file outside the fuzz corpus and the test fixtures, the places binary inputs
+#     belong (a trace written by a run, an executable or an archive committed by mistake);
+#   - a commit subject longer than 72 characters, for commits after REPO_CHECK_SINCE (the first
+#     commit the rule applies to; subjects before it are history).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+since=${REPO_CHECK_SINCE:-2c434c1}
+status=0
+dashed=$(git ls-files | awk -F/ '{ for (i = 1; i <= NF; i++) if ($i ~ /^-/) { print; next } }')
+if [ -n "$dashed" ]; then
+    echo "repo-check: tracked paths with a part that starts with '-' (a flag taken for a path?):" >&2
+    echo "$dashed" >&2
+    status=1
+fi
+# `grep -IL ''` lists the files grep takes for binary (a NUL byte in the first block), and empty
+# files, which are not.
+binaries=$(git ls-files -z | xargs -0 grep -IL '' -- 2>/dev/null |
+    grep -Ev '^(Fuzz/corpus/|Tests/[^/]+/Fixtures/)' | while IFS= read -r f; do [ ! -s "$f" ] || echo "$f"; done || true)
+if [ -n "$binaries" ]; then
+    echo "repo-check: binary files outside Fuzz/corpus/ and Tests/*/Fixtures/:" >&2
+    echo "$binaries" >&2
+    status=1
+fi
+if git rev-parse --verify --quiet "$since^{commit}" >/dev/null; then
+    long=$(git log --format='%h %s' "$since..HEAD" | awk 'length($0) - index($0, " ") > 72')
+    if [ -n "$long" ]; then
+        echo "repo-check: commit subjects longer than 72 characters:" >&2
+        echo "$long" >&2
+        status=1
+    fi
+else
+    echo "repo-check: $since is not in this clone's history; subjects not checked" >&2
+fi
+[ $status -eq 0 ] && echo "repo-check: ok" >&2
+exit $status
