@@ -4,7 +4,7 @@ import Testing
 
 /// The gate as a plain value: every transition, without tasks or locks.
 @Suite struct GateStateMachineTests {
-    typealias Gate = GateStateMachine<Int>
+    typealias Gate = GateStateMachine<Int, Int>
 
     @Test func anIdleGateWithNothingQueuedIsClaimedInline() {
         var gate = Gate(capacity: 4)
@@ -16,17 +16,19 @@ import Testing
         let r2 = gate.claimInline()
         #expect(!r2)
         let r3 = gate.accept(1)
-        #expect(r3 == .init(depth: 1, startDrain: false))
+        #expect(r3 == .init(depth: 1, gateWasIdle: false))
         // Released with an admission waiting: a drain task takes the gate over.
         let r4 = gate.releaseInline()
         #expect(r4)
         #expect(gate.holder == .idle)
-        gate.drainTaskStarted(true)
-        #expect(gate.holder == .drainTask)
+        gate.drainStarted(7)
+        #expect(gate.holder == .drainTask(7))
         let r5 = gate.next()
         #expect(r5! == (1, 0))
         let r6 = gate.next()
         #expect(r6 == nil)
+        // The queue is empty: the drain task lets go of the gate.
+        gate.drainEnded()
         #expect(gate.holder == .idle)
     }
 
@@ -44,13 +46,13 @@ import Testing
     @Test func acceptingIntoAnIdleGateAsksForADrainTask() {
         var gate = Gate(capacity: 4)
         let r10 = gate.accept(1)
-        #expect(r10 == .init(depth: 1, startDrain: true))
-        // Until the shell says the task started, the gate is idle; a second accept asks again.
+        #expect(r10 == .init(depth: 1, gateWasIdle: true))
+        // Until the drain task holds it, the gate is idle; a second accept asks again.
         let r11 = gate.accept(2)
-        #expect(r11 == .init(depth: 2, startDrain: true))
-        gate.drainTaskStarted(true)
+        #expect(r11 == .init(depth: 2, gateWasIdle: true))
+        gate.drainStarted(7)
         let r12 = gate.accept(3)
-        #expect(r12 == .init(depth: 3, startDrain: false))
+        #expect(r12 == .init(depth: 3, gateWasIdle: false))
         let r13 = gate.claimInline()
         #expect(!r13)
         let r14 = gate.next()
@@ -66,8 +68,7 @@ import Testing
     @Test func aDrainTaskThatCouldNotStartLeavesTheGateIdle() {
         var gate = Gate(capacity: 4)
         let r18 = gate.accept(1)
-        #expect(r18.startDrain)
-        gate.drainTaskStarted(false)
+        #expect(r18.gateWasIdle)
         #expect(gate.holder == .idle)
         // Something is queued, so no inline claim may overtake it.
         let r19 = gate.claimInline()
@@ -76,14 +77,15 @@ import Testing
 
     @Test func backPressureKeepsOrderAndRefusesPosts() {
         var gate = Gate(capacity: 2)
-        gate.drainTaskStarted(gate.accept(1).startDrain)
+        _ = gate.accept(1)
+        gate.drainStarted(7)
         _ = gate.accept(2)
         #expect(gate.refusesPost)
         // Full: awaited admissions wait in the overflow, counted in the depth.
         let r20 = gate.accept(3)
-        #expect(r20 == .init(depth: 3, startDrain: false))
+        #expect(r20 == .init(depth: 3, gateWasIdle: false))
         let r21 = gate.accept(4)
-        #expect(r21 == .init(depth: 4, startDrain: false))
+        #expect(r21 == .init(depth: 4, gateWasIdle: false))
         #expect(gate.overflow.count == 2)
         // Each cycle's room goes to the oldest waiting admission.
         let r22 = gate.next()
@@ -103,7 +105,8 @@ import Testing
 
     @Test func aStopTakesEveryWaitingAdmissionOldestFirst() {
         var gate = Gate(capacity: 2)
-        gate.drainTaskStarted(gate.accept(1).startDrain)
+        _ = gate.accept(1)
+        gate.drainStarted(7)
         for i in 2...4 { _ = gate.accept(i) }
         let r26 = gate.removeAll()
         #expect(r26 == [1, 2, 3, 4])
@@ -117,9 +120,9 @@ import Testing
         var gate = Gate(capacity: 2)
         let r27 = gate.claimInline()
         #expect(r27)
-        gate.handInlineToDrainTask()
-        #expect(gate.holder == .drainTask)
+        gate.handInline(to: 7)
+        #expect(gate.holder == .drainTask(7))
         let r28 = gate.accept(1)
-        #expect(r28 == .init(depth: 1, startDrain: false))
+        #expect(r28 == .init(depth: 1, gateWasIdle: false))
     }
 }

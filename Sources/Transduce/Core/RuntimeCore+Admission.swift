@@ -19,15 +19,35 @@ extension RuntimeCore {
         return context.task
     }
 
-    /// Why an admission is refused right now, or `nil`. Call with the lock held: `.cancel`
-    /// cancels tasks under it, so once a task instance is cancelled nothing it dispatches enters
-    /// the queue.
+    /// The sink ``Control``'s transitions record into: the instrument, under the lock.
     @inlinable
-    func refusal(fromTask: Bool) -> (error: any Error, reason: RejectionReason)? {
-        let lifecycle = self.lifecycle
-        if lifecycle != .active { return (Self.boundaryError(lifecycle), Self.rejection(lifecycle)) }
-        if fromTask && Task.isCancelled { return (CancellationError(), .cancelled) }
-        return nil
+    func trace(_ recording: Recording?) -> InstrumentSink<T> {
+        InstrumentSink(core: self, isRecording: recording != nil)
+    }
+
+    /// Starts the drain task a transition asked for. Called with the lock held: it only creates
+    /// the task (which cannot take the lock before this section ends), so that its handle is in
+    /// the state before anything can stop the runtime.
+    @inlinable
+    func startDrainTask(_ control: inout Control) {
+        let task = hooks?.startDrain()  // nil: the host is gone
+        if task != nil { drainTasksStarted.wrappingAdd(1, ordering: .relaxed) }
+        control.drainStarted(task)
+    }
+
+    /// Queues `admission` under the lock and starts the drain it asks for; throws the refusal.
+    /// `fromTask`: made by a managed task, refused once that task is cancelled (read under the
+    /// lock, where cancellation happens, so nothing a cancelled instance dispatches is queued).
+    @inlinable
+    func queue(_ admission: Admission, isPost: Bool, fromTask: Bool, recording: Recording?) throws {
+        let admitted = control.withLock { control in
+            var trace = trace(recording)
+            let admitted = control.admit(
+                admission, isPost: isPost, callerCancelled: fromTask && Task.isCancelled, trace: &trace)
+            if case .queued(.startTask) = admitted { startDrainTask(&control) }
+            return admitted
+        }
+        if case .rejected(let rejection) = admitted { throw Control.error(of: rejection, capacity: queueCapacity) }
     }
 
     /// Enqueues a post-style admission; never suspends.
@@ -37,21 +57,9 @@ extension RuntimeCore {
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
         let task = callerTask
-        let failure: (any Error)? = control.withLock { control in
-            if let (error, reason) = refusal(fromTask: task != nil) {
-                if let instrument { rejected(dispatch, style, event, reason, instrument) }
-                return error
-            }
-            if control.gate.refusesPost {
-                if let instrument { rejected(dispatch, style, event, .queueFull, instrument) }
-                return RuntimeError.queueFull(capacity: queueCapacity)
-            }
-            enqueue(
-                Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0),
-                into: &control, instrument: instrument)
-            return nil
-        }
-        if let failure { throw failure }
+        try queue(
+            Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0),
+            isPost: true, fromTask: task != nil, recording: instrument)
     }
 
     /// Admits an awaited dispatch (the fast path's first half): one that does not come from a
@@ -119,7 +127,12 @@ extension RuntimeCore {
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
         if isComputeTask() {
-            if let instrument { control.withLock { _ in rejected(dispatch, kind, event, .reentrant, instrument) } }
+            if let instrument {
+                control.withLock { control in
+                    var trace = trace(instrument)
+                    control.rejectReentrant(dispatch, kind, event, trace: &trace)
+                }
+            }
             throw RuntimeError.reentrantDispatch
         }
         return DispatchStart(kind: kind, dispatch: dispatch, instrument: instrument, now: now)
@@ -129,27 +142,24 @@ extension RuntimeCore {
     /// lock section; throws the refusal when the runtime has stopped.
     @inlinable
     func claimIdleGate(_ event: T.Event, _ start: DispatchStart) throws -> Admitted {
-        try control.withLock { control in
-            if let (error, reason) = refusal(fromTask: false) {
-                if let instrument = start.instrument { rejected(start.dispatch, start.kind, event, reason, instrument) }
-                throw error
-            }
-            guard control.gate.claimInline() else { return .queue(start, task: nil) }
-            control.nextCycle += 1
-            var enteredAt: UInt64 = 0
+        let (claimed, enteredAt) = control.withLock { control in
             // Under the lock, so that the trace's dispatch order is the order of acceptance.
-            if let instrument = start.instrument {
-                emitDispatch(
-                    Admission(
-                        event: event, style: start.kind, waiters: [], dispatch: start.dispatch, enqueuedAt: start.now,
-                        origin: 0), depth: 1, instrument)
-                enteredAt = emitEnter(
-                    cycle: control.nextCycle, dispatch: start.dispatch, enqueuedAt: start.now, queueDepth: 0, instrument)
-            }
+            let enteredAt = start.instrument == nil ? 0 : MonotonicClock.now()
+            var trace = trace(start.instrument)
+            let claimed = control.claim(
+                Admission(
+                    event: event, style: start.kind, waiters: [], dispatch: start.dispatch, enqueuedAt: start.now, origin: 0),
+                now: enteredAt, trace: &trace)
+            return (claimed, enteredAt)
+        }
+        switch claimed {
+        case .rejected(let rejection): throw Control.error(of: rejection, capacity: queueCapacity)
+        case .queue: return .queue(start, task: nil)
+        case .claimed(let cycle):
             return .claimed(
                 InlineAdmission(
-                    event: event, style: start.kind, dispatch: start.dispatch, cycle: control.nextCycle,
-                    enqueuedAt: start.now, enteredAt: enteredAt, recording: start.instrument != nil))
+                    event: event, style: start.kind, dispatch: start.dispatch, cycle: cycle, enqueuedAt: start.now,
+                    enteredAt: enteredAt, recording: start.instrument != nil))
         }
     }
 
@@ -160,18 +170,10 @@ extension RuntimeCore {
     ) async throws -> T.Response? {
         let waiter = ResponseWaiter(dispatch: start.dispatch, createdAt: start.now)
         waitersMade.wrappingAdd(1, ordering: .relaxed)
-        let failure: (any Error)? = control.withLock { control in
-            if let (error, reason) = refusal(fromTask: task != nil) {
-                if let instrument = start.instrument { rejected(start.dispatch, start.kind, event, reason, instrument) }
-                return error
-            }
-            enqueue(
-                Admission(
-                    event: event, style: start.kind, waiters: [waiter], dispatch: start.dispatch, enqueuedAt: start.now,
-                    origin: task ?? 0), into: &control, instrument: start.instrument)
-            return nil
-        }
-        if let failure { throw failure }
+        try queue(
+            Admission(
+                event: event, style: start.kind, waiters: [waiter], dispatch: start.dispatch, enqueuedAt: start.now,
+                origin: task ?? 0), isPost: false, fromTask: task != nil, recording: start.instrument)
         return try await wait(for: waiter)
     }
 
@@ -184,53 +186,6 @@ extension RuntimeCore {
         } onCancel: {
             resume([Resumption(waiter: waiter, result: .failure(CancellationError()))])
         }
-    }
-
-    @inlinable
-    func rejected(
-        _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, _ reason: RejectionReason,
-        _ instrument: Recording
-    ) {
-        emit(
-            .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: reason), instrument,
-            payload: event)
-    }
-
-    /// Appends to the queue, or to the overflow when the queue is full, and makes sure a drain
-    /// runs: a new drain task, or, when `drainer` is given (a finishing managed task's handle),
-    /// that task, which must then call the hooks' `drain` (the result says so). Call with the lock
-    /// held.
-    @discardableResult
-    @inlinable
-    func enqueue(
-        _ admission: Admission, into control: inout Control, instrument: Recording?,
-        drainer: Task<Void, Never>? = nil
-    ) -> Bool {
-        // The dispatch event is stamped with the time the wait (`cycleEnter`) and the latency
-        // (`requestResume`) are measured from, so enter − dispatch is the printed wait exactly.
-        // It is emitted on acceptance, into the queue or the overflow (which it then counts).
-        let accepted = control.gate.accept(admission)
-        if let instrument { emitDispatch(admission, depth: accepted.depth, instrument) }
-        guard accepted.startDrain, let hooks = control.hooks else { return false }
-        if let drainer {
-            control.gate.drainTaskStarted(true)
-            control.drainTask = drainer
-            return true
-        }
-        let task = hooks.startDrain()  // nil: the host is gone
-        if task != nil { drainTasksStarted.wrappingAdd(1, ordering: .relaxed) }
-        control.gate.drainTaskStarted(task != nil)
-        control.drainTask = task
-        return false
-    }
-
-    @inlinable
-    func emitDispatch(_ admission: Admission, depth: Int, _ instrument: Recording) {
-        emit(
-            .dispatch(
-                dispatch: admission.dispatch, style: admission.style, event: T.traceLabel(of: admission.event),
-                originTask: admission.origin, queueDepth: depth), instrument, at: admission.enqueuedAt,
-            payload: admission.event)
     }
 
     /// Whether the caller is the task that runs this runtime's drain (an awaited dispatch from

@@ -14,25 +14,25 @@ extension RuntimeCore {
         isolation: isolated (any Actor) = #isolation
     ) async {
         setDrainTask(current: true)
-        while let (admission, cycle, depth) = nextAdmission() {
-            await runCycle(admission, cycle: cycle, queueDepth: depth, transduce: transduce, respond: respond)
+        while let (next, instrument, enteredAt) = nextAdmission() {
+            await runCycle(next, instrument: instrument, enteredAt: enteredAt, transduce: transduce, respond: respond)
         }
     }
 
-    /// Takes the next admission for a cycle, or ends the drain (under the lock, so a new drain can
-    /// only start after this one has let go of the gate).
+    /// Takes the next admission for a cycle (its `cycleEnter` recorded), or ends the drain (under
+    /// the lock, so a new drain can only start after this one has let go of the gate). With the
+    /// instrument when it records and the entry time.
     @inlinable
-    func nextAdmission() -> (Admission, UInt64, Int)? {
+    func nextAdmission() -> (Control.Next, Recording?, UInt64)? {
         control.withLock { control in
-            guard isActive, let (admission, left) = control.gate.next() else {
-                if !isActive { control.gate.drainEnded() }
-                control.drainTask = nil
+            let instrument = recording
+            let now = instrument == nil ? 0 : MonotonicClock.now()
+            var trace = trace(instrument)
+            guard let next = control.next(now: now, trace: &trace) else {
                 drainTaskBits.store(0, ordering: .releasing)
                 return nil
             }
-            control.nextCycle += 1
-            control.inflight = admission.waiters
-            return (admission, control.nextCycle, left)
+            return (next, instrument, now)
         }
     }
 
@@ -81,17 +81,12 @@ extension RuntimeCore {
     /// Runs one queued admission's cycle in the drain task.
     @inlinable
     func runCycle(
-        _ admission: Admission, cycle: UInt64, queueDepth: Int, transduce: @escaping (T.Event) -> Effect,
+        _ next: Control.Next, instrument: Recording?, enteredAt: UInt64, transduce: @escaping (T.Event) -> Effect,
         respond: @escaping (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
     ) async {
-        let instrument = recording
-        let enteredAt =
-            instrument.map {
-                emitEnter(
-                    cycle: cycle, dispatch: admission.dispatch, enqueuedAt: admission.enqueuedAt, queueDepth: queueDepth, $0)
-            } ?? 0
+        let admission = next.admission
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(cycle: cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
+        var context = CycleContext(cycle: next.cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
         await cycleLoop(admission.event, effect: nil, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
     }
 
@@ -137,7 +132,7 @@ extension RuntimeCore {
                 break chain
             }
         }
-        control.withLock { $0.inflight = [] }
+        control.withLock { $0.clearInflight() }
         emitLeave(outcome, &context, enteredAt: enteredAt)
         // Callers resume after the gate is released (the chart's `leave` before `resume`).
         if outcome != .aborted {
@@ -164,20 +159,6 @@ extension RuntimeCore {
             emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
         }
         return true
-    }
-
-    /// The `cycleEnter` of a cycle for the admission `dispatch` (dispatched at `enqueuedAt`), now;
-    /// returns the entry time.
-    @inlinable
-    func emitEnter(
-        cycle: UInt64, dispatch: UInt64, enqueuedAt: UInt64, queueDepth: Int, _ instrument: Recording
-    ) -> UInt64 {
-        let enteredAt = MonotonicClock.now()
-        emit(
-            .cycleEnter(
-                cycle: cycle, dispatch: dispatch, waitedNanos: enqueuedAt == 0 ? 0 : enteredAt &- enqueuedAt,
-                queueDepth: queueDepth), instrument, at: enteredAt)
-        return enteredAt
     }
 
     @inlinable
@@ -243,11 +224,7 @@ extension RuntimeCore {
                 waitersMade.wrappingAdd(1, ordering: .relaxed)
                 // Registered for the latch in the same lock section that checks the lifecycle:
                 // a waiter made after a stop would never be failed by it.
-                let registered = control.withLock { control -> Bool in
-                    guard isActive else { return false }
-                    control.inflight = [made]
-                    return true
-                }
+                let registered = control.withLock { $0.attachInflight(made) }
                 guard registered else { break chain }
                 waiter = made
                 context.waiters = [made]
@@ -273,7 +250,7 @@ extension RuntimeCore {
                 break chain
             }
         }
-        if waiter != nil { control.withLock { $0.inflight = [] } }
+        if waiter != nil { control.withLock { $0.clearInflight() } }
         emitLeave(outcome, &context, enteredAt: admission.enteredAt)
         releaseInlineGate()
         if let waiter {
@@ -297,14 +274,7 @@ extension RuntimeCore {
     @inlinable
     func releaseInlineGate() {
         control.withLock { control in
-            let admissionsWait = control.gate.releaseInline()
-            if admissionsWait && isActive, let task = control.hooks?.startDrain() {
-                drainTasksStarted.wrappingAdd(1, ordering: .relaxed)
-                control.gate.drainTaskStarted(true)
-                control.drainTask = task
-            } else {
-                control.drainTask = nil
-            }
+            if control.endInlineCycle() == .startTask { startDrainTask(&control) }
         }
     }
 
@@ -335,9 +305,7 @@ extension RuntimeCore {
         }
         control.withLock { control in
             // The task cannot start before this returns: it needs the isolation this runs on.
-            control.gate.handInlineToDrainTask()
-            control.drainTask = task
-            if !isActive { task.cancel() }
+            if !control.handInlineCycle(to: task) { task.cancel() }
         }
     }
 

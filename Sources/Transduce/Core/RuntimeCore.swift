@@ -57,9 +57,11 @@ enum ManagedTaskContext {
 /// The runtime shared by every host: a lock-based control plane and a compute plane that the
 /// host runs on its own isolation.
 ///
-/// Control plane: `control` (a `Lock`) holds the lifecycle latch, the admission FIFO, the task
-/// registry and the drain flag. Every control operation is synchronous, never suspends, and runs
-/// on any thread. Continuations are always resumed after the lock is released.
+/// Control plane: `control` (a `Lock`) holds ``RuntimeControl``, the pure state machine of the
+/// lifecycle, the gate, the task registry and the waiters; this shell calls its transitions under
+/// the lock and performs what they return (starting and cancelling tasks, resuming waiters after
+/// the lock is released). Every control operation is synchronous, never suspends, and runs on any
+/// thread.
 ///
 /// Compute plane: ``drain(transduce:respond:isolation:)`` runs on the host's isolation, one cycle
 /// at a time; state is touched only there, through the closures the host passes in.
@@ -75,86 +77,15 @@ where
     @usableFromInline
     typealias ResponseWaiter = Waiter<T.Response?>
 
+    /// The control plane's state machine, with this runtime's waiters and task handles.
     @usableFromInline
-    struct Admission {
-        @usableFromInline
-        var event: T.Event
-        @usableFromInline
-        var style: DispatchKind
-        @usableFromInline
-        var waiters: [ResponseWaiter]
-        @usableFromInline
-        var dispatch: UInt64
-        @usableFromInline
-        var enqueuedAt: UInt64
-        @usableFromInline
-        var origin: UInt64
-
-        @inlinable
-        init(event: T.Event, style: DispatchKind, waiters: [ResponseWaiter], dispatch: UInt64, enqueuedAt: UInt64, origin: UInt64)
-        {
-            self.event = event
-            self.style = style
-            self.waiters = waiters
-            self.dispatch = dispatch
-            self.enqueuedAt = enqueuedAt
-            self.origin = origin
-        }
-    }
-
-    /// The task registry's types, with this runtime's waiters and task handles.
+    typealias Control = RuntimeControl<T, ResponseWaiter, Task<Void, Never>>
     @usableFromInline
-    typealias Tasks = TaskRegistry<ResponseWaiter, Task<Void, Never>>
+    typealias Admission = Control.Admission
     @usableFromInline
-    typealias TaskKey = Tasks.Key
+    typealias Resumption = Control.Resumption
     @usableFromInline
-    typealias Entry = Tasks.Entry
-
-    @usableFromInline
-    struct Control {
-        @usableFromInline
-        var failure: (any Error)?
-        /// Who holds the gate, and the admissions waiting for it.
-        @usableFromInline
-        var gate: GateStateMachine<Admission>
-        @usableFromInline
-        var drainTask: Task<Void, Never>?
-        /// Waiters of the cycle in flight, so the control plane can fail them mid-action.
-        @usableFromInline
-        var inflight: [ResponseWaiter] = []
-        /// The live task instances.
-        @usableFromInline
-        var tasks = Tasks()
-        /// How to reach the host; every closure holds it weakly.
-        @usableFromInline
-        var hooks: HostHooks?
-        @usableFromInline
-        var nextCycle: UInt64 = 0
-
-        @inlinable
-        init(queueCapacity: Int) { gate = GateStateMachine(capacity: queueCapacity) }
-    }
-
-    /// A resumption to perform once the control lock is released.
-    @usableFromInline
-    struct Resumption {
-        @usableFromInline
-        var waiter: ResponseWaiter
-        @usableFromInline
-        var result: Result<T.Response?, any Error>
-        @usableFromInline
-        var byCycle: UInt64 = 0
-        @usableFromInline
-        var byTask: UInt64 = 0
-
-        @inlinable
-        init(waiter: ResponseWaiter, result: Result<T.Response?, any Error>, byCycle: UInt64 = 0, byTask: UInt64 = 0) {
-            self.waiter = waiter
-            self.result = result
-            self.byCycle = byCycle
-            self.byTask = byTask
-        }
-    }
+    typealias TaskKey = Control.Tasks.Key
 
     @usableFromInline
     let id: RuntimeID
@@ -166,6 +97,8 @@ where
     let queueCapacity: Int
     @usableFromInline
     let stepLimit: Int
+    /// The lifecycle as ``Control`` has it, published for the lock-free reads of the compute
+    /// plane (written only under the lock, as the machine stops).
     @usableFromInline
     let lifecycleState = Atomic<UInt8>(RuntimeLifecycle.active.rawValue)
     @usableFromInline
@@ -193,6 +126,11 @@ where
     @usableFromInline
     @exclusivity(unchecked)
     weak var host: AnyObject?
+    /// How to reach the host (every closure holds it weakly): written once, by
+    /// ``attach(_:host:)``, like ``host``.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hooks: HostHooks?
     /// Makes the host's dispatch entry, for managed tasks' inputs too: written once by
     /// ``makeInput(_:making:)`` in the host's initializer, like ``host``.
     @usableFromInline
@@ -222,7 +160,7 @@ where
     @inlinable
     func attach(_ hooks: HostHooks, host: AnyObject) {
         self.host = host
-        control.withLock { $0.hooks = hooks }
+        self.hooks = hooks
     }
 
     /// An input's dispatch: the host's entry for this core.

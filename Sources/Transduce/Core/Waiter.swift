@@ -75,3 +75,5 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {  // all mutable state
         return won
     }
 }
+
+extension Waiter: ControlWaiter {}
