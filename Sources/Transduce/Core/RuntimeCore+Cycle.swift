@@ -1,8 +1,8 @@
 import Synchronization
 
 // The compute plane: the drain task's loop, one cycle at a time on the host's isolation; the
-// inline cycle of the fast path; the chain of effects of a cycle; moving an inline cycle that
-// meets an async action to a drain task.
+// chain of one cycle (one loop, synchronous, for both paths); the inline cycle of the fast path,
+// and moving one that meets an async action to a drain task.
 extension RuntimeCore {
     /// Runs queued admissions one cycle at a time until the queue is empty or the runtime stops.
     ///
@@ -36,15 +36,6 @@ extension RuntimeCore {
         }
     }
 
-    /// What executing one effect led to.
-    @usableFromInline
-    enum Step {
-        case next(T.Event)
-        case settled
-        case handedOff
-        case aborted
-    }
-
     @usableFromInline
     struct CycleContext {
         @usableFromInline
@@ -59,13 +50,20 @@ extension RuntimeCore {
         /// Request-style waiters still owned by the cycle.
         @usableFromInline
         var waiters: [ResponseWaiter]
+        /// The caller runs the cycle inline and has no waiter: it takes the response itself.
+        @usableFromInline
+        var callerAnswersItself: Bool
 
         @inlinable
-        init(cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter]) {
+        init(
+            cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter],
+            callerAnswersItself: Bool = false
+        ) {
             self.cycle = cycle
             self.style = style
             self.instrument = instrument
             self.waiters = waiters
+            self.callerAnswersItself = callerAnswersItself
         }
 
         /// Whether the caller waits for the whole chain, tasks included (not only this cycle).
@@ -76,9 +74,96 @@ extension RuntimeCore {
             case .post, .send, .initial, .taskResponse: false
             }
         }
+
+        /// Whether anyone takes the cycle's response.
+        @inlinable
+        var wantsResponse: Bool { callerAnswersItself || !waiters.isEmpty }
     }
 
-    /// Runs one queued admission's cycle in the drain task.
+    /// How a cycle's chain stopped.
+    @usableFromInline
+    enum ChainEnd {
+        /// The cycle ended, with the response when someone takes it.
+        case ended(CycleOutcome, T.Response?)
+        /// It met an async action: await it, then go on with ``chain(resuming:with:_:transduce:respond:)``.
+        case suspended(ChainSuspension)
+    }
+
+    /// A chain stopped at an async action: the action's suspension and the event whose effect
+    /// it belongs to (the response is computed from the chain's last event).
+    @usableFromInline
+    struct ChainSuspension {
+        @usableFromInline
+        let suspension: Suspension
+        @usableFromInline
+        let event: T.Event
+
+        @inlinable
+        init(suspension: Suspension, event: T.Event) {
+            self.suspension = suspension
+            self.event = event
+        }
+    }
+
+    /// The chain of one cycle, synchronously, from transducing `event`, until the cycle ends or
+    /// meets an async action.
+    @inlinable
+    func chain(
+        from event: T.Event, _ context: inout CycleContext, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
+        beforeEffect: (Effect, inout CycleContext) -> Bool = { _, _ in true }
+    ) -> ChainEnd {
+        guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
+        let effect = transduce(event)
+        guard beforeEffect(effect, &context) else { return .ended(.aborted, nil) }
+        return chain(
+            event, interpret(effect, carrying: true, &context), &context, transduce: transduce, respond: respond,
+            beforeEffect: beforeEffect)
+    }
+
+    /// Goes on with a chain after its async action ended with `result`.
+    @inlinable
+    func chain(
+        resuming stopped: ChainSuspension, with result: Result<T.Event?, any Error>, _ context: inout CycleContext,
+        transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response
+    ) -> ChainEnd {
+        chain(
+            stopped.event, resume(stopped.suspension, with: result, &context), &context, transduce: transduce, respond: respond,
+            beforeEffect: { _, _ in true })
+    }
+
+    /// The one cycle loop: from the progress of `event`'s effect, transduce each chained event
+    /// and interpret its effect until the cycle ends or suspends.
+    @inlinable
+    func chain(
+        _ event: T.Event, _ progress: Progress, _ context: inout CycleContext, transduce: (T.Event) -> Effect,
+        respond: (T.Event) -> T.Response, beforeEffect: (Effect, inout CycleContext) -> Bool
+    ) -> ChainEnd {
+        var event = event
+        var progress = progress
+        while true {
+            switch progress {
+            case .suspended(let suspension):
+                return .suspended(ChainSuspension(suspension: suspension, event: event))
+            case .done(.next(let next)):
+                event = next
+                context.step += 1
+                guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
+                let effect = transduce(event)
+                guard beforeEffect(effect, &context) else { return .ended(.aborted, nil) }
+                progress = interpret(effect, carrying: true, &context)
+            case .done(.settled):
+                return .ended(.settled, context.wantsResponse ? respond(event) : nil)
+            case .done(.handedOff):
+                // Request waiters moved into the task; send-like waiters resolve at hand-off.
+                return .ended(.handedOff, context.wantsResponse ? respond(event) : nil)
+            case .done(.aborted):
+                return .ended(.aborted, nil)
+            }
+        }
+    }
+
+    /// Runs one queued admission's cycle in the drain task: the chain, awaiting each async
+    /// action it meets, then the cycle's end.
     @inlinable
     func runCycle(
         _ next: Control.Next, instrument: Recording?, enteredAt: UInt64, transduce: @escaping (T.Event) -> Effect,
@@ -87,51 +172,24 @@ extension RuntimeCore {
         let admission = next.admission
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
         var context = CycleContext(cycle: next.cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
-        await cycleLoop(admission.event, effect: nil, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
+        let end = chain(from: admission.event, &context, transduce: transduce, respond: respond)
+        await finishCycle(end, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
     }
 
-    /// The chain of one cycle, from `start` (or from executing `pending`, the effect `start`
-    /// produced), then the cycle's end: leave, and the waiters resumed after the gate is free.
+    /// Drives a chain to its end — awaiting each async action on the host's isolation, with the
+    /// gate held — then ends the cycle: leave, and the waiters resumed after the gate is free.
     @inlinable
-    func cycleLoop(
-        _ start: T.Event, effect pending: Effect?, _ context: inout CycleContext, enteredAt: UInt64,
-        transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
+    func finishCycle(
+        _ end: ChainEnd, _ context: inout CycleContext, enteredAt: UInt64, transduce: (T.Event) -> Effect,
+        respond: (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
     ) async {
-        var event = start
-        var pendingEffect = pending
-        var outcome = CycleOutcome.aborted
-        var response: T.Response?
-        chain: while true {
-            let effect: Effect
-            if let pending = pendingEffect {
-                effect = pending
-                pendingEffect = nil
-            } else {
-                guard mayTransduce(event, &context) else { break }
-                effect = transduce(event)
-            }
-            // An effect without an async action runs without an async call (and its frame).
-            let kind = Self.kind(of: effect)
-            let step =
-                (kind == .asyncAction || kind == .sequence) && Self.containsAsyncAction(effect)
-                ? await execute(effect, carrying: true, &context) : executeSync(effect, kind, carrying: true, &context)
-            switch step {
-            case .next(let next):
-                event = next
-                context.step += 1
-            case .settled:
-                outcome = .settled
-                if !context.waiters.isEmpty { response = respond(event) }
-                break chain
-            case .handedOff:
-                outcome = .handedOff
-                // Request waiters moved into the task; send-like waiters resolve at hand-off.
-                if !context.waiters.isEmpty { response = respond(event) }
-                break chain
-            case .aborted:
-                break chain
-            }
+        var end = end
+        while case .suspended(let stopped) = end {
+            let result: Result<T.Event?, any Error>
+            do { result = .success(try await stopped.suspension.action(env)) } catch { result = .failure(error) }
+            end = chain(resuming: stopped, with: result, &context, transduce: transduce, respond: respond)
         }
+        guard case .ended(let outcome, let response) = end else { return }
         control.withLock { $0.clearInflight() }
         emitLeave(outcome, &context, enteredAt: enteredAt)
         // Callers resume after the gate is released (the chart's `leave` before `resume`).
@@ -177,29 +235,26 @@ extension RuntimeCore {
     @usableFromInline
     struct InlineRest {
         @usableFromInline
-        let event: T.Event
-        @usableFromInline
-        let effect: Effect
+        let stopped: ChainSuspension
         @usableFromInline
         let context: CycleContext
         @usableFromInline
         let enteredAt: UInt64
 
         @inlinable
-        init(event: T.Event, effect: Effect, context: CycleContext, enteredAt: UInt64) {
-            self.event = event
-            self.effect = effect
+        init(stopped: ChainSuspension, context: CycleContext, enteredAt: UInt64) {
+            self.stopped = stopped
             self.context = context
             self.enteredAt = enteredAt
         }
     }
 
     /// Runs the cycle of an admission that claimed the idle gate, synchronously, on the host's
-    /// isolation: transduce and every synchronous effect, the cycle's end, the gate's release,
-    /// and the caller's result. A waiter is made only when the caller must wait: for a task that
-    /// carries a request's waiter, or for the rest of the cycle when it meets an async action
-    /// (which must not run on the caller's task: a cancelled caller or a stopped runtime would
-    /// wait for it). `continueInDrainTask` gets that rest: the host passes it on to
+    /// isolation: the chain (the same loop as a drain task's), the cycle's end, the gate's
+    /// release, and the caller's result. A waiter is made only when the caller must wait: for a
+    /// task that carries a request's waiter, or for the rest of the cycle when it meets an async
+    /// action (which must not run on the caller's task: a cancelled caller or a stopped runtime
+    /// would wait for it). `continueInDrainTask` gets that rest: the host passes it on to
     /// ``continueInDrainTask(_:transduce:respond:isolation:)`` with closures that may escape.
     @inlinable
     func runInlineCycle(
@@ -208,48 +263,36 @@ extension RuntimeCore {
     ) -> InlineOutcome {
         let instrument = admission.recording ? Recording() : nil
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [])
+        var context = CycleContext(
+            cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [], callerAnswersItself: true)
         var waiter: ResponseWaiter?
-        var event = admission.event
-        var outcome = CycleOutcome.aborted
-        var response: T.Response?
-        chain: while true {
-            guard mayTransduce(event, &context) else { break }
-            let effect = transduce(event)
-            let kind = Self.kind(of: effect)
-            let mayWait = kind == .task || kind == .asyncAction || kind == .sequence
-            let asynchronous = mayWait && Self.containsAsyncAction(effect)
-            if waiter == nil && mayWait && (asynchronous || (context.followsChain && Self.carriesTask(effect))) {
-                let made = ResponseWaiter(dispatch: admission.dispatch, createdAt: admission.enqueuedAt)
-                waitersMade.wrappingAdd(1, ordering: .relaxed)
-                // Registered for the latch in the same lock section that checks the lifecycle:
-                // a waiter made after a stop would never be failed by it.
-                let registered = control.withLock { $0.attachInflight(made) }
-                guard registered else { break chain }
-                waiter = made
-                context.waiters = [made]
-            }
-            if asynchronous, let waiter {
-                continueInDrainTask(InlineRest(event: event, effect: effect, context: context, enteredAt: admission.enteredAt))
-                return .waiting(waiter)
-            }
-            switch executeSync(effect, kind, carrying: true, &context) {
-            case .next(let next):
-                event = next
-                context.step += 1
-            case .settled:
-                outcome = .settled
-                response = respond(event)
-                break chain
-            case .handedOff:
-                outcome = .handedOff
-                // A request's waiter moved into the task; a send resolves at hand-off.
-                if !(waiter != nil && context.waiters.isEmpty) { response = respond(event) }
-                break chain
-            case .aborted:
-                break chain
-            }
+        /// Makes the caller's waiter, registered for the latch in the same lock section that
+        /// checks the lifecycle (a waiter made after a stop would never be failed by it); `false`
+        /// when the runtime has stopped.
+        func makeWaiter(_ context: inout CycleContext) -> Bool {
+            let made = ResponseWaiter(dispatch: admission.dispatch, createdAt: admission.enqueuedAt)
+            waitersMade.wrappingAdd(1, ordering: .relaxed)
+            guard control.withLock({ $0.attachInflight(made) }) else { return false }
+            waiter = made
+            context.waiters = [made]
+            context.callerAnswersItself = false
+            return true
         }
+        var end = chain(
+            from: admission.event, &context, transduce: transduce, respond: respond,
+            beforeEffect: { effect, context in
+                // A request's waiter must exist before a task takes it over.
+                guard waiter == nil, context.followsChain, Self.carriesTask(effect) else { return true }
+                return makeWaiter(&context)
+            })
+        if case .suspended(let stopped) = end {
+            if waiter != nil || makeWaiter(&context) {
+                continueInDrainTask(InlineRest(stopped: stopped, context: context, enteredAt: admission.enteredAt))
+                return .waiting(waiter!)
+            }
+            end = .ended(.aborted, nil)
+        }
+        guard case .ended(let outcome, let response) = end else { preconditionFailure("the chain ended") }
         if waiter != nil { control.withLock { $0.clearInflight() } }
         emitLeave(outcome, &context, enteredAt: admission.enteredAt)
         releaseInlineGate()
@@ -287,8 +330,9 @@ extension RuntimeCore {
         return Self.boundaryError(lifecycle)
     }
 
-    /// Moves the rest of an inline cycle (executing its effect and what follows) and the rest of
-    /// the queue to a new drain task on the host's isolation; the caller goes back to waiting.
+    /// Moves the rest of an inline cycle (awaiting its async action and what follows) and the
+    /// rest of the queue to a new drain task on the host's isolation; the caller goes back to
+    /// waiting.
     @inlinable
     func continueInDrainTask(
         _ rest: InlineRest, transduce: @escaping (T.Event) -> Effect, respond: @escaping (T.Event) -> T.Response,
@@ -299,163 +343,12 @@ extension RuntimeCore {
         let task = Task { [self] in
             _ = isolation
             setDrainTask(current: true)
-            await cycleLoop(
-                rest.event, effect: rest.effect, &moved, enteredAt: rest.enteredAt, transduce: transduce, respond: respond)
+            await finishCycle(.suspended(rest.stopped), &moved, enteredAt: rest.enteredAt, transduce: transduce, respond: respond)
             await drain(transduce: transduce, respond: respond)
         }
         control.withLock { control in
             // The task cannot start before this returns: it needs the isolation this runs on.
             if !control.handInlineCycle(to: task) { task.cancel() }
-        }
-    }
-
-    @inlinable
-    static func containsAsyncAction(_ effect: Effect) -> Bool {
-        switch effect.kind {
-        case .asyncAction: true
-        case .sequence(let effects): effects.contains(where: containsAsyncAction)
-        default: false
-        }
-    }
-
-    /// Whether executing `effect` (carrying the cycle's waiters) hands them to a task: a `.task`,
-    /// or a sequence whose last effect does.
-    @inlinable
-    static func carriesTask(_ effect: Effect) -> Bool {
-        switch effect.kind {
-        case .task: true
-        case .sequence(let effects): effects.last.map(carriesTask) ?? false
-        default: false
-        }
-    }
-
-    // MARK: Effects
-
-    /// Executes `effect`; only async actions (and sequences holding one) suspend.
-    @inlinable
-    func execute(
-        _ effect: Effect, carrying: Bool, _ context: inout CycleContext, isolation: isolated (any Actor) = #isolation
-    ) async -> Step {
-        switch effect.kind {
-        case .asyncAction(let body):
-            let startedAt = context.instrument == nil ? 0 : MonotonicClock.now()
-            let step: Step
-            do {
-                let next = try await body(env)
-                // The lifecycle may have latched while the action was suspended.
-                step = isActive ? (next.map(Step.next) ?? .settled) : .aborted
-            } catch is CancellationError {
-                resumeWaiters(of: context, with: .failure(CancellationError()))
-                context.waiters = []
-                step = .aborted
-            } catch {
-                latch(.failed, error: error)
-                step = .aborted
-            }
-            emitEffect(.asyncAction, task: nil, startedAt: startedAt, &context)
-            return step
-        case .sequence(let effects) where Self.containsAsyncAction(effect):
-            let startedAt = context.instrument == nil ? 0 : MonotonicClock.now()
-            guard let last = effects.last else { return .settled }
-            for effect in effects.dropLast() {
-                guard afterSequenceElement(await execute(effect, carrying: false, &context), &context) else {
-                    emitEffect(.sequence, task: nil, startedAt: startedAt, &context)
-                    return .aborted
-                }
-            }
-            let step = await execute(last, carrying: carrying, &context)
-            emitEffect(.sequence, task: nil, startedAt: startedAt, &context)
-            return step
-        default:
-            return executeSync(effect, Self.kind(of: effect), carrying: carrying, &context)
-        }
-    }
-
-    /// Executes an effect that holds no async action, without suspending. `kind` is the
-    /// effect's, computed once by the caller (each look at the effect's cases copies them).
-    @inlinable
-    func executeSync(_ effect: Effect, _ kind: EffectKind, carrying: Bool, _ context: inout CycleContext) -> Step {
-        // `.none` does nothing to time: its effect event says 0 and spares a clock read.
-        let startedAt = context.instrument == nil || kind == .none ? 0 : MonotonicClock.now()
-        var taskName: TaskIdentifier?
-        let step: Step
-        switch effect.kind {
-        case .none:
-            step = .settled
-        case .event(let next):
-            step = .next(next)
-        case .action(let body):
-            step = body(env).map(Step.next) ?? .settled
-        case .asyncAction:
-            preconditionFailure("an async action is executed by execute(_:carrying:_:isolation:)")
-        case .task(let spec):
-            taskName = spec.id
-            let handOff = carrying && context.followsChain
-            let waiters = handOff ? context.waiters : []
-            if handOff { context.waiters = [] }
-            addTask(spec, waiters: waiters, unique: context.style == .uniqueRequest, cycle: context.cycle)
-            step = carrying ? .handedOff : .settled
-        case .cancel(let id):
-            taskName = id
-            cancelTask(.named(id), reason: .cancelEffect)
-            step = .settled
-        case .sequence(let effects):
-            if let last = effects.last {
-                var aborted = false
-                for effect in effects.dropLast() {
-                    guard afterSequenceElement(executeSync(effect, Self.kind(of: effect), carrying: false, &context), &context)
-                    else {
-                        aborted = true
-                        break
-                    }
-                }
-                step = aborted ? .aborted : executeSync(last, Self.kind(of: last), carrying: carrying, &context)
-            } else {
-                step = .settled
-            }
-        }
-        emitEffect(kind, task: taskName, startedAt: startedAt, &context)
-        return step
-    }
-
-    /// After an effect of a sequence other than the last: its event is dropped (only the last
-    /// effect's event chains on). `false` when the sequence must stop.
-    @inlinable
-    func afterSequenceElement(_ step: Step, _ context: inout CycleContext) -> Bool {
-        switch step {
-        case .aborted: return false
-        case .next(let dropped):
-            if let instrument = context.instrument {
-                emit(
-                    .eventDropped(cycle: context.cycle, event: T.traceLabel(of: dropped), reason: .sequenceIntermediate),
-                    instrument, payload: dropped)
-            }
-        case .settled, .handedOff: break
-        }
-        return isActive
-    }
-
-    @inlinable
-    func emitEffect(_ kind: EffectKind, task: TaskIdentifier?, startedAt: UInt64, _ context: inout CycleContext) {
-        guard let instrument = context.instrument else { return }
-        let now = MonotonicClock.now()
-        emit(
-            .effect(
-                cycle: context.cycle, step: context.step, kind: kind, task: task?.label,
-                durationNanos: startedAt == 0 ? 0 : now &- startedAt),
-            instrument, at: now)
-    }
-
-    @inlinable
-    static func kind(of effect: Effect) -> EffectKind {
-        switch effect.kind {
-        case .none: .none
-        case .event: .event
-        case .action: .action
-        case .asyncAction: .asyncAction
-        case .task: .task
-        case .cancel: .cancel
-        case .sequence: .sequence
         }
     }
 }
