@@ -5,7 +5,10 @@
 #                        counted only inside the per-record function (--toggle-collect)
 #   send_instructions:   one uncontended `send` on BaseRuntime: the whole program run with N and
 #                        with 3N sends, the difference divided by 2N (an async function's body is
-#                        split into partial functions, which --toggle-collect cannot bracket)
+#                        split into partial functions, which --toggle-collect cannot bracket).
+#                        Each async operation is called directly in its loop, never through a
+#                        wrapper function, which would add the same cost to an operation and its
+#                        floor and flatter their ratio
 #   hop_instructions:    one call of an empty method on a plain actor from a detached task: the
 #                        baseline of send, the same way
 #   disabled_instructions: one send with a disabled trace recorder attached (its ratio to

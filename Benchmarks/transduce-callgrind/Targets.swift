@@ -9,8 +9,10 @@ actor PlainActor {
     func bump() { count += 1 }
 }
 
-/// Tight loops whose instruction counts callgrind collects, only inside the per-operation
-/// functions (`--toggle-collect`), so set-up and start-up are left out.
+/// Tight loops whose instruction counts callgrind.sh takes. The record is counted inside its own
+/// function (`--toggle-collect`); every async operation is counted as the difference of two whole
+/// runs of different lengths, so each is called directly in its loop: a wrapper function around
+/// the measured call would add its own cost to both a send and its floor and flatter their ratio.
 enum CallgrindTargets {
     @inline(never)
     static func recordLoop(_ n: Int) {
@@ -38,54 +40,36 @@ enum CallgrindTargets {
             case .ring: TraceRecorder(capacity: 1 << 12, lttng: false)
             }
         let host = BaseRuntime(of: Bench.self, instrument: recorder)
-        for _ in 0..<n { await measuredSend(host) }
-    }
-
-    @inline(never)
-    static func measuredSend(_ host: BaseRuntime<Bench>) async {
-        try? await host.input.send(.tick)
+        let input = host.input
+        for _ in 0..<n { try? await input.send(.tick) }
+        withExtendedLifetime(host) {}
     }
 
     static func requestLoop(_ n: Int) async {
         let host = BaseRuntime(of: Bench.self)
-        for _ in 0..<n { await measuredRequest(host) }
-    }
-
-    @inline(never)
-    static func measuredRequest(_ host: BaseRuntime<Bench>) async {
-        _ = try? await host.input.request(.work)
+        let input = host.input
+        for _ in 0..<n { _ = try? await input.request(.work) }
+        withExtendedLifetime(host) {}
     }
 
     /// The floor of a request through a task: a bare `Task` that resumes a continuation.
     static func taskFloorLoop(_ n: Int) async {
-        for _ in 0..<n { await measuredTaskFloor() }
-    }
-
-    @inline(never)
-    static func measuredTaskFloor() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Task { continuation.resume() }
+        for _ in 0..<n {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                Task { continuation.resume() }
+            }
         }
     }
 
+    /// The floor of a send: a call of an empty method on a plain actor.
     static func hopLoop(_ n: Int) async {
         let actor = PlainActor()
-        for _ in 0..<n { await measuredHop(actor) }
-    }
-
-    @inline(never)
-    static func measuredHop(_ actor: PlainActor) async {
-        await actor.bump()
+        for _ in 0..<n { await actor.bump() }
     }
 
     @MainActor
     static func observableLoop(_ n: Int) async {
         let host = EffectObservable(of: Bench.self)
-        for _ in 0..<n { await measuredObservableSend(host) }
-    }
-
-    @MainActor @inline(never)
-    static func measuredObservableSend(_ host: EffectObservable<Bench>) async {
-        try? await host.send(.tick)
+        for _ in 0..<n { try? await host.send(.tick) }
     }
 }
