@@ -189,6 +189,7 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
     /// for room), or refuses it. `isPost`: a full queue refuses it, where an awaited admission
     /// waits for room. `drainer`: the handle of the finishing task that makes the admission,
     /// which drains an idle gate itself.
+    @inline(__always)
     @inlinable
     mutating func admit<Trace: ControlTraceSink<T.Event>>(
         _ admission: Admission, isPost: Bool, callerCancelled: Bool, drainer: Handle? = nil, trace: inout Trace
@@ -243,6 +244,7 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
     /// The fast path: an awaited dispatch (not from a managed task) claims the idle gate with
     /// nothing queued for a cycle of its own, run inline by its caller. `now`: the entry time
     /// (when recording).
+    @inline(__always)
     @inlinable
     mutating func claim<Trace: ControlTraceSink<T.Event>>(
         _ admission: Admission, now: UInt64, trace: inout Trace
@@ -284,6 +286,7 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
 
     /// Ends an inline cycle: the gate goes back to idle, or (``Drain/startTask``) a drain task
     /// must take it over for the admissions that arrived meanwhile.
+    @inline(__always)
     @inlinable
     mutating func endInlineCycle() -> Drain {
         let admissionsWait = gate.releaseInline()

@@ -50,20 +50,28 @@ extension RuntimeCore {
         /// Request-style waiters still owned by the cycle.
         @usableFromInline
         var waiters: [ResponseWaiter]
-        /// The caller runs the cycle inline and has no waiter: it takes the response itself.
+        /// The async action the interpreter stopped at (``Step/suspended``), until the driver
+        /// takes it.
         @usableFromInline
-        var callerAnswersItself: Bool
+        var suspension: Suspension?
+        /// The caller runs the cycle inline and has no waiter (yet): it takes the response
+        /// itself, and gets a waiter for dispatch ``inlineDispatch`` only if it must wait.
+        @usableFromInline
+        var callerAnswersItself = false
+        @usableFromInline
+        var inlineDispatch: UInt64 = 0
+        @usableFromInline
+        var inlineCreatedAt: UInt64 = 0
+        /// The waiter made for the inline caller, if it had to wait.
+        @usableFromInline
+        var inlineWaiter: ResponseWaiter?
 
         @inlinable
-        init(
-            cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter],
-            callerAnswersItself: Bool = false
-        ) {
+        init(cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter]) {
             self.cycle = cycle
             self.style = style
             self.instrument = instrument
             self.waiters = waiters
-            self.callerAnswersItself = callerAnswersItself
         }
 
         /// Whether the caller waits for the whole chain, tasks included (not only this cycle).
@@ -85,7 +93,8 @@ extension RuntimeCore {
     enum ChainEnd {
         /// The cycle ended, with the response when someone takes it.
         case ended(CycleOutcome, T.Response?)
-        /// It met an async action: await it, then go on with ``chain(resuming:with:_:transduce:respond:)``.
+        /// It met an async action: await it, then go on with
+        /// ``chain(resuming:with:_:transduce:respond:)``.
         case suspended(ChainSuspension)
     }
 
@@ -107,17 +116,12 @@ extension RuntimeCore {
 
     /// The chain of one cycle, synchronously, from transducing `event`, until the cycle ends or
     /// meets an async action.
+    @inline(__always)
     @inlinable
     func chain(
-        from event: T.Event, _ context: inout CycleContext, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
-        beforeEffect: (Effect, inout CycleContext) -> Bool = { _, _ in true }
+        from event: T.Event, _ context: inout CycleContext, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response
     ) -> ChainEnd {
-        guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
-        let effect = transduce(event)
-        guard beforeEffect(effect, &context) else { return .ended(.aborted, nil) }
-        return chain(
-            event, interpret(effect, carrying: true, &context), &context, transduce: transduce, respond: respond,
-            beforeEffect: beforeEffect)
+        chain(event, nil, &context, transduce: transduce, respond: respond)
     }
 
     /// Goes on with a chain after its async action ended with `result`.
@@ -126,40 +130,72 @@ extension RuntimeCore {
         resuming stopped: ChainSuspension, with result: Result<T.Event?, any Error>, _ context: inout CycleContext,
         transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response
     ) -> ChainEnd {
-        chain(
-            stopped.event, resume(stopped.suspension, with: result, &context), &context, transduce: transduce, respond: respond,
-            beforeEffect: { _, _ in true })
+        let step = resume(stopped.suspension, with: result, &context)
+        return chain(stopped.event, step, &context, transduce: transduce, respond: respond)
     }
 
-    /// The one cycle loop: from the progress of `event`'s effect, transduce each chained event
-    /// and interpret its effect until the cycle ends or suspends.
+    /// The one cycle loop: from `first` (the step of `event`'s effect; `nil`: transduce `event`
+    /// first), transduce each chained event and interpret its effect until the cycle ends or
+    /// suspends. Always inlined: the fast path would otherwise pay a call and its frame.
+    @inline(__always)
     @inlinable
     func chain(
-        _ event: T.Event, _ progress: Progress, _ context: inout CycleContext, transduce: (T.Event) -> Effect,
-        respond: (T.Event) -> T.Response, beforeEffect: (Effect, inout CycleContext) -> Bool
+        _ event: T.Event, _ first: Step?, _ context: inout CycleContext, transduce: (T.Event) -> Effect,
+        respond: (T.Event) -> T.Response
     ) -> ChainEnd {
         var event = event
-        var progress = progress
+        var step: Step
+        if let first {
+            step = first
+        } else {
+            guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
+            step = interpretChained(transduce(event), &context)
+        }
         while true {
-            switch progress {
-            case .suspended(let suspension):
-                return .suspended(ChainSuspension(suspension: suspension, event: event))
-            case .done(.next(let next)):
+            switch step {
+            case .next(let next):
                 event = next
                 context.step += 1
                 guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
-                let effect = transduce(event)
-                guard beforeEffect(effect, &context) else { return .ended(.aborted, nil) }
-                progress = interpret(effect, carrying: true, &context)
-            case .done(.settled):
+                step = interpretChained(transduce(event), &context)
+            case .settled:
                 return .ended(.settled, context.wantsResponse ? respond(event) : nil)
-            case .done(.handedOff):
+            case .handedOff:
                 // Request waiters moved into the task; send-like waiters resolve at hand-off.
                 return .ended(.handedOff, context.wantsResponse ? respond(event) : nil)
-            case .done(.aborted):
+            case .aborted:
                 return .ended(.aborted, nil)
+            case .suspended:
+                let suspension = context.suspension!
+                context.suspension = nil
+                return .suspended(ChainSuspension(suspension: suspension, event: event))
             }
         }
+    }
+
+    /// Interprets the effect of a chain's event. An inline caller without a waiter gets one
+    /// first when the effect hands a request's waiters to a task.
+    @inline(__always)
+    @inlinable
+    func interpretChained(_ effect: Effect, _ context: inout CycleContext) -> Step {
+        if context.callerAnswersItself && context.followsChain && Self.carriesTask(effect) {
+            guard makeInlineWaiter(&context) else { return .aborted }
+        }
+        return interpret(effect, carrying: true, &context)
+    }
+
+    /// Makes the inline caller's waiter, registered for the latch in the same lock section that
+    /// checks the lifecycle (a waiter made after a stop would never be failed by it); `false`
+    /// when the runtime has stopped.
+    @inlinable
+    func makeInlineWaiter(_ context: inout CycleContext) -> Bool {
+        let made = ResponseWaiter(dispatch: context.inlineDispatch, createdAt: context.inlineCreatedAt)
+        waitersMade.wrappingAdd(1, ordering: .relaxed)
+        guard control.withLock({ $0.attachInflight(made) }) else { return false }
+        context.inlineWaiter = made
+        context.waiters = [made]
+        context.callerAnswersItself = false
+        return true
     }
 
     /// Runs one queued admission's cycle in the drain task: the chain, awaiting each async
@@ -263,36 +299,20 @@ extension RuntimeCore {
     ) -> InlineOutcome {
         let instrument = admission.recording ? Recording() : nil
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(
-            cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [], callerAnswersItself: true)
-        var waiter: ResponseWaiter?
-        /// Makes the caller's waiter, registered for the latch in the same lock section that
-        /// checks the lifecycle (a waiter made after a stop would never be failed by it); `false`
-        /// when the runtime has stopped.
-        func makeWaiter(_ context: inout CycleContext) -> Bool {
-            let made = ResponseWaiter(dispatch: admission.dispatch, createdAt: admission.enqueuedAt)
-            waitersMade.wrappingAdd(1, ordering: .relaxed)
-            guard control.withLock({ $0.attachInflight(made) }) else { return false }
-            waiter = made
-            context.waiters = [made]
-            context.callerAnswersItself = false
-            return true
-        }
-        var end = chain(
-            from: admission.event, &context, transduce: transduce, respond: respond,
-            beforeEffect: { effect, context in
-                // A request's waiter must exist before a task takes it over.
-                guard waiter == nil, context.followsChain, Self.carriesTask(effect) else { return true }
-                return makeWaiter(&context)
-            })
+        var context = CycleContext(cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [])
+        context.callerAnswersItself = true
+        context.inlineDispatch = admission.dispatch
+        context.inlineCreatedAt = admission.enqueuedAt
+        var end = chain(from: admission.event, &context, transduce: transduce, respond: respond)
         if case .suspended(let stopped) = end {
-            if waiter != nil || makeWaiter(&context) {
+            if !context.callerAnswersItself || makeInlineWaiter(&context) {
                 continueInDrainTask(InlineRest(stopped: stopped, context: context, enteredAt: admission.enteredAt))
-                return .waiting(waiter!)
+                return .waiting(context.inlineWaiter!)
             }
             end = .ended(.aborted, nil)
         }
         guard case .ended(let outcome, let response) = end else { preconditionFailure("the chain ended") }
+        let waiter = context.inlineWaiter
         if waiter != nil { control.withLock { $0.clearInflight() } }
         emitLeave(outcome, &context, enteredAt: admission.enteredAt)
         releaseInlineGate()

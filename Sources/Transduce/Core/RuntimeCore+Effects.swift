@@ -12,13 +12,10 @@ extension RuntimeCore {
         case settled
         case handedOff
         case aborted
-    }
-
-    /// How far the interpreter got: the effect's step, or an async action to await first.
-    @usableFromInline
-    enum Progress {
-        case done(Step)
-        case suspended(Suspension)
+        /// It met an async action: the cycle context's ``CycleContext/suspension`` says which,
+        /// and how to go on once it has run. (Kept there, not in this case, so that the common
+        /// steps stay small values the fast path copies inline.)
+        case suspended
     }
 
     /// An async action the interpreter met, and how to go on once it has run: the sequences
@@ -64,7 +61,7 @@ extension RuntimeCore {
     /// Executes `effect` without suspending, up to its first async action. `carrying`: the
     /// effect may hand the cycle's waiters to a task (the chain's effect, or a sequence's last).
     @inlinable
-    func interpret(_ effect: Effect, carrying: Bool, _ context: inout CycleContext) -> Progress {
+    func interpret(_ effect: Effect, carrying: Bool, _ context: inout CycleContext) -> Step {
         let kind = Self.kind(of: effect)
         // `.none` does nothing to time: its effect event says 0 and spares a clock read.
         let startedAt = context.instrument == nil || kind == .none ? 0 : MonotonicClock.now()
@@ -78,7 +75,8 @@ extension RuntimeCore {
         case .action(let body):
             step = body(env).map(Step.next) ?? .settled
         case .asyncAction(let action):
-            return .suspended(Suspension(action: action, startedAt: startedAt))
+            context.suspension = Suspension(action: action, startedAt: startedAt)
+            return .suspended
         case .task(let spec):
             taskName = spec.id
             let handOff = carrying && context.followsChain
@@ -94,7 +92,7 @@ extension RuntimeCore {
             return sequence(effects, from: 0, carrying: carrying, startedAt: startedAt, &context)
         }
         emitEffect(kind, task: taskName, startedAt: startedAt, &context)
-        return .done(step)
+        return step
     }
 
     /// Executes `effects` from element `index` on; the sequence's step is its last effect's (the
@@ -102,17 +100,16 @@ extension RuntimeCore {
     @inlinable
     func sequence(
         _ effects: [Effect], from index: Int, carrying: Bool, startedAt: UInt64, _ context: inout CycleContext
-    ) -> Progress {
+    ) -> Step {
         var step = Step.settled
         var i = index
         while i < effects.count {
             let last = i == effects.count - 1
-            switch interpret(effects[i], carrying: last && carrying, &context) {
-            case .suspended(var suspension):
-                suspension.frames.append(SequenceFrame(effects: effects, index: i, carrying: carrying, startedAt: startedAt))
-                return .suspended(suspension)
-            case .done(let done):
-                step = done
+            step = interpret(effects[i], carrying: last && carrying, &context)
+            if case .suspended = step {
+                context.suspension!.frames.append(
+                    SequenceFrame(effects: effects, index: i, carrying: carrying, startedAt: startedAt))
+                return .suspended
             }
             if !last && !afterSequenceElement(step, &context) {
                 step = .aborted
@@ -121,15 +118,15 @@ extension RuntimeCore {
             i += 1
         }
         emitEffect(.sequence, task: nil, startedAt: startedAt, &context)
-        return .done(step)
+        return step
     }
 
     /// Goes on after `suspension`'s async action ended with `result`: its step, then the rest of
-    /// each sequence around it, innermost first.
+    /// each sequence around it, innermost first (`.suspended` again at the next async action).
     @inlinable
     func resume(
         _ suspension: Suspension, with result: Result<T.Event?, any Error>, _ context: inout CycleContext
-    ) -> Progress {
+    ) -> Step {
         var step: Step
         switch result {
         case .success(let next):
@@ -148,15 +145,12 @@ extension RuntimeCore {
             let last = frame.index == frame.effects.count - 1
             if !last {
                 if afterSequenceElement(step, &context) {
-                    switch sequence(
+                    step = sequence(
                         frame.effects, from: frame.index + 1, carrying: frame.carrying, startedAt: frame.startedAt, &context)
-                    {
-                    case .suspended(var again):
+                    if case .suspended = step {
                         // The outer sequences stay as they were.
-                        again.frames += suspension.frames[(depth + 1)...]
-                        return .suspended(again)
-                    case .done(let done):
-                        step = done
+                        context.suspension!.frames += suspension.frames[(depth + 1)...]
+                        return .suspended
                     }
                     continue
                 }
@@ -164,7 +158,7 @@ extension RuntimeCore {
             }
             emitEffect(.sequence, task: nil, startedAt: frame.startedAt, &context)
         }
-        return .done(step)
+        return step
     }
 
     /// After an effect of a sequence other than the last: its event is dropped (only the last
@@ -172,7 +166,7 @@ extension RuntimeCore {
     @inlinable
     func afterSequenceElement(_ step: Step, _ context: inout CycleContext) -> Bool {
         switch step {
-        case .aborted: return false
+        case .aborted, .suspended: return false
         case .next(let dropped):
             if let instrument = context.instrument {
                 emit(

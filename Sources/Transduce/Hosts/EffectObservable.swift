@@ -102,6 +102,7 @@ where
 
     /// `input.send(event)`: returns when the event's cycle has committed state. Called on the main
     /// actor, an idle runtime runs the cycle right here, without leaving the main actor.
+    @inline(__always)
     @inlinable
     public func send(_ event: T.Event) async throws {
         _ = try await Self.dispatch(self, event, style: .send)
@@ -109,6 +110,7 @@ where
     /// `input.request(event)`: the response once the whole chain has settled, tasks included.
     /// Called on the main actor, an idle runtime runs the first cycle right here.
     @discardableResult
+    @inline(__always)
     @inlinable
     public func request(_ event: T.Event) async throws -> T.Response? {
         try await Self.dispatch(self, event, style: .request)
@@ -125,7 +127,9 @@ where
     }
 
     /// An awaited dispatch from the main actor: the cycle runs here at once if the dispatch
-    /// claims the idle gate (and the caller is not a managed task).
+    /// claims the idle gate (and the caller is not a managed task). Always inlined into `send` and
+    /// `request`: as a function of its own, it cost an async frame per dispatch.
+    @inline(__always)
     @inlinable
     static func dispatch(_ host: EffectObservable, _ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
         let core = host.core
