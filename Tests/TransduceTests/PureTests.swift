@@ -83,4 +83,27 @@ import TransduceTestSupport
         #expect(RuntimeError.queueFull(capacity: 4).description.contains("internal event buffer full"))
         #expect(RuntimeError.runawayEventChain(event: "loop", limit: 5).description.contains("'loop'"))
     }
+
+    /// A struct over a code: compared with its static members, matched in `catch`, its values
+    /// read as properties, its code switched over with a default.
+    @Test func runtimeErrorsAreCodesWithValues() {
+        let full = RuntimeError.queueFull(capacity: 4)
+        #expect(full.code == .queueFull && full.capacity == 4 && full.event == nil && full.limit == nil)
+        #expect(full != .queueFull(capacity: 5) && full != .cancelled)
+        let runaway = RuntimeError.runawayEventChain(event: "loop", limit: 5)
+        #expect(runaway.code == .runawayEventChain && runaway.event == "loop" && runaway.limit == 5)
+        #expect(RuntimeError.Code.reentrantDispatch.description == "reentrantDispatch")
+        func kind(_ error: any Error) -> String {
+            do { throw error } catch RuntimeError.cancelled { return "cancelled" } catch let error as RuntimeError {
+                switch error.code {
+                case .queueFull: return "full of \(error.capacity ?? 0)"
+                default: return "other \(error.code)"
+                }
+            } catch { return "not a runtime error" }
+        }
+        #expect(kind(RuntimeError.cancelled) == "cancelled")
+        #expect(kind(full) == "full of 4")
+        #expect(kind(RuntimeError.deallocated) == "other deallocated")
+        #expect(kind(Boom()) == "not a runtime error")
+    }
 }
