@@ -5,7 +5,8 @@
 #   - a binary file outside the fuzz corpus and the test fixtures, the places binary inputs
 #     belong (a trace written by a run, an executable or an archive committed by mistake);
 #   - a commit subject longer than 72 characters, for commits after REPO_CHECK_SINCE (the first
-#     commit the rule applies to; subjects before it are history).
+#     commit the rule applies to; subjects before it are history);
+#   - CI steps whose time limits add up to an hour or more (.ci/run's `step LIMIT ...` lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 since=${REPO_CHECK_SINCE:-2c434c1}
@@ -35,5 +36,10 @@ if git rev-parse --verify --quiet "$since^{commit}" >/dev/null; then
 else
     echo "repo-check: $since is not in this clone's history; subjects not checked" >&2
 fi
-[ $status -eq 0 ] && echo "repo-check: ok" >&2
+limits=$(awk '$1 == "step" && $2 ~ /^[0-9]+$/ { sum += $2 } END { print sum + 0 }' .ci/run)
+if [ "$limits" -ge 3600 ]; then
+    echo "repo-check: .ci/run's step limits add up to ${limits}s; they must stay under 3600s" >&2
+    status=1
+fi
+[ $status -eq 0 ] && echo "repo-check: ok (CI step limits: ${limits}s)" >&2
 exit $status
