@@ -108,4 +108,27 @@ import TraceTooling
             #expect(file.contains(body), "ReadmeExampleTests.swift does not hold the README's block:\n\(body)")
         }
     }
+
+    /// The synopsis of every command, as `trace-view --help` gives it (made from each command's
+    /// options), is what the README and the DocC manual show: one source, checked here as
+    /// tokio-console checks its README against its help.
+    @Test(arguments: [
+        ("README.md", "## trace-view\n"),
+        ("Sources/TransduceTrace/TransduceTrace.docc/TraceViewManual.md", "## Overview\n"),
+    ])
+    func theDocumentedSynopsisIsTheHelps(file: String, heading: String) throws {
+        let (status, out, err) = try traceView(["--help"], columns: nil)
+        #expect(status == 0, "\(err)")
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "SYNOPSIS:"), "--help has no SYNOPSIS section")
+        let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
+        let synopsis = lines[(start + 1)..<end].joined(separator: "\n")
+        #expect(synopsis.split(separator: "\n").filter { $0.hasPrefix("trace-view ") }.count == 11)
+        let text = try String(contentsOfFile: Self.root + "/" + file, encoding: .utf8)
+        let section = try #require(text.range(of: heading), "\(file) has no \(heading)")
+        let open = try #require(text.range(of: "```\n", range: section.upperBound..<text.endIndex))
+        let close = try #require(text.range(of: "```", range: open.upperBound..<text.endIndex))
+        let block = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .newlines)
+        #expect(block == synopsis, "\(file)'s synopsis is not --help's; copy it from `trace-view --help`")
+    }
 }

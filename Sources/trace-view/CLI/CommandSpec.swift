@@ -73,8 +73,13 @@ struct CommandSpec: Sendable {
     static let width = 92
 
     /// `USAGE: trace-view NAME [--opt V] … ARGUMENTS`, wrapped at ``width`` under the first option.
-    var usage: String {
-        let lead = "USAGE: trace-view \(name)"
+    var usage: String { synopsis(lead: "USAGE: trace-view \(name)") }
+
+    /// `trace-view NAME [--opt V] … ARGUMENTS`, wrapped the same way: the line the tool's help
+    /// lists for this command, and the README and the DocC manual quote (a test checks).
+    var synopsis: String { synopsis(lead: "trace-view \(name)") }
+
+    private func synopsis(lead: String) -> String {
         let words = options.map { $0.required ? $0.synopsis : "[\($0.synopsis)]" } + (arguments.isEmpty ? [] : [arguments])
         var lines = [lead]
         for word in words {

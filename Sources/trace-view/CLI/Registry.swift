@@ -26,6 +26,9 @@ enum Registry {
             COMMANDS:
             \(list.joined(separator: "\n"))
 
+            SYNOPSIS:
+            \(specs.map(\.synopsis).joined(separator: "\n"))
+
             TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
             told apart by content; '-' reads standard input.
             \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
