@@ -107,7 +107,7 @@ public struct LatencyByEvent: Sendable {
     }
 
     /// One line per label: percentiles and what dominates at p99.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var table = TextTable([
             .init("event", minimum: 6), .init("requests", minimum: 4, alignRight: true), .init("p50", alignRight: true),

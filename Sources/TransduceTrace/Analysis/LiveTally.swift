@@ -7,34 +7,34 @@
 /// histograms (``LatencyHistogram``, about 16 KiB each), one entry per
 /// runtime (at most ``maxRuntimes``) and per waiting dispatch (at most ``maxInFlight``; beyond it
 /// they are counted in ``untrackedDispatches`` instead).
-public struct LiveTally: Sendable, Equatable {
+package struct LiveTally: Sendable, Equatable {
     /// The most runtimes tracked one by one.
-    public static let maxRuntimes = 4_096
+    package static let maxRuntimes = 4_096
     /// The most waiting dispatches tracked one by one.
-    public static let maxInFlight = 65_536
+    package static let maxInFlight = 65_536
 
     /// Events folded in.
-    public private(set) var events: UInt64 = 0
+    package private(set) var events: UInt64 = 0
     /// Events of each kind, indexed by the kind's raw value.
-    public private(set) var byKind: [UInt64] = Array(repeating: 0, count: TraceEvent.Kind.allCases.count)
+    package private(set) var byKind: [UInt64] = Array(repeating: 0, count: TraceEvent.Kind.allCases.count)
     /// The runtimes seen (their ``TraceEvent/runtimeKey``), and the process of each.
-    public private(set) var runtimes: [UInt64: UInt32] = [:]
+    package private(set) var runtimes: [UInt64: UInt32] = [:]
     /// Awaited dispatches not resumed yet, by runtime key and dispatch id.
-    public private(set) var inFlight: Set<InFlightKey> = []
+    package private(set) var inFlight: Set<InFlightKey> = []
     /// Awaited dispatches that were not tracked because ``maxInFlight`` were already waiting.
-    public private(set) var untrackedDispatches: UInt64 = 0
+    package private(set) var untrackedDispatches: UInt64 = 0
     /// The deepest queue a dispatch or cycle reported.
-    public private(set) var maxQueueDepth: UInt32 = 0
+    package private(set) var maxQueueDepth: UInt32 = 0
     /// Every awaited request's latency, dispatch to resume (its `requestResume`).
-    public private(set) var requestLatencies = LatencyHistogram()
+    package private(set) var requestLatencies = LatencyHistogram()
     /// Every admission's wait for the gate (its `cycleEnter`).
-    public private(set) var gateWaits = LatencyHistogram()
+    package private(set) var gateWaits = LatencyHistogram()
     /// The longest a cycle held the gate.
-    public private(set) var longestHold: UInt64 = 0
+    package private(set) var longestHold: UInt64 = 0
     /// The first event's time (0 before the first event).
-    public private(set) var firstTime: UInt64 = 0
+    package private(set) var firstTime: UInt64 = 0
     /// The latest event time (0 before the first event).
-    public private(set) var lastTime: UInt64 = 0
+    package private(set) var lastTime: UInt64 = 0
     /// When each dispatch not yet entered (or, awaited, not yet resumed) was stamped, and each
     /// runtime's open cycle: every duration is measured on the trace's own clock (at most
     /// ``maxInFlight`` and ``maxRuntimes`` of them; beyond, the runtime's measure is taken).
@@ -46,18 +46,18 @@ public struct LiveTally: Sendable, Equatable {
     }
 
     /// An awaited dispatch of one runtime.
-    public struct InFlightKey: Hashable, Sendable {
+    package struct InFlightKey: Hashable, Sendable {
         /// The runtime (``TraceEvent/runtimeKey``).
-        public var runtime: UInt64
+        package var runtime: UInt64
         /// The dispatch id within it.
-        public var dispatch: UInt64
+        package var dispatch: UInt64
     }
 
     /// An empty tally.
-    public init() {}
+    package init() {}
 
     /// Folds in one event.
-    public mutating func add(_ event: TraceEvent) {
+    package mutating func add(_ event: TraceEvent) {
         events += 1
         byKind[Int(event.kind.rawValue)] += 1
         if firstTime == 0 { firstTime = event.time }
@@ -102,8 +102,8 @@ public struct LiveTally: Sendable, Equatable {
     }
 
     /// The events of `kind` folded in.
-    public func count(of kind: TraceEvent.Kind) -> UInt64 { byKind[Int(kind.rawValue)] }
+    package func count(of kind: TraceEvent.Kind) -> UInt64 { byKind[Int(kind.rawValue)] }
 
     /// The kinds seen at least once, in the kinds' order.
-    public var kindsSeen: [TraceEvent.Kind] { TraceEvent.Kind.allCases.filter { count(of: $0) > 0 } }
+    package var kindsSeen: [TraceEvent.Kind] { TraceEvent.Kind.allCases.filter { count(of: $0) > 0 } }
 }

@@ -8,25 +8,25 @@
 /// shown, one whose resume has not come yet is still waiting). Memory is ``capacity`` events and
 /// the tally's bounds, whatever the stream's length. Copying it is cheap (the events are shared
 /// until the next ``add(_:)`` copies them once).
-public struct LiveWindow: Sendable {
+package struct LiveWindow: Sendable {
     /// The most events kept.
-    public let capacity: Int
+    package let capacity: Int
     /// The totals of every event folded in, kept or not.
-    public private(set) var tally = LiveTally()
+    package private(set) var tally = LiveTally()
     /// Events that left the window to make room (oldest first).
-    public private(set) var evicted: UInt64 = 0
+    package private(set) var evicted: UInt64 = 0
     /// The kept events; once full, `next` is the oldest and where the next event goes.
     private var ring: [TraceEvent] = []
     private var next = 0
 
     /// An empty window of at most `capacity` events (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
         ring.reserveCapacity(min(self.capacity, 1 << 16))
     }
 
     /// Folds in one event: into the tally, and into the window in place of the oldest when full.
-    public mutating func add(_ event: TraceEvent) {
+    package mutating func add(_ event: TraceEvent) {
         tally.add(event)
         if ring.count < capacity {
             ring.append(event)
@@ -38,11 +38,11 @@ public struct LiveWindow: Sendable {
     }
 
     /// The kept events, oldest first.
-    public var events: [TraceEvent] { Array(ring[next...]) + ring[..<next] }
+    package var events: [TraceEvent] { Array(ring[next...]) + ring[..<next] }
 
     /// The kept events as a trace for the analyses; its counts say how many events there were in
     /// all (``TraceCounts/events``), not the window's.
-    public var trace: Trace {
+    package var trace: Trace {
         var trace = Trace(events: events)
         trace.counts.events = tally.events
         return trace

@@ -1,6 +1,6 @@
 /// The slowest awaited requests of a trace, each with its ``LatencyBreakdown``, narrowed by event
 /// label and a threshold, slowest first, and latency by event label (``LatencyByEvent``).
-/// Rendered by ``render(options:)`` and ``json()``.
+/// Rendered by `trace-view slow` (as text or JSON).
 public struct SlowRequests: Sendable {
     /// How many awaited requests (of ``event``, when given) were resumed.
     public let awaitedCount: Int

@@ -2,7 +2,7 @@ extension ContentionReport {
     /// The report as text: wait and hold distributions, hold by event and by action, the
     /// longest waits, request tails, the queue-depth timeline and the warnings; every line fits
     /// `options.width`.
-    public func render(options: RenderOptions = RenderOptions()) -> [String] {
+    package func render(options: RenderOptions = RenderOptions()) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines: [String] = []
         func distribution(_ title: String, _ h: LatencyHistogram) {
@@ -79,7 +79,7 @@ extension ContentionReport {
 
 extension DepthTimeline {
     /// The timeline as text: one row of bars, its time axis and the deepest queue.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         guard used > 0 else { return ["  (no admissions)"] }
         let levels: [Character] = options.ascii ? Array(" .:-=+*#%@") : Array(" ▁▂▃▄▅▆▇█")
         let peak = buckets[0..<used].max() ?? 0

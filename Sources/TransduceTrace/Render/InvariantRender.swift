@@ -1,9 +1,9 @@
 extension InvariantReport {
     /// How many violations are printed in full; the rest are counted.
-    public static let shownViolations = 50
+    package static let shownViolations = 50
 
     /// A line on how the trace was checked, one line per rule, then the violations.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         var lines = [
             "\(events) events, \(runtimes) runtime(s); checked "
                 + (whole

@@ -2,7 +2,7 @@
 /// summary of the slowest, and the JSON objects scripts read.
 extension LatencyBreakdown.Part {
     /// What the part is, for people: `admission wait`, `cycle #4 refresh: async action`, `task load #1`.
-    public var title: String {
+    package var title: String {
         switch kind {
         case .admissionWait: "admission wait"
         case .reentryWait: "re-entry wait (dispatch #\(dispatch))"
@@ -20,24 +20,24 @@ extension LatencyBreakdown.Part {
 
 extension LatencyBreakdown {
     /// `request(load) dispatch #1`.
-    public var title: String { "\(style)(\(label)) dispatch #\(dispatch)" }
+    package var title: String { "\(style)(\(label)) dispatch #\(dispatch)" }
 
     /// Parts from the largest down.
-    public var largest: [Part] { parts.sorted { $0.nanos > $1.nanos } }
+    package var largest: [Part] { parts.sorted { $0.nanos > $1.nanos } }
 
     func share(_ nanos: UInt64) -> String {
         total == 0 ? "-" : format(Double(nanos) * 100 / Double(total), decimals: 1) + "%"
     }
 
     /// One line: total, request, and its two biggest parts.
-    public func summaryLine(options: RenderOptions) -> [String] {
+    package func summaryLine(options: RenderOptions) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         let biggest = largest.prefix(2).map { "\($0.title) \(d($0.nanos)) (\(share($0.nanos)))" }
         return [d(total), title, outcome, biggest.joined(separator: ", ")]
     }
 
     /// The breakdown as a table, with what held the gate during each wait.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines = [
             options.paint(
@@ -68,7 +68,7 @@ extension LatencyBreakdown {
 
     /// One JSON object: `dispatch`, `label`, `style`, `outcome`, `total_ns`, and `parts`, whose
     /// `ns` add up to `total_ns`.
-    public func json() -> String {
+    package func json() -> String {
         var bytes: [UInt8] = []
         func string(_ s: String) -> String {
             bytes.removeAll(keepingCapacity: true)

@@ -1,24 +1,24 @@
 /// How text output is drawn: width, character set and colour.
-public struct RenderOptions: Sendable {
+package struct RenderOptions: Sendable {
     /// Columns every line must fit in (brought into ``minWidth``…``maxWidth``).
-    public var width: Int
+    package var width: Int
     /// Pure ASCII instead of box-drawing characters.
-    public var ascii: Bool
+    package var ascii: Bool
     /// ANSI colours (only for a terminal, never with `NO_COLOR`).
-    public var color: Bool
+    package var color: Bool
     /// Whether text is cut to ``width`` (with `…`). Off, nothing is cut: tables widen to their
     /// cells and a diagram's labels run past its width, as `ps` and `git` print to a pipe;
     /// ``width`` then only lays out what has a shape (a diagram's lifelines, a histogram's bars).
-    public var cuts: Bool
+    package var cuts: Bool
 
     /// The widths any renderer draws at; others are brought into this range.
-    public static let minWidth = 40
+    package static let minWidth = 40
     /// The widest lines renderers draw.
-    public static let maxWidth = 1000
+    package static let maxWidth = 1000
 
     /// Options for `width` columns (clamped to ``minWidth``…``maxWidth``), cutting lines to it
     /// unless `cuts` is false.
-    public init(width: Int = 100, ascii: Bool = false, color: Bool = false, cuts: Bool = true) {
+    package init(width: Int = 100, ascii: Bool = false, color: Bool = false, cuts: Bool = true) {
         self.width = Swift.min(Self.maxWidth, Swift.max(Self.minWidth, width))
         self.ascii = ascii
         self.color = color
@@ -33,7 +33,7 @@ public struct RenderOptions: Sendable {
     var ellipsis: String { ascii ? "~" : "…" }
 
     /// The colours renderers use, as ANSI SGR codes.
-    public enum Tint: String, Sendable, CaseIterable {
+    package enum Tint: String, Sendable, CaseIterable {
         /// Dispatches (cyan).
         case dispatch = "36"
         /// The gate: cycles entering and leaving (yellow).
@@ -53,7 +53,7 @@ public struct RenderOptions: Sendable {
     /// `line` as the terminal will show it (trace text escaped, see
     /// `escapingControls`; pure ASCII with ``ascii``), cut to the width in
     /// display columns (`…` at the cut; colour sequences take none); whole when ``cuts`` is off.
-    public func fit(_ line: String) -> String {
+    package func fit(_ line: String) -> String {
         // Control characters count as the escapes the terminal output will show for them.
         let line = ascii ? escapingNonASCII(line, keepingColour: color) : escapingControls(line, keepingColour: color)
         guard cuts, line.utf8.count > width, line.displayColumns > width else { return line }
@@ -85,7 +85,7 @@ public struct RenderOptions: Sendable {
     }
 
     /// `text` in `tint` when ``color`` is on; otherwise `text` unchanged.
-    public func paint(_ text: String, _ tint: Tint) -> String {
+    package func paint(_ text: String, _ tint: Tint) -> String {
         color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
     }
 }

@@ -13,18 +13,18 @@
 /// say whose they are in a `runtime` column beside the time.
 ///
 /// Times are milliseconds from ``origin`` (the first row's time unless given).
-public struct SequenceDiagram: Sendable {
+package struct SequenceDiagram: Sendable {
     /// The trace the rows come from.
-    public let index: TraceIndex
+    package let index: TraceIndex
     /// Width, character set and colour.
-    public var options: RenderOptions
+    package var options: RenderOptions
     /// Task lanes drawn next to `tasks` (more live tasks share the `tasks` lane).
-    public var maxTaskLines: Int
+    package var maxTaskLines: Int
     /// The time the time column counts from; `nil`: the first row's.
-    public var origin: UInt64?
+    package var origin: UInt64?
 
     /// A diagram of `index`'s events (rows are chosen by ``render(_:)``).
-    public init(index: TraceIndex, options: RenderOptions = RenderOptions(), maxTaskLines: Int = 4, origin: UInt64? = nil) {
+    package init(index: TraceIndex, options: RenderOptions = RenderOptions(), maxTaskLines: Int = 4, origin: UInt64? = nil) {
         self.index = index
         self.options = options
         self.maxTaskLines = maxTaskLines
@@ -68,7 +68,7 @@ public struct SequenceDiagram: Sendable {
     }
 
     /// Renders the events at `indices` (positions in the index's events), in that order.
-    public func render(_ indices: [Int]) -> [String] {
+    package func render(_ indices: [Int]) -> [String] {
         var lines: [String] = []
         render(indices) { lines.append($0) }
         return lines
@@ -76,7 +76,7 @@ public struct SequenceDiagram: Sendable {
 
     /// Renders the events at `indices`, handing each line to `emit` as soon as it is drawn.
     /// `progress` is called with the rows done so far, every 4,096 rows.
-    public func render(_ indices: [Int], progress: (Int) -> Void = { _ in }, emit: (String) -> Void) {
+    package func render(_ indices: [Int], progress: (Int) -> Void = { _ in }, emit: (String) -> Void) {
         guard let first = indices.first else { return emit("(no events)") }
         let origin = self.origin ?? index.events[first].time
         // Several runtimes: a column names each row's (as wide as the longest name, up to 24).

@@ -1,10 +1,10 @@
 extension SlowRequests {
     /// How many of the shown requests are broken down in full.
-    public static let brokenDown = 3
+    package static let brokenDown = 3
 
     /// A heading, a table of the shown requests with their biggest parts, latency by event, and
     /// the slowest few broken down in full.
-    public func render(options: RenderOptions) -> [String] {
+    package func render(options: RenderOptions) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines = [
             options.paint(
@@ -38,7 +38,7 @@ extension SlowRequests {
     }
 
     /// A JSON array of the shown requests, one object a line (``LatencyBreakdown/json()``).
-    public func json() -> [String] {
+    package func json() -> [String] {
         ["["] + shown.enumerated().map { "  " + $1.json() + ($0 < shown.count - 1 ? "," : "") } + ["]"]
     }
 }

@@ -1,6 +1,6 @@
 extension SummaryReport {
     /// The report as text: counts per kind, runtimes, span, losses and notes.
-    public func render(options: RenderOptions = RenderOptions()) -> [String] {
+    package func render(options: RenderOptions = RenderOptions()) -> [String] {
         var lines: [String] = []
         let runtimes = self.runtimes
         let span = total == 0 ? 0 : last - first

@@ -1,7 +1,7 @@
 extension TaskReport {
     /// The report as text: one row per task instance (the runtime column only when there are
     /// several), then the warnings.
-    public func render(options: RenderOptions = RenderOptions()) -> [String] {
+    package func render(options: RenderOptions = RenderOptions()) -> [String] {
         // One runtime: named once in the title, leaving its column's room to the others.
         let runtimes = Set(rows.map(\.runtime))
         let single = runtimes.count == 1 ? runtimes.first : nil
@@ -50,18 +50,18 @@ extension TaskReport {
 /// to ``layoutRows`` rows it waits and prints the report exactly as ``TaskReport/render(options:)``
 /// would; past that, it lays the table out by those first rows (the runtime column kept), prints
 /// them, and prints each later row in the same widths as it comes.
-public struct TaskReportStream {
+package struct TaskReportStream {
     /// Rows held to lay the table out by.
-    public static let layoutRows = 4_096
+    package static let layoutRows = 4_096
     let options: RenderOptions
     private var held: [TaskReport.Row] = []
     private var layout: (table: TextTable, widths: [Int])?
 
     /// A report drawn as `options` say.
-    public init(options: RenderOptions) { self.options = options }
+    package init(options: RenderOptions) { self.options = options }
 
     /// The lines to print for `rows`, which came after the rows given before.
-    public mutating func add(_ rows: [TaskReport.Row]) -> [String] {
+    package mutating func add(_ rows: [TaskReport.Row]) -> [String] {
         if let layout {
             return rows.map {
                 layout.table.line(escaping: TaskReport.cells($0, options: options), widths: layout.widths, options: options)
@@ -78,7 +78,7 @@ public struct TaskReportStream {
     }
 
     /// The lines that end the report: the rest of the rows, then the warnings.
-    public mutating func finish(_ rows: [TaskReport.Row], warnings: [AnalysisWarning]) -> [String] {
+    package mutating func finish(_ rows: [TaskReport.Row], warnings: [AnalysisWarning]) -> [String] {
         if layout != nil { return add(rows) + TaskReport.render(warnings: warnings, options: options) }
         return TaskReport(rows: held + rows, warnings: warnings).render(options: options)
     }

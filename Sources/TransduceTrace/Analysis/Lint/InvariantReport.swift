@@ -1,5 +1,5 @@
 /// What `trace-view check` reports: every rule's violations in one trace, and how the trace was
-/// checked (as a whole run, or as a partial trace). Rendered by ``render(options:)``.
+/// checked (as a whole run, or as a partial trace). Rendered by `trace-view check`.
 public struct InvariantReport: Sendable {
     /// Events checked.
     public let events: Int
