@@ -111,6 +111,9 @@ enum Delays: Transducer {
         #expect(quick.count == 3)
         let trace = recording.trace()
         for b in quick {
+            // Typed, with the names the views print.
+            #expect(b.style == .request && b.outcome == .response)
+            #expect(b.styleName == "request" && b.outcomeName == "response")
             let wait = try #require(b.parts.first { $0.kind == .admissionWait })
             // The wait is the trace's own enter − dispatch, and the async action's cycle held
             // at least the 20 ms the test kept it after they queued. (Bounds from below only:

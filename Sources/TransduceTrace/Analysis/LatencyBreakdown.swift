@@ -1,3 +1,5 @@
+import Transduce
+
 /// Why one awaited request took as long as it did: its latency (dispatch to resume, from the
 /// trace's own timestamps) split along its critical path into parts that add up to it exactly.
 ///
@@ -79,10 +81,21 @@ public struct LatencyBreakdown: Sendable {
     public var dispatch: UInt64
     /// The requested event's label.
     public var label: String
-    /// The dispatch style (`send`, `request`, `uniqueRequest`, `taskRequest`, …).
-    public var style: String
-    /// The resume's outcome (`response`, `nil`, `error`).
-    public var outcome: String
+    /// The dispatch style's code as the trace stores it (``style`` reads it).
+    public var styleCode: UInt8
+    /// The resume outcome's code as the trace stores it (``outcome`` reads it).
+    public var outcomeCode: UInt8
+
+    /// The dispatch style (`send`, `request`, `uniqueRequest`, …); `nil` for a code this version
+    /// has no name for.
+    public var style: DispatchKind? { DispatchKind(rawValue: styleCode) }
+    /// The resume's outcome (`response`, `nil`, `error`); `nil` for a code this version has no
+    /// name for.
+    public var outcome: ResumeOutcome? { ResumeOutcome(rawValue: outcomeCode) }
+    /// The style's name, as the views print it (`unknown(N)` for an unknown code).
+    package var styleName: String { TraceNames.codeName(kind: .dispatch, code: styleCode) }
+    /// The outcome's name, as the views print it.
+    package var outcomeName: String { TraceNames.codeName(kind: .requestResume, code: outcomeCode) }
     /// When it was dispatched (nanoseconds of `CLOCK_MONOTONIC`).
     public var start: UInt64
     /// Dispatch to resume: the sum of the parts.
@@ -297,7 +310,7 @@ extension TraceIndex {
         last.dispatch = dispatch
         advance(to: end, last)
         return LatencyBreakdown(
-            runtime: runtime, dispatch: dispatch, label: d.label, style: d.codeName, outcome: resume.codeName, start: d.time,
+            runtime: runtime, dispatch: dispatch, label: d.label, styleCode: d.code, outcomeCode: resume.code, start: d.time,
             total: end - d.time, parts: parts, offPath: offPath, originTask: d.otherTask)
     }
 

@@ -20,7 +20,7 @@ extension LatencyBreakdown.Part {
 
 extension LatencyBreakdown {
     /// `request(load) dispatch #1`.
-    package var title: String { "\(style)(\(label)) dispatch #\(dispatch)" }
+    package var title: String { "\(styleName)(\(label)) dispatch #\(dispatch)" }
 
     /// Parts from the largest down.
     package var largest: [Part] { parts.sorted { $0.nanos > $1.nanos } }
@@ -33,7 +33,7 @@ extension LatencyBreakdown {
     package func summaryLine(options: RenderOptions) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         let biggest = largest.prefix(2).map { "\($0.title) \(d($0.nanos)) (\(share($0.nanos)))" }
-        return [d(total), title, outcome, biggest.joined(separator: ", ")]
+        return [d(total), title, outcomeName, biggest.joined(separator: ", ")]
     }
 
     /// The breakdown as a table, with what held the gate during each wait.
@@ -41,7 +41,7 @@ extension LatencyBreakdown {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines = [
             options.paint(
-                options.fit("Latency of \(title): \(d(total)) (\(outcome)), runtime \(RuntimeKey.name(runtime))"), .bold)
+                options.fit("Latency of \(title): \(d(total)) (\(outcomeName)), runtime \(RuntimeKey.name(runtime))"), .bold)
         ]
         var table = TextTable([
             .init("part", minimum: 10), .init("time", minimum: 6, alignRight: true), .init("share", minimum: 5, alignRight: true),
@@ -77,7 +77,7 @@ extension LatencyBreakdown {
         }
         let pid = RuntimeKey.process(runtime)
         return
-            #"{"runtime":\#(RuntimeKey.runtime(runtime)),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(style)),"outcome":\#(string(outcome)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
+            #"{"runtime":\#(RuntimeKey.runtime(runtime)),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(styleName)),"outcome":\#(string(outcomeName)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
     }
 
     /// The parts as a JSON array of `{name, title, ns, cycle, task, dispatch, held_by}`.

@@ -58,7 +58,8 @@ enum ExportTables {
             for h in p.heldBy where h.cycle != 0 && h.nanos > (holder?.nanos ?? 0) { holder = (h.nanos, h.label) }
         }
         return TableCell.runtime(b.runtime) + [
-            .number(b.dispatch), .string(b.style), .string(b.label), .string(b.outcome), .number(b.start), .number(b.total),
+            .number(b.dispatch), .string(b.styleName), .string(b.label), .string(b.outcomeName), .number(b.start),
+            .number(b.total),
         ] + LatencyBreakdown.Part.Kind.allCases.map { .number(byKind[$0] ?? 0) } + [holder.map { .string($0.label) } ?? .null]
     }
 

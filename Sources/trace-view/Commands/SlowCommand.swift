@@ -92,7 +92,7 @@ enum SlowCommand: Subcommand {
             table.print(
                 slow.shown.map { b in
                     TableCell.runtime(b.runtime) + [
-                        .number(b.dispatch), .string(b.style), .string(b.label), .string(b.outcome), .number(b.start),
+                        .number(b.dispatch), .string(b.styleName), .string(b.label), .string(b.outcomeName), .number(b.start),
                         .number(b.total), .json(b.partsJSON()),
                     ]
                 }, format: format)

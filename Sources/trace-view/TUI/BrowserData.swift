@@ -86,7 +86,8 @@ struct BrowserData {
             waiting
             + index.latencyBreakdowns().map { b in
                 Request(
-                    runtime: b.runtime, dispatch: b.dispatch, label: b.label, style: b.style, outcome: b.outcome, start: b.start,
+                    runtime: b.runtime, dispatch: b.dispatch, label: b.label, style: b.styleName, outcome: b.outcomeName,
+                    start: b.start,
                     total: b.total, dominant: Self.dominant(of: b))
             }
         requests.sort {
