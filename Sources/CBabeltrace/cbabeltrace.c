@@ -338,10 +338,12 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_los
     int traces = collect_traces(path, inputs, 0, 0);
     if (traces == 0) {
         snprintf(error, error_size, "no CTF trace (no metadata file) at or below this directory");
+        result = CBT_NO_TRACE;
         goto done;
     }
     if (traces > CBT_MAX_TRACES) {
         snprintf(error, error_size, "more than %d CTF traces below this directory; name one LTTng session's output", CBT_MAX_TRACES);
+        result = CBT_TOO_MANY_TRACES;
         goto done;
     }
     result = run_graph("fs", params, r, NULL, error, error_size);
@@ -444,13 +446,13 @@ int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle
                   char *error, size_t error_size) {
     (void)url; (void)callback; (void)idle; (void)context; (void)losses;
     snprintf(error, error_size, "trace-view was built without libbabeltrace2");
-    return 1;
+    return CBT_UNAVAILABLE;
 }
 
 int cbt_list_live(const char *url, cbt_session_callback callback, void *context, char *error, size_t error_size) {
     (void)url; (void)callback; (void)context;
     snprintf(error, error_size, "trace-view was built without libbabeltrace2");
-    return 1;
+    return CBT_UNAVAILABLE;
 }
 
 int cbt_count_traces(const char *path) {
@@ -461,7 +463,7 @@ int cbt_count_traces(const char *path) {
 int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_losses *losses, char *error, size_t error_size) {
     (void)path; (void)callback; (void)context; (void)losses;
     snprintf(error, error_size, "this build has no libbabeltrace2; install libbabeltrace2-dev and rebuild");
-    return 1;
+    return CBT_UNAVAILABLE;
 }
 
 #endif

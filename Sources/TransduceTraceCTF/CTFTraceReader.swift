@@ -7,9 +7,40 @@ import TransduceTrace
 /// LTTng's default clock, the same time base as the ring buffer, so both traces of one process
 /// line up. The thread is the `vtid` context (record with `lttng add-context -u -t vtid`).
 public enum CTFTraceReader {
-    /// A CTF trace that could not be read.
+    /// A CTF trace (or a relay daemon) that could not be read: a struct over a ``Code``, with
+    /// what libbabeltrace2 or the reader said in words.
     public struct ReadError: Error, CustomStringConvertible {
-        /// The trace directory.
+        /// What went wrong. Codes may be added: a `switch` over them needs a `default`.
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            let base: Int32
+
+            /// libbabeltrace2 or the connection failed (the message says how).
+            public static let failed = Code(base: 1)
+            /// No CTF trace (no metadata file) at or below the directory.
+            public static let noTrace = Code(base: 2)
+            /// More than ``CTFTraceReader/maxTraces`` traces below the directory.
+            public static let tooManyTraces = Code(base: 3)
+            /// This build has no libbabeltrace2.
+            public static let unavailable = Code(base: 4)
+
+            /// The code's name, as written in Swift (`noTrace`).
+            public var description: String {
+                switch base {
+                case 2: "noTrace"
+                case 3: "tooManyTraces"
+                case 4: "unavailable"
+                default: "failed"
+                }
+            }
+
+            /// The code of the C reader's status (anything unknown is ``failed``).
+            init(status: Int32) { base = (2...4).contains(status) ? status : 1 }
+            private init(base: Int32) { self.base = base }
+        }
+
+        /// What went wrong.
+        public var code: Code
+        /// The trace directory (or the relay daemon's URL).
         public var path: String
         /// What libbabeltrace2 or the reader said.
         public var message: String
@@ -124,7 +155,7 @@ public enum CTFTraceReader {
                         clients: s.clients))
                 return 0
             }, Unmanaged.passUnretained(sessions).toOpaque(), &error, error.count)
-        guard status == 0 else { throw ReadError(path: url, message: Self.message(error)) }
+        guard status == 0 else { throw ReadError(code: .init(status: status), path: url, message: Self.message(error)) }
         return sessions.all
     }
 
@@ -178,7 +209,9 @@ public enum CTFTraceReader {
             var error = [CChar](repeating: 0, count: 1024)
             var losses = cbt_losses()
             let status = error.withUnsafeMutableBufferPointer { read(&losses, $0.baseAddress!, $0.count) }
-            guard status == 0 else { throw ReadError(path: name, message: CTFTraceReader.message(error)) }
+            guard status == 0 else {
+                throw ReadError(code: .init(status: status), path: name, message: CTFTraceReader.message(error))
+            }
             var result = self.result
             result.discardedEvents = losses.discarded_events
             result.uncountedDiscards = losses.discarded_events_uncounted

@@ -328,6 +328,13 @@ extension LTTngTests {
             let refused = try traceView(["summary", many])
             #expect(refused.status == 65)
             #expect(refused.err.contains("more than \(CTFTraceReader.maxTraces) CTF traces"), "\(refused.err)")
+            // The library's reader says which with a code.
+            let tooMany = #expect(throws: CTFTraceReader.ReadError.self) { try CTFTraceReader.readAll(path: many) }
+            #expect(tooMany?.code == .tooManyTraces, "\(String(describing: tooMany))")
+            let empty = dir.file("empty")
+            try fm.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            let none = #expect(throws: CTFTraceReader.ReadError.self) { try CTFTraceReader.readAll(path: empty) }
+            #expect(none?.code == .noTrace, "\(String(describing: none))")
         }
     }
 }

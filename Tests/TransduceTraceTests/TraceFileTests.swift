@@ -86,17 +86,34 @@ import Testing
         let bytes = trace.binaryBytes()
         var wrongMagic = bytes
         wrongMagic[1] = 0x58
-        #expect(throws: TraceFileError(path: "x", offset: 0, reason: "not a Transduce trace file (bad magic number)")) {
+        #expect(
+            throws: TraceFileError(.notATrace, path: "x", offset: 0, reason: "not a Transduce trace file (bad magic number)")
+        ) {
             try TraceFileReader(bytes: wrongMagic, name: "x")
         }
         var future = bytes
         future[8] = 9
         let error = #expect(throws: TraceFileError.self) { try TraceFileReader(bytes: future, name: "f") }
-        #expect(error?.offset == 8)
+        #expect(error?.offset == 8 && error?.code == .unsupportedVersion)
         #expect(error?.description.contains("version 9") == true)
-        #expect(throws: TraceFileError.self) { try TraceFileReader(bytes: [], name: "empty") }
-        #expect(throws: TraceFileError.self) { try TraceFileReader(bytes: Array("hello world, not a trace".utf8)) }
-        #expect(throws: TraceFileError.self) { try TraceFileReader(path: "/nonexistent/trace") }
+        // Each failure has its code, to branch on without reading the words.
+        let cases: [(TraceFileError.Code, () throws -> TraceFileReader)] = [
+            (.empty, { try TraceFileReader(bytes: [], name: "empty") }),
+            (.notATrace, { try TraceFileReader(bytes: Array("hello world, not a trace".utf8)) }),
+            (.cannotOpen, { try TraceFileReader(path: "/nonexistent/trace") }),
+            (.truncatedHeader, { try TraceFileReader(bytes: Array(bytes.prefix(9)), name: "short") }),
+        ]
+        for (code, read) in cases {
+            let error = #expect(throws: TraceFileError.self) { _ = try read() }
+            #expect(error?.code == code, "\(String(describing: error))")
+        }
+        var flagged = bytes
+        flagged[10] = 1
+        #expect((#expect(throws: TraceFileError.self) { try TraceFileReader(bytes: flagged) })?.code == .unknownFlags)
+        let unwritable = #expect(throws: TraceFileError.self) {
+            try TraceFileWriter.write(trace, to: "/nonexistent/dir/trace.tdtrace")
+        }
+        #expect(unwritable?.code == .cannotWrite)
     }
 
     @Test func absurdLengthsStopBeforeAllocating() throws {

@@ -59,6 +59,14 @@ int cbt_available(void);
  * CBT_MAX_DEPTH levels; CBT_MAX_TRACES + 1 means "more than allowed" (the search stops there). */
 int cbt_count_traces(const char *path);
 
+/* What the readers return besides 0 (success): each failure also writes its message. */
+enum {
+    CBT_FAILED = 1,          /* libbabeltrace2 or the connection failed, or the callback stopped it */
+    CBT_NO_TRACE = 2,        /* no CTF trace (no metadata file) at or below the directory */
+    CBT_TOO_MANY_TRACES = 3, /* more than CBT_MAX_TRACES traces below the directory */
+    CBT_UNAVAILABLE = 4,     /* built without libbabeltrace2 */
+};
+
 /* Reads every event of the CTF trace(s) at or below `path` (an LTTng session output directory
  * works), in time order, and what the tracer lost into `losses`. Returns 0 on success, else
  * nonzero with a message in `error`. */

@@ -35,7 +35,7 @@ public final class JSONLinesReader {
     /// Opens `path`; throws ``TraceFileError`` when it cannot be opened.
     public convenience init(path: String) throws {
         guard let file = fopen(path, "rb") else {
-            throw TraceFileError(path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
+            throw TraceFileError(.cannotOpen, path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         self.init(source: FileSource(file), name: path)
     }

@@ -75,7 +75,7 @@ public final class TraceFileReader {
     /// Opens `path` and checks its header.
     public convenience init(path: String) throws {
         guard let file = fopen(path, "rb") else {
-            throw TraceFileError(path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
+            throw TraceFileError(.cannotOpen, path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         try self.init(source: FileSource(file), name: path)
     }
@@ -88,7 +88,7 @@ public final class TraceFileReader {
         guard point.offset >= TraceFileFormat.headerSize, point.strings < strings.count, point.position >= 0,
             let file = source as? FileSource, file.seek(to: point.offset)
         else {
-            throw TraceFileError(path: path, offset: point.offset, reason: "cannot start reading at this offset")
+            throw TraceFileError(.badResumePoint, path: path, offset: point.offset, reason: "cannot start reading at this offset")
         }
         offset = point.offset
         eventCount = point.position
@@ -111,26 +111,30 @@ public final class TraceFileReader {
         var header = [UInt8](repeating: 0, count: TraceFileFormat.headerSize)
         let got = source.read(into: &header, count: header.count)
         if got < 8 || Array(header.prefix(8)) != TraceFileFormat.magic {
-            if got == 0 { throw TraceFileError(path: name, offset: 0, reason: "empty file, not a trace") }
-            throw TraceFileError(path: name, offset: 0, reason: "not a Transduce trace file (bad magic number)")
+            if got == 0 { throw TraceFileError(.empty, path: name, offset: 0, reason: "empty file, not a trace") }
+            throw TraceFileError(.notATrace, path: name, offset: 0, reason: "not a Transduce trace file (bad magic number)")
         }
         if got < TraceFileFormat.headerSize {
-            throw TraceFileError(path: name, offset: got, reason: "truncated header")
+            throw TraceFileError(.truncatedHeader, path: name, offset: got, reason: "truncated header")
         }
         let (version, flags, reserved) = header.withUnsafeBytes {
             ($0.le(8, as: UInt16.self), $0.le(10, as: UInt16.self), $0.le(12, as: UInt32.self))
         }
         if !TraceFileFormat.readableVersions.contains(version) {
             throw TraceFileError(
+                .unsupportedVersion,
                 path: name, offset: 8,
                 reason: "unsupported trace format version \(version) (this reader knows version \(TraceFileFormat.version))")
         }
         // Version 1 defines no flags: a file with any set was written by something this reader
         // does not understand, or is damaged.
         if flags != 0 {
-            throw TraceFileError(path: name, offset: 10, reason: "unknown header flags 0x\(String(flags, radix: 16))")
+            throw TraceFileError(
+                .unknownFlags, path: name, offset: 10, reason: "unknown header flags 0x\(String(flags, radix: 16))")
         }
-        if reserved != 0 { throw TraceFileError(path: name, offset: 12, reason: "reserved header bytes are not zero") }
+        if reserved != 0 {
+            throw TraceFileError(.reservedBytes, path: name, offset: 12, reason: "reserved header bytes are not zero")
+        }
         offset = TraceFileFormat.headerSize
         self.version = version
     }

@@ -40,7 +40,7 @@ public enum TraceFileWriter {
         do {
             destination = try FileDestination.resolve(path)
         } catch {
-            throw TraceFileError(path: path, offset: 0, reason: "cannot write: \(error.reason)")
+            throw TraceFileError(.cannotWrite, path: path, offset: 0, reason: "cannot write: \(error.reason)")
         }
         let target: String
         var temporary: String?
@@ -59,7 +59,7 @@ public enum TraceFileWriter {
             ?? open(target, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0, let file = fdopen(descriptor, "wb") else {
             let reason = String(cString: strerror(errno))
-            throw TraceFileError(path: path, offset: 0, reason: "cannot create file: \(reason)")
+            throw TraceFileError(.cannotWrite, path: path, offset: 0, reason: "cannot create file: \(reason)")
         }
         var ok = true
         let sink: ([UInt8]) -> Void = { bytes in
@@ -75,7 +75,7 @@ public enum TraceFileWriter {
         ok = fclose(file) == 0 && ok
         guard ok, temporary.map({ rename($0, target) == 0 }) ?? true else {
             if let temporary { unlink(temporary) }
-            throw TraceFileError(path: path, offset: 0, reason: "write failed: \(String(cString: strerror(errno)))")
+            throw TraceFileError(.cannotWrite, path: path, offset: 0, reason: "write failed: \(String(cString: strerror(errno)))")
         }
     }
 
