@@ -59,8 +59,9 @@ import TransduceTrace
         }
         #expect(run.status == 65, "\(context)")
         // Each step has `timeout` seconds; a reader's failure is then diagnosed by one listing
-        // more. Generous for a busy machine, far short of a hang.
-        #expect(elapsed < 60, "\(context)")
+        // more. Generous for a busy machine (both cores busy beside the suite's other child
+        // processes, one case took 71 s), short of a hang (the run is killed at 120 s).
+        #expect(elapsed < 100, "\(context)")
         #expect(
             run.errors.contains("did not answer within \(Int(timeout)) s") || run.errors.contains("cannot")
                 || run.errors.contains("failed"),
