@@ -1,4 +1,5 @@
 import Testing
+import TransduceTestSupport
 
 @testable import Transduce
 
@@ -12,18 +13,6 @@ import Testing
     typealias Waiter = RuntimeControlTests.TestWaiter
     typealias Control = RuntimeControl<LoaderFeature, Waiter, Int>
     typealias Sink = RuntimeControlTests.Sink
-
-    /// A small deterministic generator (SplitMix64), so a failing seed replays exactly.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// What the model knows of one run.
     struct Model {
@@ -185,7 +174,7 @@ import Testing
 
     @Test(arguments: 0..<300)
     func randomTransitionsKeepEveryPromise(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SeededRandom(seed: seed)
         var model = Model()
         for _ in 0..<120 {
             let roll = Int.random(in: 0..<100, using: &random)

@@ -1,25 +1,14 @@
 import Testing
 import TraceGenerator
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
 /// The small structures the streaming analyses keep their memory bounded with, against the plain
 /// collections they stand for.
 @Suite struct StreamingPartsTests {
-    /// A fixed pseudo-random sequence (SplitMix64), so a failure repeats.
-    struct Numbers {
-        var state: UInt64
-        mutating func next(below n: UInt64) -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return (z ^ (z >> 31)) % n
-        }
-    }
-
     @Test func idRangesHoldWhatASetHolds() {
-        var numbers = Numbers(state: 7)
+        var numbers = SeededRandom(seed: 7)
         var ranges = IDRanges()
         var set = Set<UInt64>()
         // Mostly ascending ids with stragglers, as objects end in a trace.
@@ -35,7 +24,7 @@ import TraceGenerator
     }
 
     @Test func topHeapKeepsTheBestInOrder() {
-        var numbers = Numbers(state: 11)
+        var numbers = SeededRandom(seed: 11)
         let values = (0..<5_000).map { _ in numbers.next(below: 1_000) }
         for capacity in [1, 7, 100, 10_000] {
             // Ranked by value, ties by the earlier: the values' places show which of equals stay.

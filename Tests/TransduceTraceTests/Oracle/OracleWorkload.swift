@@ -3,6 +3,7 @@
 // uniqueRequests, sync and async actions, re-entries and failures, run step by step on a real
 // runtime, with a reference model that says what each step must do (OracleModel.swift).
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
@@ -140,20 +141,6 @@ enum OracleMachine: Transducer {
     static func response(state: State, event: Event) -> Int { event.id }
 
     static func traceLabel(of event: Event) -> EventLabel { EventLabel("op\(event.id)") }
-}
-
-/// A small fast generator (SplitMix64), so a seed replays the same script everywhere.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 }
 
 /// One step of a script.
