@@ -36,13 +36,14 @@ import TransduceTraceCTF
             return result.output
         }
 
-        func start(_ trace: String) throws { try run("tui \(trace)") }
+        func start(_ trace: String, environment: String = "") throws { try run("tui \(trace)", environment: environment) }
 
-        /// Runs `trace-view ARGUMENTS` (a shell's words) in the session.
-        func run(_ arguments: String) throws {
+        /// Runs `trace-view ARGUMENTS` (a shell's words) in the session, with `environment`
+        /// (`NAME=VALUE` words) set for it.
+        func run(_ arguments: String, environment: String = "") throws {
             let binary = try #require(builtProduct("trace-view"))
             let script =
-                "stty -a > \(dir.file("before")); \(binary) \(arguments); echo $? > \(dir.file("status")); "
+                "stty -a > \(dir.file("before")); \(environment) \(binary) \(arguments); echo $? > \(dir.file("status")); "
                 + "stty -a > \(dir.file("after")); sleep 600"
             _ = try tmux(["new-session", "-d", "-s", "ui", "-x", "120", "-y", "40", "/bin/sh", "-c", script])
         }
@@ -173,11 +174,13 @@ import TransduceTraceCTF
         }
         let path = session.dir.file("long.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
-        try session.start(path)
-        // Not settled: while it reads, the header's count changes every quarter second, and on a
-        // busy machine two captures never fall between two frames.
-        let reading = try await session.screen(containing: "| reading", "(pid ", settled: false)
+        // The reading holds after its first preview until told to go on (BrowserFeed.hold): on a
+        // busy machine the file was read whole before any capture of the screen.
+        let goOn = session.dir.file("go-on")
+        try session.start(path, environment: "TRACE_VIEW_TUI_HOLD=\(goOn)")
+        let reading = try await session.screen(containing: "| reading", "(pid ")
         #expect(!reading.contains("admissionWait"), "the largest parts come once the whole is read")
+        #expect(FileManager.default.createFile(atPath: goOn, contents: nil))
         let whole = try await session.screen(containing: "admissionWait")
         #expect(whole.contains("| \(events.count) events, 1500 runtimes, 0 lost |"), "\(whole)")
         try session.keys("q")

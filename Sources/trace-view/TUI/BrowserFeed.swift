@@ -23,6 +23,12 @@ final class BrowserFeed: Sendable {
     /// Seconds between two frames while reading.
     static let interval = 0.25
 
+    /// A test hook: with `TRACE_VIEW_TUI_HOLD=PATH` set, the reading publishes its first preview
+    /// frame after 16,384 events whatever the time, then waits until PATH exists (at most two
+    /// minutes), so that a test sees the screen while the file is being read however fast the
+    /// machine reads it, and lets it go on by an explicit signal.
+    static let hold = ProcessInfo.processInfo.environment["TRACE_VIEW_TUI_HOLD"]
+
     // The frame not yet taken (each supersedes the last), and the ending once known.
     private let state = Lock<(frame: BrowserLoop.Frame?, ending: Ending?)>((nil, nil))
 
@@ -53,6 +59,12 @@ final class BrowserFeed: Sendable {
         state.withLock { $0 = (frame, ending ?? $0.ending) }
     }
 
+    /// Waits until `path` exists, two minutes at most (``hold``).
+    private static func wait(for path: String) {
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
     private func read(
         open: () throws -> (TraceInput, Selection), again: @escaping ((TraceEvent) -> Void) throws -> Void
     ) {
@@ -65,15 +77,20 @@ final class BrowserFeed: Sendable {
             let total = TraceFileIndex.identity(of: input.path).flatMap {
                 TraceFileIndex.load(sidecarOf: input.path, identity: $0).index?.events
             }
+            var hold = Self.hold
             let (notes, counts, index) = try input.forEachIndexing { e in
                 read += 1
                 if selection.keep(e) { reading.consume(e) }
-                guard read & 0x3FFF == 0, MonotonicClock.now() >= next else { return }
+                guard read & 0x3FFF == 0, hold != nil || MonotonicClock.now() >= next else { return }
                 next = MonotonicClock.now() + UInt64(Self.interval * 1e9)
                 let done = total.map { " \(min(99, Int(read * 100 / UInt64(max(1, $0)))))%" } ?? ""
                 publish(
                     BrowserLoop.Frame(
                         data: reading.data(hosts: input.hosts, preview: true), status: "reading\(done)", loading: true))
+                if let path = hold {
+                    hold = nil
+                    Self.wait(for: path)
+                }
             }
             try selection.check()
             var data = reading.data(hosts: input.hosts)
