@@ -104,6 +104,8 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
         case stopped(RuntimeLifecycle)
         case callerCancelled
         case queueFull
+        /// An awaited dispatch from the runtime's own drain task (it would wait on itself).
+        case reentrant
     }
 
     /// What a cycle starting from the queue gets.
@@ -224,20 +226,10 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
             case .stopped(let lifecycle): Self.rejection(lifecycle)
             case .callerCancelled: .cancelled
             case .queueFull: .queueFull
+            case .reentrant: .reentrant
             }
         trace.record(
             .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: code), at: 0,
-            payload: event)
-    }
-
-    /// An awaited dispatch from the runtime's own drain task, refused before it is admitted.
-    @inlinable
-    func rejectReentrant<Trace: ControlTraceSink<T.Event>>(
-        _ dispatch: UInt64, _ style: DispatchKind, _ event: T.Event, trace: inout Trace
-    ) {
-        guard trace.isRecording else { return }
-        trace.record(
-            .dispatchRejected(dispatch: dispatch, style: style, event: T.traceLabel(of: event), reason: .reentrant), at: 0,
             payload: event)
     }
 
@@ -528,6 +520,7 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
         case .stopped(let lifecycle): boundaryError(lifecycle)
         case .callerCancelled: CancellationError()
         case .queueFull: RuntimeError.queueFull(capacity: capacity)
+        case .reentrant: RuntimeError.reentrantDispatch
         }
     }
 

@@ -130,7 +130,7 @@ extension RuntimeCore {
             if let instrument {
                 control.withLock { control in
                     var trace = trace(instrument)
-                    control.rejectReentrant(dispatch, kind, event, trace: &trace)
+                    control.reject(dispatch, kind, event, .reentrant, trace: &trace)
                 }
             }
             throw RuntimeError.reentrantDispatch
