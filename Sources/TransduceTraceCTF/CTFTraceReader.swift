@@ -15,27 +15,29 @@ public enum CTFTraceReader {
             let base: Int32
 
             /// libbabeltrace2 or the connection failed (the message says how).
-            public static let failed = Code(base: 1)
+            public static let failed = Code(base: CBT_FAILED)
             /// No CTF trace (no metadata file) at or below the directory.
-            public static let noTrace = Code(base: 2)
+            public static let noTrace = Code(base: CBT_NO_TRACE)
             /// More than ``CTFTraceReader/maxTraces`` traces below the directory.
-            public static let tooManyTraces = Code(base: 3)
+            public static let tooManyTraces = Code(base: CBT_TOO_MANY_TRACES)
             /// This build has no libbabeltrace2.
-            public static let unavailable = Code(base: 4)
+            public static let unavailable = Code(base: CBT_UNAVAILABLE)
 
             /// The code's name, as written in Swift (`noTrace`).
             public var description: String {
-                switch base {
-                case 2: "noTrace"
-                case 3: "tooManyTraces"
-                case 4: "unavailable"
+                switch self {
+                case .noTrace: "noTrace"
+                case .tooManyTraces: "tooManyTraces"
+                case .unavailable: "unavailable"
                 default: "failed"
                 }
             }
 
             /// The code of the C reader's status (anything unknown is ``failed``).
-            init(status: Int32) { base = (2...4).contains(status) ? status : 1 }
-            private init(base: Int32) { self.base = base }
+            init(status: Int32) {
+                self = [Code.noTrace, .tooManyTraces, .unavailable].first { $0.base == status } ?? .failed
+            }
+            private init(base: some BinaryInteger) { self.base = Int32(base) }
         }
 
         /// What went wrong.
