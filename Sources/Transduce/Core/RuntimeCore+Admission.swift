@@ -77,15 +77,18 @@ extension RuntimeCore {
     }
 
     /// Runs a claimed admission's cycle (the fast path's second half), on the host's isolation:
-    /// synchronously, through `runInline` (the host's
-    /// ``runInlineCycle(_:transduce:respond:continueInDrainTask:)``). No waiter exists unless the
-    /// cycle must be waited for: an async action (the rest moves to a drain task) or a task that
-    /// carries a request's waiter. The host calls it, lets go of itself (a waiting caller must not
-    /// keep the host alive), and then, unless the answer is `finished`, awaits
-    /// ``complete(_:_:style:isolation:)``.
+    /// synchronously, through ``runInlineCycle(_:transduce:respond:continueInDrainTask:)``. No
+    /// waiter exists unless the cycle must be waited for: an async action (the rest moves to a
+    /// drain task, through `continueInDrainTask`) or a task that carries a request's waiter. The
+    /// host calls it, lets go of itself (a waiting caller must not keep the host alive), and
+    /// then, unless the answer is `finished`, awaits ``complete(_:_:style:isolation:)``.
+    @inline(__always)
     @inlinable
-    func runClaimed(_ admission: InlineAdmission, runInline: (InlineAdmission) -> InlineOutcome) throws -> DispatchRest {
-        switch runInline(admission) {
+    func runClaimed(
+        _ admission: InlineAdmission, transduce: (T.Event) -> Effect, respond: (T.Event) -> T.Response,
+        continueInDrainTask: (InlineRest) -> Void
+    ) throws -> DispatchRest {
+        switch runInlineCycle(admission, transduce: transduce, respond: respond, continueInDrainTask: continueInDrainTask) {
         case .finished(let result): return .finished(try result.get())
         case .waiting(let waiter): return .wait(waiter)
         }

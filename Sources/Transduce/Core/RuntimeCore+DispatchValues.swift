@@ -49,7 +49,7 @@ extension RuntimeCore {
     /// How ``admit(_:style:task:)`` admitted an awaited dispatch.
     @usableFromInline
     enum Admitted {
-        /// It holds the gate: run its cycle on the host (``runClaimed(_:runInline:)``).
+        /// It holds the gate: run its cycle on the host (``runClaimed(_:transduce:respond:continueInDrainTask:)``).
         case claimed(InlineAdmission)
         /// It must queue, from the managed task `task` if not `nil`.
         case queue(DispatchStart, task: UInt64?)

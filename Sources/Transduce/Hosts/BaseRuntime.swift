@@ -9,7 +9,7 @@
 /// let items = try await runtime.input.request(.load)
 /// let count = await runtime.withState { $0.items.count }
 /// ```
-public actor BaseRuntime<T: Transducer>
+public actor BaseRuntime<T: Transducer>: RuntimeHost
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
@@ -53,23 +53,8 @@ where
             env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit, hostKind: "BaseRuntime")
         self.core = core
         storedState = initialState
-        input = core.makeInput(Self.entry(core), making: Self.entry)
-        // Static calls, not methods: a client module can specialize those (it cannot rule out
-        // overrides of a class method, so it would call the generic one).
-        core.attach(
-            HostHooks(
-                startDrain: { [weak self] in
-                    guard let self else { return nil }
-                    return Task { [weak self] in
-                        guard let self else { return }
-                        await Self.drain(self)
-                    }
-                },
-                drain: { [weak self] in
-                    guard let self else { return }
-                    await Self.drain(self)
-                }),
-            host: self)
+        input = BaseRuntime.makeInput(core)
+        BaseRuntime.attach(self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -105,52 +90,37 @@ where
     /// ``RuntimeError/systemError``. Only the first latch counts.
     public nonisolated func cancel(with error: any Error) { core.latch(.failed, error: error) }
 
-    /// Runs the compute plane's drain on `host`'s isolation (see ``HostHooks``).
+    /// Runs the compute plane's drain on `host`'s isolation (see ``RuntimeHost``).
+    ///
+    /// The witnesses hop through a function with an `isolated` parameter rather than take one
+    /// themselves: such a witness crashes Swift 6.3's IR generation (its thunk asks a concrete
+    /// conformance for `Actor.unownedExecutor` as if it were abstract).
+    @inline(__always)
     @inlinable
-    static func drain(_ host: isolated BaseRuntime) async {
+    static func drain(_ host: BaseRuntime) async { await drainIsolated(host) }
+
+    @inlinable
+    static func drainIsolated(_ host: isolated BaseRuntime) async {
         await host.core.drain(
             transduce: { event in T.transduce(&host.storedState, event: event) },
             respond: { event in T.response(state: host.storedState, event: event) })
     }
 
-    /// Runs the cycle of a dispatch that claimed the gate, on `host`'s isolation (the fast path:
-    /// ``RuntimeCore/admit(_:style:task:)``, ``RuntimeCore/runClaimed(_:runInline:)``).
+    /// Runs the cycle of a dispatch that claimed the gate, on `host`'s isolation (the fast path,
+    /// see ``RuntimeHost``): with closures that do not escape; escaping ones are made only when
+    /// the cycle continues in a drain task.
     @inlinable
-    static func run(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission) throws
+    static func runClaimed(_ host: BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission) async throws
         -> RuntimeCore<T>.DispatchRest
     {
-        try host.core.runClaimed(admission) { admission in runInline(host, admission) }
+        try await runClaimedIsolated(host, admission)
     }
 
-    /// The input's dispatch for `core`: from outside a managed task it hops to the host once
-    /// (``run(_:_:)``, after claiming the gate); the caller waits, if it must, after that hop. Inlined into
-    /// the initializer, where the closure is then specialized best.
-    @inline(__always)
     @inlinable
-    static func entry(_ core: RuntimeCore<T>) -> RuntimeCore<T>.DispatchEntry {
-        { [core] event, style in
-            // A managed task's dispatch queues with its origin, without a hop; any other hops to
-            // the host once to run its cycle, if it claimed the idle gate. The wait, if any, happens
-            // here, after the host is let go: a waiting caller must not keep the host alive.
-            var rest = RuntimeCore<T>.DispatchRest.notAdmitted
-            if core.callerTask == nil, let host = core.host {
-                switch try core.admit(event, style: style, task: nil) {
-                case .claimed(let admission): rest = try await Self.run(unsafeDowncast(host, to: Self.self), admission)
-                case .queue(let start, let task): rest = .queue(start, task: task)
-                }
-            }
-            if case .finished(let response) = rest { return response }
-            return try await core.complete(rest, event, style: style)
-        }
-    }
-
-    /// Runs an inline cycle (the fast path) on `host`'s isolation: synchronously, with closures
-    /// that do not escape; escaping ones are made only when the cycle continues in a drain task.
-    @inlinable
-    static func runInline(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission)
-        -> RuntimeCore<T>.InlineOutcome
+    static func runClaimedIsolated(_ host: isolated BaseRuntime, _ admission: RuntimeCore<T>.InlineAdmission) throws
+        -> RuntimeCore<T>.DispatchRest
     {
-        host.core.runInlineCycle(
+        try host.core.runClaimed(
             admission, transduce: { event in T.transduce(&host.storedState, event: event) },
             respond: { event in T.response(state: host.storedState, event: event) },
             continueInDrainTask: { rest in

@@ -9,7 +9,7 @@ import Observation
 /// of a generic class's property at run time on every access, which cost most of a send; here it
 /// is made once per host.
 @MainActor
-public final class EffectObservable<T: Transducer>: Observable
+public final class EffectObservable<T: Transducer>: Observable, RuntimeHost
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
@@ -57,21 +57,8 @@ where
         self.core = core
         storedState = initialState
         stateKeyPath = \EffectObservable.state
-        input = core.makeInput(Self.entry(core), making: Self.entry)
-        // Static calls, as in BaseRuntime: a client module specializes them for its transducer.
-        core.attach(
-            HostHooks(
-                startDrain: { [weak self] in
-                    Task { @MainActor [weak self] in
-                        guard let self else { return }
-                        await Self.drain(self)
-                    }
-                },
-                drain: { @MainActor [weak self] in
-                    guard let self else { return }
-                    await Self.drain(self)
-                }),
-            host: self)
+        input = EffectObservable.makeInput(core)
+        EffectObservable.attach(self)
         if let initialEvent { try? core.post(initialEvent, style: .initial) }
     }
 
@@ -116,16 +103,6 @@ where
         try await Self.dispatch(self, event, style: .request)
     }
 
-    /// Applies `event` to the state as one observed mutation.
-    /// Runs the cycle of a dispatch that claimed the gate, on the main actor (the fast path:
-    /// ``RuntimeCore/admit(_:style:task:)``, ``RuntimeCore/runClaimed(_:runInline:)``).
-    @inlinable
-    static func run(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission) throws
-        -> RuntimeCore<T>.DispatchRest
-    {
-        try host.core.runClaimed(admission) { admission in runInline(host, admission) }
-    }
-
     /// An awaited dispatch from the main actor: the cycle runs here at once if the dispatch
     /// claims the idle gate (and the caller is not a managed task). Always inlined into `send` and
     /// `request`: as a function of its own, it cost an async frame per dispatch.
@@ -135,40 +112,20 @@ where
         let core = host.core
         let rest: RuntimeCore<T>.DispatchRest
         switch try core.admit(event, style: style, task: core.callerTask) {
-        case .claimed(let admission): rest = try run(host, admission)
+        case .claimed(let admission): rest = try runClaimed(host, admission)
         case .queue(let start, let task): rest = .queue(start, task: task)
         }
         if case .finished(let response) = rest { return response }
         return try await core.complete(rest, event, style: style)
     }
 
-    /// The input's dispatch for `core`: from outside a managed task it hops to the host once
-    /// (``run(_:_:)``, after claiming the gate); the caller waits, if it must, after that hop. Inlined into
-    /// the initializer, where the closure is then specialized best.
-    @inline(__always)
-    @inlinable
-    nonisolated static func entry(_ core: RuntimeCore<T>) -> RuntimeCore<T>.DispatchEntry {
-        { [core] event, style in
-            // As in BaseRuntime: a managed task's dispatch queues, any other hops to the main
-            // actor, and the wait happens after the host is let go.
-            var rest = RuntimeCore<T>.DispatchRest.notAdmitted
-            if core.callerTask == nil, let host = core.host {
-                switch try core.admit(event, style: style, task: nil) {
-                case .claimed(let admission): rest = try await Self.run(unsafeDowncast(host, to: Self.self), admission)
-                case .queue(let start, let task): rest = .queue(start, task: task)
-                }
-            }
-            if case .finished(let response) = rest { return response }
-            return try await core.complete(rest, event, style: style)
-        }
-    }
-
+    /// Applies `event` to the state as one observed mutation.
     @inlinable
     func transduce(_ event: T.Event) -> T.Effect {
         registrar.withMutation(of: self, keyPath: stateKeyPath) { T.transduce(&storedState, event: event) }
     }
 
-    /// Runs the compute plane's drain on the main actor.
+    /// Runs the compute plane's drain on the main actor (see ``RuntimeHost``).
     @inlinable
     static func drain(_ host: EffectObservable) async {
         await host.core.drain(
@@ -176,12 +133,13 @@ where
         )
     }
 
-    /// Runs an inline cycle (the fast path) on the main actor.
+    /// Runs the cycle of a dispatch that claimed the gate, on the main actor (the fast path, see
+    /// ``RuntimeHost``).
     @inlinable
-    static func runInline(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission)
-        -> RuntimeCore<T>.InlineOutcome
+    static func runClaimed(_ host: EffectObservable, _ admission: RuntimeCore<T>.InlineAdmission) throws
+        -> RuntimeCore<T>.DispatchRest
     {
-        host.core.runInlineCycle(
+        try host.core.runClaimed(
             admission, transduce: { event in host.transduce(event) },
             respond: { event in T.response(state: host.storedState, event: event) },
             continueInDrainTask: { rest in
