@@ -11,16 +11,20 @@ let package = Package(
     targets: [
         // The runtime: no dependencies beyond the toolchain.
         .target(name: "Transduce"),
+        // The binary format C and Swift share (slot words, file records, codes and their names),
+        // the ring buffer's slot protocol, CRC32, and the async-signal-safe crash dump.
+        .target(name: "CTraceRing"),
         // The `transduce` tracepoints, their probes and their C wrappers (no-ops without
-        // LTTng-UST), and the async-signal-safe dump. Nothing links liblttng-ust: the recorder
-        // loads it at run time (clttng_probes.c says how), so every app that depends on
-        // TransduceTrace has the provider and only a recorder brings liblttng-ust in.
+        // LTTng-UST). Nothing links liblttng-ust: the recorder loads it at run time
+        // (clttng_probes.c says how), so every app that depends on TransduceTrace has the provider
+        // and only a recorder brings liblttng-ust in.
         .target(
             name: "CLTTng",
+            dependencies: ["CTraceRing"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
-        .target(name: "TransduceTrace", dependencies: ["Transduce", "CLTTng"]),
+        .target(name: "TransduceTrace", dependencies: ["Transduce", "CTraceRing", "CLTTng"]),
         // What only the tools run (child processes, loopback ports, `lttng` sessions): not a
         // product, so no app that links TransduceTrace compiles it.
         .target(name: "TraceTooling", dependencies: ["Transduce"]),
@@ -35,7 +39,7 @@ let package = Package(
         .executableTarget(
             name: "trace-view",
             dependencies: [
-                "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CLTTng", "TraceTooling",
+                "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CTraceRing", "TraceTooling",
             ]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .executableTarget(
@@ -73,7 +77,8 @@ let package = Package(
             name: "TransduceTraceTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness", "CLTTng", "TransduceTestSupport", "TraceGenerator", "TraceTooling",
+                "RingStress", "TraceFuzzHarness", "CLTTng", "CTraceRing", "TransduceTestSupport", "TraceGenerator",
+                "TraceTooling",
             ],
             exclude: ["Fixtures"]),
     ],
@@ -83,7 +88,7 @@ let package = Package(
 // Warnings fail every build of this package (CI's first build included). SwiftPM applies warning
 // control only to the root package, so an app that depends on Transduce never fails on them.
 for target in package.targets {
-    if ["CLTTng", "CBabeltrace", "CBenchFloor"].contains(target.name) {
+    if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor"].contains(target.name) {
         target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
     } else {
         target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]

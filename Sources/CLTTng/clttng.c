@@ -1,9 +1,6 @@
-/* The wrappers declared in include/clttng.h. */
+/* The provider's wrappers declared in include/clttng.h. */
 #define _GNU_SOURCE
 #include "clttng.h"
-#include <time.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -26,73 +23,8 @@
 static const char empty_text[] = "\xE2\x88\x85";
 #define CLTTNG_TEXT(ptr, len) ((len) == 0 ? empty_text : (ptr)), ((len) == 0 ? 3u : (len))
 
-static __thread uint32_t cached_tid;
-
-uint32_t clttng_thread_id(void) {
-    if (cached_tid == 0) {
-#if defined(__linux__)
-        cached_tid = (uint32_t)syscall(SYS_gettid);
-#else
-        cached_tid = (uint32_t)(uintptr_t)&cached_tid;
-#endif
-    }
-    return cached_tid;
-}
-
-uint64_t clttng_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int clttng_available(void) { return CLTTNG_HAVE_LTTNG; }
 
-/* The names LTTng traces carry for codes, by kind: the case names of the Swift enums in raw-value
- * order (TraceNames.swift derives its tables from those enums; the tests compare the two). */
-static const char *const lifecycle_names[] = {"active", "cancelled", "deallocated", "failed"};
-static const char *const style_names[] = {"post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"};
-static const char *const rejection_names[] = {"cancelled", "deallocated", "systemError", "queueFull", "reentrant"};
-static const char *const effect_names[] = {"none", "event", "action", "asyncAction", "task", "cancel", "sequence"};
-static const char *const cycle_outcome_names[] = {"settled", "handedOff", "aborted"};
-static const char *const policy_names[] = {"switchToLatest", "shareable", "unique"};
-static const char *const cancel_names[] = {"replaced", "cancelEffect", "uniqueRequest", "runtimeStop"};
-static const char *const task_outcome_names[] = {"settle", "request", "response", "cancelled", "failed"};
-static const char *const resume_names[] = {"response", "nil", "error"};
-static const char *const drop_names[] = {"sequenceIntermediate", "discardedOnStop"};
-
-#define CLTTNG_TABLE(names) {names, (uint8_t)(sizeof names / sizeof names[0])}
-static const struct {
-    const char *const *names;
-    uint8_t count;
-} code_tables[CLTTNG_KIND_COUNT] = {
-    [CLTTNG_KIND_RUNTIME_STOP] = CLTTNG_TABLE(lifecycle_names),
-    [CLTTNG_KIND_DISPATCH] = CLTTNG_TABLE(style_names),
-    [CLTTNG_KIND_DISPATCH_REJECTED] = CLTTNG_TABLE(style_names),
-    [CLTTNG_KIND_EFFECT] = CLTTNG_TABLE(effect_names),
-    [CLTTNG_KIND_CYCLE_LEAVE] = CLTTNG_TABLE(cycle_outcome_names),
-    [CLTTNG_KIND_TASK_SPAWN] = CLTTNG_TABLE(policy_names),
-    [CLTTNG_KIND_TASK_CANCEL] = CLTTNG_TABLE(cancel_names),
-    [CLTTNG_KIND_TASK_SETTLE] = CLTTNG_TABLE(task_outcome_names),
-    [CLTTNG_KIND_REQUEST_RESUME] = CLTTNG_TABLE(resume_names),
-    [CLTTNG_KIND_EVENT_DROPPED] = CLTTNG_TABLE(drop_names),
-};
-
-uint8_t clttng_code_count(uint8_t kind) { return kind < CLTTNG_KIND_COUNT ? code_tables[kind].count : 0; }
-
-const char *clttng_code_name(uint8_t kind, uint8_t code) {
-    if (kind >= CLTTNG_KIND_COUNT || code_tables[kind].count == 0) return NULL;
-    return code < code_tables[kind].count ? code_tables[kind].names[code] : "unknown";
-}
-
-/* Only dispatchRejected has a second code, its reason. */
-uint8_t clttng_code2_count(uint8_t kind) {
-    return kind == CLTTNG_KIND_DISPATCH_REJECTED ? (uint8_t)(sizeof rejection_names / sizeof rejection_names[0]) : 0;
-}
-
-const char *clttng_code2_name(uint8_t kind, uint8_t code) {
-    if (clttng_code2_count(kind) == 0) return NULL;
-    return code < clttng_code2_count(kind) ? rejection_names[code] : "unknown";
-}
 #define CODE_NAME(kind, code) clttng_code_name(CLTTNG_KIND_##kind, (code))
 
 #if CLTTNG_HAVE_LTTNG

@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 import Foundation
 import Synchronization
 import Testing

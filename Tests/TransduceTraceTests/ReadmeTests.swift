@@ -83,13 +83,12 @@ import TraceTooling
             try source.write(toFile: file, atomically: true, encoding: .utf8)
             files.append(file)
         }
-        let include = Self.root + "/Sources/CLTTng/include"
+        let includes = ["CTraceRing", "CLTTng"].map { Self.root + "/Sources/\($0)/include" }
         let result = try Subprocess.run(
             swiftc,
             [
-                "-typecheck", "-swift-version", "6", "-module-name", "ReadmeBlocks", "-I", modules, "-Xcc", "-I", "-Xcc", include,
-                "-Xcc", "-fmodule-map-file=\(include)/module.modulemap",
-            ] + files,
+                "-typecheck", "-swift-version", "6", "-module-name", "ReadmeBlocks", "-I", modules,
+            ] + includes.flatMap { ["-Xcc", "-I", "-Xcc", $0, "-Xcc", "-fmodule-map-file=\($0)/module.modulemap"] } + files,
             output: .capture, timeout: 300)
         #expect(result.status == 0, "the README's Swift does not compile together:\n\(result.output)")
     }

@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 import Foundation
 import Testing
 import Transduce
@@ -6,7 +6,7 @@ import Transduce
 @testable import TransduceTrace
 
 /// The trace vocabulary is defined once in Swift (the runtime's enums, `TraceSchema.fields(of:)`)
-/// and once in C for the LTTng provider and the crash dump (`clttng_format.h`, `clttng.c`,
+/// and once in C for the LTTng provider and the crash dump (`clttng_format.h`, `clttng_format.c`, `clttng.c`,
 /// `transduce_tp.h`). These tests are what ties the two: a field or code added on one side only
 /// fails here.
 @Suite struct VocabularyTests {
@@ -64,7 +64,7 @@ import Transduce
 
     @Test func everyKindHasAWrapperAndAKindConstantInC() throws {
         let header = try Self.source("Sources/CLTTng/include/clttng.h")
-        let format = try Self.source("Sources/CLTTng/include/clttng_format.h")
+        let format = try Self.source("Sources/CTraceRing/include/clttng_format.h")
         let constants = format.matches(of: try Regex(#"CLTTNG_KIND_([A-Z_]+)"#)).compactMap { $0.output[1].substring }
             .map(String.init).filter { $0 != "COUNT" }
         var seen: [String] = []

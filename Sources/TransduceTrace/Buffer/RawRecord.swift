@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 
 /// The fixed-size binary form of one event in a ring-buffer slot: `CLTTNG_PAYLOAD_WORDS` words,
 /// no references.

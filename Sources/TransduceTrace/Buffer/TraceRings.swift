@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 
 #if canImport(Glibc)
     import Glibc

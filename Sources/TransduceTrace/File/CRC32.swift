@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 
 /// CRC-32 (IEEE 802.3, reflected, as zlib): every chunk of every trace read is checked, so this
 /// runs over every byte a view reads. Folded with carry-less multiplication where the processor

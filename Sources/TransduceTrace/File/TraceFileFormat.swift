@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 
 /// The binary trace file format, version 2 (little-endian throughout; version 1 is version 2
 /// without process chunks, and is still read).

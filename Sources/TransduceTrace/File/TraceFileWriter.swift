@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 
 /// One event record of the binary trace file (``TraceFileFormat``): the byte offsets of its
 /// fields, from `clttng_format.h`, and the one encoder and decoder that every Swift writer and

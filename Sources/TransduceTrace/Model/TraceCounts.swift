@@ -1,5 +1,3 @@
-import CLTTng
-
 /// What a recorder offered and lost, carried in every dump's footer.
 public struct TraceCounts: Sendable, Equatable {
     /// Why a dump was written, which says whether it can hold a whole run: a snapshot taken while

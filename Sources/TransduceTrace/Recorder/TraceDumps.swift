@@ -1,4 +1,4 @@
-import CLTTng
+import CTraceRing
 import Dispatch
 import Transduce
 

@@ -1,4 +1,5 @@
 import CLTTng
+import CTraceRing
 import Synchronization
 import Transduce
 

@@ -4,7 +4,8 @@
 #define _GNU_SOURCE
 #include "clttng_crc32.h"
 #include "clttng_dump.h"
-#include "clttng.h"
+#include "clttng_format.h"
+#include "clttng_ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
