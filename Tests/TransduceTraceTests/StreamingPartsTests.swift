@@ -73,7 +73,9 @@ import TransduceTestSupport
         stream = TaskReportStream(options: options)
         lines = []
         for batch in stride(from: 0, to: long.count - 100, by: 100) { lines += stream.add(Array(long[batch..<batch + 100])) }
-        lines += stream.finish(Array(long[(long.count - 100)...]), warnings: [AnalysisWarning(.neverSettled, "never settled: x")])
+        lines += stream.finish(
+            Array(long[(long.count - 100)...]),
+            warnings: [AnalysisWarning(.neverSettled(.init(runtime: 1, task: 7, name: "x", spawnedBy: "load#1", running: 0)))])
         #expect(lines.first?.contains("Tasks") == true)
         #expect(lines.count == 2 + long.count + 3, "\(lines.prefix(4)) \(lines.suffix(6))")
         // Every row, in order, in the widths of the first rows: a later long name is cut to them.

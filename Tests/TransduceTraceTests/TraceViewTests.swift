@@ -215,10 +215,43 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             events.append(end)
         }
         let warnings = TaskReport(index: TraceIndex(events)).warnings.filter { $0.check == .switchToLatestChurn }
+        #expect(warnings.map(\.finding) == [.switchToLatestChurn(runtime: 1, name: "search", replaced: 5, spawned: 6)])
         #expect(
             warnings.map(\.message) == [
                 "switchToLatest churn: 5 of 6 'search' instances of runtime 1 were replaced and none completed"
             ])
+    }
+
+    /// A task without an end is a finding with its ids and run time, whatever the trace lost;
+    /// what the trace lost decides which, and the views word it from those data.
+    @Test func aTaskWithoutAnEndIsAFindingWithItsData() {
+        var dispatch = TraceEvent(kind: .dispatch, time: 900, runtime: 2)
+        dispatch.dispatch = 5
+        dispatch.label = "load"
+        var enter = TraceEvent(kind: .cycleEnter, time: 1_000, runtime: 2)
+        enter.cycle = 4
+        enter.dispatch = 5
+        var spawn = TraceEvent(kind: .taskSpawn, time: 1_500, runtime: 2)
+        spawn.cycle = 4
+        spawn.task = 9
+        spawn.label = "fetch"
+        spawn.code = UInt8(TraceNames.policies.firstIndex(of: "shareable")!)
+        var leave = TraceEvent(kind: .cycleLeave, time: 2_000, runtime: 2)
+        leave.cycle = 4
+        let last = TraceEvent(kind: .dispatch, time: 3_001_500, runtime: 2)
+        let index = TraceIndex([dispatch, enter, spawn, leave, last])
+        let task = AnalysisWarning.Task(runtime: 2, task: 9, name: "fetch", spawnedBy: "load", running: 3_000_000)
+        let cases: [(lost: UInt64, unknown: Bool, AnalysisWarning.Finding, String)] = [
+            (0, false, .neverSettled(task), "never settled: fetch#9 (runtime 2) spawned by load, running 3.00ms"),
+            (3, false, .noEndRecorded(task, lost: 3), "no end recorded: fetch#9 (runtime 2) spawned by load, running 3.00ms"),
+            (0, true, .noEndRecorded(task, lost: nil), "the trace lost events in unknown number, which may hold its end"),
+        ]
+        for (lost, unknown, finding, words) in cases {
+            let warnings = TaskReport(index: index, lost: lost, lossesUnknown: unknown).warnings
+            #expect(warnings.map(\.finding) == [finding])
+            #expect(warnings.first?.message.contains(words) == true, "\(warnings.map(\.message))")
+            #expect(warnings.first?.check == (lost == 0 && !unknown ? .neverSettled : .noEndRecorded))
+        }
     }
 
     /// Usage and help are generated from one registry: every command the tool lists has a help

@@ -265,21 +265,18 @@ public struct ContentionReport: TraceConsumer, Sendable {
         if longHoldCount > 0, let worst = longHolds.first {
             out.append(
                 AnalysisWarning(
-                    .longHold,
-                    "long holds: \(longHoldCount) cycle(s) held the gate for \(formatDuration(longHoldThreshold)) or more; longest "
-                        + "\(worst.label) (cycle #\(worst.cycle), runtime \(RuntimeKey.name(worst.runtime))) held it \(formatDuration(worst.held))"
-                ))
+                    .longHold(
+                        count: longHoldCount, threshold: longHoldThreshold,
+                        longest: .init(runtime: worst.runtime, cycle: worst.cycle, label: worst.label), held: worst.held)))
         }
         for (runtime, deepest) in maxDepth.sorted(by: { $0.key < $1.key }) {
             if let capacity = capacities[runtime], capacity > 0, UInt64(deepest) * 2 >= UInt64(capacity) {
-                out.append(
-                    AnalysisWarning(
-                        .runawayQueue,
-                        "runaway queue: runtime \(RuntimeKey.name(runtime)) reached \(deepest) queued admissions of \(capacity)"))
+                out.append(AnalysisWarning(.runawayQueue(runtime: runtime, deepest: Int(deepest), capacity: Int(capacity))))
             }
         }
         if depth.isGrowing {
-            out.append(AnalysisWarning(.growingQueue, "growing queue: depth rises through the trace (\(depth.trend))"))
+            let (early, late) = depth.thirds
+            out.append(AnalysisWarning(.growingQueue(early: early, late: late)))
         }
         return out
     }

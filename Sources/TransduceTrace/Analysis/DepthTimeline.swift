@@ -42,9 +42,4 @@ public struct DepthTimeline: Sendable {
         let (early, late) = thirds
         return used >= 6 && late >= 8 && UInt64(late) >= 2 * UInt64(max(early, 1))
     }
-
-    var trend: String {
-        let (early, late) = thirds
-        return "max \(early) early, \(late) late"
-    }
 }

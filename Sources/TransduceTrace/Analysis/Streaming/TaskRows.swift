@@ -187,22 +187,17 @@ public struct TaskRows: TraceConsumer {
         rows: [TaskReport.Row], warnings: [AnalysisWarning]
     ) {
         let lossy = lost > 0 || lossesUnknown
-        let lostText = lossesUnknown ? "events in unknown number" : "\(lost) event(s)"
         var warnings: [AnalysisWarning] = []
         var rest = take()
         for (_, p) in pending.sorted(by: { $0.key < $1.key }) {
             rest.append(p.row)
             count(p)
             guard !p.ended else { continue }
-            let task =
-                "\((p.row.name.isEmpty ? "task" : p.row.name) + "#\(p.row.task)") (runtime \(RuntimeKey.name(p.row.runtime)))"
-            let running =
-                "spawned by \(p.row.spawnedBy), running \(formatDuration(lastTime.minus(p.row.start))) at the end of the trace"
+            let task = AnalysisWarning.Task(
+                runtime: p.row.runtime, task: p.row.task, name: p.row.name, spawnedBy: p.row.spawnedBy,
+                running: lastTime.minus(p.row.start))
             warnings.append(
-                lossy
-                    ? AnalysisWarning(
-                        .noEndRecorded, "no end recorded: \(task) \(running); the trace lost \(lostText), which may hold its end")
-                    : AnalysisWarning(.neverSettled, "never settled: \(task) \(running)"))
+                AnalysisWarning(lossy ? .noEndRecorded(task, lost: lossesUnknown ? nil : lost) : .neverSettled(task)))
         }
         pending = [:]
         slots = [:]
@@ -211,9 +206,7 @@ public struct TaskRows: TraceConsumer {
         for (k, c) in churn.sorted(by: { $0.key < $1.key }) where c.replaced >= 5 && c.completed == 0 {
             warnings.append(
                 AnalysisWarning(
-                    .switchToLatestChurn,
-                    "switchToLatest churn: \(c.replaced) of \(c.spawned) '\(k.name)' instances of runtime "
-                        + "\(RuntimeKey.name(k.runtime)) were replaced and none completed"))
+                    .switchToLatestChurn(runtime: k.runtime, name: k.name, replaced: Int(c.replaced), spawned: Int(c.spawned))))
         }
         return (rest, warnings)
     }
