@@ -46,7 +46,7 @@ public enum FuzzHarness {
                 [0, 1, .max] + index.spans.prefix(4).flatMap { [$0.dispatches.lowerBound, $0.dispatches.upperBound] }
             for id in ids {
                 _ = index.plan(dispatch: id) { _ in true }
-                _ = index.plan(dispatch: id) { $0 % 2 == 0 }
+                _ = index.plan(dispatch: id) { $0.rawValue % 2 == 0 }
             }
             _ = index.encoded()
         }

@@ -66,11 +66,11 @@ import TransduceTestSupport
         #expect(
             read.requests
                 == Dictionary(
-                    uniqueKeysWithValues: breakdowns.map { ("\(RuntimeKey.runtime($0.runtime))/\($0.dispatch)", $0.total) }))
+                    uniqueKeysWithValues: breakdowns.map { ("\($0.runtime.runtime)/\($0.dispatch)", $0.total) }))
         #expect(read.parts_add_up)
         #expect(
             read.tasks
-                == TaskReport(index: index).rows.map { "\(RuntimeKey.runtime($0.runtime))/\($0.task) \($0.outcome)" }.sorted())
+                == TaskReport(index: index).rows.map { "\($0.runtime.runtime)/\($0.task) \($0.outcome)" }.sorted())
         #expect(read.cycles == index.cycles.count)
         #expect(
             read.held

@@ -34,7 +34,7 @@ import Testing
         #expect(trace.counts.events == UInt64(stream.count))
         // The last copy is whole in the window: its requests are those of the demo alone.
         let last = TraceIndex(trace.events).latencyBreakdowns().filter {
-            $0.runtime == RuntimeKey.make(process: events[0].process, runtime: events[0].runtime + 30)
+            $0.runtime == RuntimeKey(process: events[0].process, runtime: events[0].runtime + 30)
         }
         let alone = TraceIndex(events).latencyBreakdowns()
         #expect(last.map(\.total) == alone.map(\.total) && !alone.isEmpty)

@@ -55,7 +55,7 @@ import TransduceTestSupport
         func rows(_ n: Int) -> [TaskReport.Row] {
             (1...n).map {
                 TaskReport.Row(
-                    runtime: UInt64(1 + $0 % 2), task: UInt64($0),
+                    runtime: RuntimeKey(rawValue: UInt64(1 + $0 % 2)), task: UInt64($0),
                     name: $0 == n - 3 ? String(repeating: "long", count: 30) : "load",
                     policy: "switchToLatest", spawnedBy: "refresh", start: UInt64($0) * 1_000, ran: 500, outcome: "settle",
                     replacedBy: 0, joinedBy: [])

@@ -173,3 +173,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: sidecar) == ["inside"])
     }
 }
+
+/// A runtime's key names its process and its id, orders by process then id, and packs into the
+/// one word a trace index stores (a hostile id beyond 2^40 is cut, never crashes).
+@Suite struct RuntimeKeyTests {
+    @Test func aKeyIsItsProcessAndItsIdPackedInOneWord() {
+        let keys = [
+            RuntimeKey(process: 0, runtime: 3), RuntimeKey(process: 4242, runtime: 1), RuntimeKey(process: 4242, runtime: 2),
+            RuntimeKey(process: 9000, runtime: 1),
+        ]
+        #expect(keys.map(\.process) == [0, 4242, 4242, 9000])
+        #expect(keys.map(\.runtime) == [3, 1, 2, 1])
+        #expect(keys.map(\.name) == ["3", "1 (pid 4242)", "2 (pid 4242)", "1 (pid 9000)"])
+        #expect(keys == keys.shuffled().sorted())
+        #expect(keys.map { RuntimeKey(rawValue: $0.rawValue) } == keys)
+        #expect(RuntimeKey(process: 0, runtime: 3) == 3)
+        let hostile = RuntimeKey(process: 7, runtime: 1 << 41 | 5)
+        #expect(hostile.process == 7 && hostile.runtime == 5)
+        #expect(Set(keys + keys).count == keys.count)
+    }
+}

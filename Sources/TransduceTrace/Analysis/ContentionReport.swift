@@ -23,9 +23,9 @@ public struct ContentionReport: TraceConsumer, Sendable {
     /// Queue depth over the trace's time, in fixed memory.
     public private(set) var depth = DepthTimeline()
     /// Each runtime's queue capacity (from its `runtimeStart`).
-    public private(set) var capacities: [UInt64: UInt32] = [:]
+    public private(set) var capacities: [RuntimeKey: UInt32] = [:]
     /// Each runtime's deepest queue.
-    public private(set) var maxDepth: [UInt64: UInt32] = [:]
+    public private(set) var maxDepth: [RuntimeKey: UInt32] = [:]
     static let keep = 5
     static let history = 64
     static let maxPending = 100_000
@@ -48,7 +48,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
     /// One cycle's hold of the gate.
     public struct Hold: Sendable {
         /// The runtime (its ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// The cycle's id.
         public var cycle: UInt64
         /// The label of the event that started the cycle.
@@ -121,7 +121,7 @@ public struct ContentionReport: TraceConsumer, Sendable {
     /// One admission's wait for the gate.
     public struct Wait: Sendable {
         /// The runtime (its ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// The admission's dispatch id.
         public var dispatch: UInt64
         /// The admitted event's label.
@@ -168,7 +168,8 @@ public struct ContentionReport: TraceConsumer, Sendable {
 
     /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
-        let runtime = state.slot(e.runtimeKey) != nil || state.count < Self.maxRuntimes ? e.runtimeKey : .max
+        let runtime =
+            state.slot(e.runtimeKey) != nil || state.count < Self.maxRuntimes ? e.runtimeKey : RuntimeKey(rawValue: .max)
         // Taken out of its slot while it is updated, so its collections are not copied.
         let slot = state.slot(runtime) { RuntimeState() }
         var s = state.take(slot, leaving: RuntimeState())

@@ -76,7 +76,7 @@ public struct LatencyBreakdown: Sendable {
     }
 
     /// The request's runtime (its ``RuntimeKey``).
-    public var runtime: UInt64
+    public var runtime: RuntimeKey
     /// The request's dispatch id.
     public var dispatch: UInt64
     /// The requested event's label.
@@ -118,12 +118,12 @@ extension TraceIndex {
             /// `prefix[i]`: the total hold of `holds[..<i]`.
             var prefix: [UInt64] = [0]
         }
-        var byRuntime: [UInt64: Runtime] = [:]
+        var byRuntime: [RuntimeKey: Runtime] = [:]
         /// Holders listed one by one per wait; the rest are summed.
         static let listed = 16
 
         init(_ index: TraceIndex) {
-            var all: [UInt64: [(enter: UInt64, leave: UInt64, cycle: UInt64)]] = [:]
+            var all: [RuntimeKey: [(enter: UInt64, leave: UInt64, cycle: UInt64)]] = [:]
             for (key, record) in index.cycles {
                 guard let leave = record.leave else { continue }
                 all[key.runtime, default: []].append((index.events[record.enter].time, index.events[leave].time, key.id))
@@ -138,7 +138,7 @@ extension TraceIndex {
 
         /// Cycles whose hold overlaps `from..<to`, but `except`: the first ``listed`` with how much
         /// of the interval each held, and the total of the others.
-        func overlapping(runtime: UInt64, from: UInt64, to: UInt64, except: UInt64) -> (
+        func overlapping(runtime: RuntimeKey, from: UInt64, to: UInt64, except: UInt64) -> (
             listed: [(cycle: UInt64, nanos: UInt64)], rest: UInt64, restCount: Int
         ) {
             guard from < to, let r = byRuntime[runtime], !r.holds.isEmpty else { return ([], 0, 0) }
@@ -187,11 +187,11 @@ extension TraceIndex {
     }
 
     /// The breakdown of one awaited dispatch; `nil` when it is not awaited or was never resumed.
-    public func latencyBreakdown(runtime: UInt64, dispatch: UInt64) -> LatencyBreakdown? {
+    public func latencyBreakdown(runtime: RuntimeKey, dispatch: UInt64) -> LatencyBreakdown? {
         latencyBreakdown(runtime: runtime, dispatch: dispatch, holds: Holds(self))
     }
 
-    func latencyBreakdown(runtime: UInt64, dispatch: UInt64, holds: Holds) -> LatencyBreakdown? {
+    func latencyBreakdown(runtime: RuntimeKey, dispatch: UInt64, holds: Holds) -> LatencyBreakdown? {
         guard let record = dispatches[Key(runtime: runtime, id: dispatch)], let resumeIndex = record.resumes.first else {
             return nil
         }
@@ -315,7 +315,7 @@ extension TraceIndex {
     }
 
     /// Time a cycle spent in sync and async actions (their effects' durations).
-    func actionTime(runtime: UInt64, cycle: UInt64) -> (action: UInt64, asyncAction: UInt64) {
+    func actionTime(runtime: RuntimeKey, cycle: UInt64) -> (action: UInt64, asyncAction: UInt64) {
         guard let record = cycles[Key(runtime: runtime, id: cycle)] else { return (0, 0) }
         var action: UInt64 = 0
         var asyncAction: UInt64 = 0

@@ -18,7 +18,7 @@ package struct LiveTally: Sendable, Equatable {
     /// Events of each kind, indexed by the kind's raw value.
     package private(set) var byKind: [UInt64] = Array(repeating: 0, count: TraceEvent.Kind.allCases.count)
     /// The runtimes seen (their ``TraceEvent/runtimeKey``), and the process of each.
-    package private(set) var runtimes: [UInt64: UInt32] = [:]
+    package private(set) var runtimes: [RuntimeKey: UInt32] = [:]
     /// Awaited dispatches not resumed yet, by runtime key and dispatch id.
     package private(set) var inFlight: Set<InFlightKey> = []
     /// Awaited dispatches that were not tracked because ``maxInFlight`` were already waiting.
@@ -39,7 +39,7 @@ package struct LiveTally: Sendable, Equatable {
     /// runtime's open cycle: every duration is measured on the trace's own clock (at most
     /// ``maxInFlight`` and ``maxRuntimes`` of them; beyond, the runtime's measure is taken).
     private var dispatched: [InFlightKey: UInt64] = [:]
-    private var entered: [UInt64: OpenCycle] = [:]
+    private var entered: [RuntimeKey: OpenCycle] = [:]
     private struct OpenCycle: Equatable, Sendable {
         var cycle: UInt64
         var time: UInt64
@@ -48,7 +48,7 @@ package struct LiveTally: Sendable, Equatable {
     /// An awaited dispatch of one runtime.
     package struct InFlightKey: Hashable, Sendable {
         /// The runtime (``TraceEvent/runtimeKey``).
-        package var runtime: UInt64
+        package var runtime: RuntimeKey
         /// The dispatch id within it.
         package var dispatch: UInt64
     }

@@ -22,13 +22,13 @@ public struct SummaryReport: TraceConsumer, Sendable {
     /// Events per kind, indexed by `TraceEvent.Kind`'s raw value.
     public private(set) var counts = [Int](repeating: 0, count: TraceEvent.Kind.allCases.count)
     /// Each runtime followed (by ``RuntimeKey``), at most ``maxRuntimes``.
-    public var runtimes: [UInt64: RuntimeInfo] {
+    public var runtimes: [RuntimeKey: RuntimeInfo] {
         Dictionary(uniqueKeysWithValues: table.keys.map { ($0, table.state($0)!) })
     }
-    /// What the trace says of runtime `key` (a ``RuntimeKey``), if it is itemized.
-    public func runtime(_ key: UInt64) -> RuntimeInfo? { table.state(key) }
+    /// What the trace says of runtime `key`, if it is itemized.
+    public func runtime(_ key: RuntimeKey) -> RuntimeInfo? { table.state(key) }
     /// The runtimes in the order they first appeared.
-    public var runtimeOrder: [UInt64] { table.keys }
+    public var runtimeOrder: [RuntimeKey] { table.keys }
     private var table = PerRuntime<RuntimeInfo>()
     /// The earliest event time (`UInt64.max` while empty).
     public private(set) var first: UInt64 = .max

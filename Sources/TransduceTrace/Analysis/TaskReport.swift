@@ -5,7 +5,7 @@ public struct TaskReport: Sendable {
     /// One task instance.
     public struct Row: Sendable {
         /// Its runtime (its ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its id.
         public var task: UInt64
         /// Its name ("" for an anonymous task).
@@ -50,7 +50,7 @@ public struct TaskReport: Sendable {
 
     /// A runtime's tasks of one name, which churn is counted over.
     struct Named: Hashable, Comparable {
-        var runtime: UInt64
+        var runtime: RuntimeKey
         var name: String
         static func < (a: Named, b: Named) -> Bool { (a.runtime, a.name) < (b.runtime, b.name) }
     }

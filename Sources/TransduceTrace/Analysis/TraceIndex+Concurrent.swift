@@ -3,7 +3,7 @@ extension TraceIndex {
     /// dispatches that entered while it was in flight, with their dispatches, transduce steps and
     /// resumes: what shows that the gate was released while the request waited. Sorted event
     /// indices.
-    public func lifecycleWithConcurrentCycles(runtime: UInt64, dispatch: UInt64) -> [Int] {
+    public func lifecycleWithConcurrentCycles(runtime: RuntimeKey, dispatch: UInt64) -> [Int] {
         let own = requestLifecycle(runtime: runtime, dispatch: dispatch)
         guard let first = own.first, let last = own.last else { return own }
         var all = Set(own)

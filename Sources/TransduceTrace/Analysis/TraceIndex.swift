@@ -8,11 +8,11 @@ public struct TraceIndex: Sendable {
     public struct Key: Hashable, Sendable {
         /// The runtime across processes: a ``RuntimeKey`` (``TraceEvent/runtimeKey``), which is
         /// the plain runtime id only in a trace without process ids.
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// The dispatch, cycle or task id within the runtime.
         public var id: UInt64
         /// The object `id` of `runtime` (a ``RuntimeKey``).
-        public init(runtime: UInt64, id: UInt64) {
+        public init(runtime: RuntimeKey, id: UInt64) {
             self.runtime = runtime
             self.id = id
         }
@@ -91,14 +91,14 @@ public struct TraceIndex: Sendable {
     /// Every task instance, by runtime and id.
     public private(set) var tasks: [Key: TaskRecord] = [:]
     /// Runtimes (their ``RuntimeKey``s) in order of first appearance.
-    public private(set) var runtimes: [UInt64] = []
+    public private(set) var runtimes: [RuntimeKey] = []
 
     /// Indexes `events` (in trace order) in one pass.
     public init(_ events: [TraceEvent]) {
         self.events = events
-        var seen = Set<UInt64>()
+        var seen = Set<RuntimeKey>()
         // The cycle open in each runtime, which cancels and joins belong to.
-        var open: [UInt64: UInt64] = [:]
+        var open: [RuntimeKey: UInt64] = [:]
         for (i, e) in events.enumerated() {
             if seen.insert(e.runtimeKey).inserted { runtimes.append(e.runtimeKey) }
             let r = e.runtimeKey
@@ -160,18 +160,18 @@ public struct TraceIndex: Sendable {
     }
 
     /// The name of a task instance (its id, or "" for an anonymous task).
-    public func taskName(runtime: UInt64, task: UInt64) -> String {
+    public func taskName(runtime: RuntimeKey, task: UInt64) -> String {
         tasks[Key(runtime: runtime, id: task)]?.name ?? ""
     }
 
     /// A short display name: `load#3`, or `task#3` for an anonymous one.
-    public func taskTitle(runtime: UInt64, task: UInt64) -> String {
+    public func taskTitle(runtime: RuntimeKey, task: UInt64) -> String {
         let name = taskName(runtime: runtime, task: task)
         return (name.isEmpty ? "task" : name) + "#\(task)"
     }
 
     /// The label of the event that a cycle's dispatch carried.
-    public func cycleLabel(runtime: UInt64, cycle: UInt64) -> String {
+    public func cycleLabel(runtime: RuntimeKey, cycle: UInt64) -> String {
         guard let record = cycles[Key(runtime: runtime, id: cycle)],
             let dispatch = dispatches[Key(runtime: runtime, id: record.dispatch)]
         else { return "?" }
@@ -186,7 +186,7 @@ public struct TraceIndex: Sendable {
     /// them), followed the same way; and the replacements of tasks that carried the waiter of
     /// one of its dispatches (the waiter moves to the replacement). The same for every style: a `post` or `send` is
     /// followed through the task it started, though no caller waits for it.
-    public func requestLifecycle(runtime: UInt64, dispatch: UInt64) -> [Int] {
+    public func requestLifecycle(runtime: RuntimeKey, dispatch: UInt64) -> [Int] {
         var included = Set<Int>()
         var pendingDispatches = [dispatch]
         var seenDispatches = Set<UInt64>()
@@ -236,7 +236,7 @@ public struct TraceIndex: Sendable {
     }
 
     /// The events of one task instance: spawn, joins, cancel, settle and its re-entry dispatches.
-    public func taskLifecycle(runtime: UInt64, task: UInt64) -> [Int] {
+    public func taskLifecycle(runtime: RuntimeKey, task: UInt64) -> [Int] {
         guard let record = tasks[Key(runtime: runtime, id: task)] else { return [] }
         var included = Set([record.spawn] + record.joins + record.cancels + record.settles)
         for d in record.reentries {

@@ -43,7 +43,7 @@ public struct ChromeTraceExporter: TraceConsumer {
     }
 
     struct TrackKey: Hashable {
-        var runtime: UInt64
+        var runtime: RuntimeKey
         var lane: Lane
     }
 
@@ -56,7 +56,7 @@ public struct ChromeTraceExporter: TraceConsumer {
     private var chromePids: [UInt32: UInt64] = [:]
     private var runtimeLabels: [UInt32: [String]] = [:]
     /// Each runtime's place in the export (its tracks sort together).
-    private var runtimeOrder: [UInt64: Int] = [:]
+    private var runtimeOrder: [RuntimeKey: Int] = [:]
     /// Chrome's tid of every track (unique across the whole export: Perfetto takes tids as the
     /// system's, so a tid seen under two pids would be one thread moving between processes).
     private var tids: [TrackKey: Int] = [:]
@@ -64,7 +64,7 @@ public struct ChromeTraceExporter: TraceConsumer {
     private var cycles: [TraceIndex.Key: (name: String, start: UInt64)] = [:]
     private var taskStarts: [TraceIndex.Key: (time: UInt64, title: String, lane: Int, event: TraceEvent)] = [:]
     /// Reused track numbers: task lanes per runtime, request tracks per runtime and name.
-    private var taskLanes: [UInt64: SlotPool] = [:]
+    private var taskLanes: [RuntimeKey: SlotPool] = [:]
     private var requestSlots: [TrackKey: SlotPool] = [:]
     /// The lane a live task runs on (kept until its re-entry, which is drawn from it).
     private var laneOfTask: [TraceIndex.Key: Int] = [:]

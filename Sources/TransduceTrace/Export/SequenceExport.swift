@@ -13,10 +13,10 @@ public enum SequenceExport {
     /// separators (measured: 32 px each and 100 for the lifelines' heads and feet).
     public static func plantUMLHeight(messages: Int) -> Int { 100 + 32 * messages }
 
-    /// A participant of an exported diagram: a lifeline of one runtime (`runtime` 0 when the
+    /// A participant of an exported diagram: a lifeline of one runtime (`runtime` nil when the
     /// diagram has one runtime, whose lifelines need no name).
     struct Lane: Hashable {
-        var runtime: UInt64
+        var runtime: RuntimeKey?
         var participant: Participant
     }
 
@@ -104,14 +104,14 @@ public enum SequenceExport {
     /// A lane's name: its lifeline's, with its runtime when the diagram has several.
     static func title(of lane: Lane, in index: TraceIndex) -> String {
         let name = index.title(of: lane.participant)
-        return lane.runtime == 0 ? name : "\(name) (runtime \(RuntimeKey.name(lane.runtime)))"
+        return lane.runtime.map { "\(name) (runtime \($0.name))" } ?? name
     }
 
     /// Lanes in order (each runtime's caller, gate, transduce and tasks when it first appears,
     /// task instances as they appear, at most `maxTasks`), their ids (`P0`…), and whether the
     /// diagram has several runtimes.
     static func declare(index: TraceIndex, indices: [Int], maxTasks: Int) -> ([Lane], [Lane: String], Bool) {
-        var runtimes = Set<UInt64>()
+        var runtimes = Set<RuntimeKey>()
         for i in indices where runtimes.count < 2 { runtimes.insert(index.events[i].runtimeKey) }
         let several = runtimes.count > 1
         var lanes: [Lane] = []
@@ -122,12 +122,12 @@ public enum SequenceExport {
             lanes.append(lane)
         }
         if !several {
-            for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: 0, participant: p)) }
+            for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: nil, participant: p)) }
         }
         for i in indices {
             let e = index.events[i]
             guard let interaction = index.interaction(for: e) else { continue }
-            let runtime = several ? e.runtimeKey : 0
+            let runtime = several ? e.runtimeKey : nil
             if ids[Lane(runtime: runtime, participant: .caller)] == nil {
                 for p in [Participant.caller, .gate, .transduce, .tasks] { declare(Lane(runtime: runtime, participant: p)) }
             }
@@ -148,7 +148,7 @@ public enum SequenceExport {
         for i in indices {
             let e = index.events[i]
             guard let interaction = index.interaction(for: e) else { continue }
-            let runtime = several ? e.runtimeKey : 0
+            let runtime = several ? e.runtimeKey : nil
             var from = Lane(runtime: runtime, participant: interaction.from)
             var to = Lane(runtime: runtime, participant: interaction.to)
             var label = interaction.label

@@ -56,7 +56,7 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// The runtime's identity across processes, which analyses key by (see ``RuntimeKey``).
-    public var runtimeKey: UInt64 { RuntimeKey.make(process: process, runtime: runtime) }
+    public var runtimeKey: RuntimeKey { RuntimeKey(process: process, runtime: runtime) }
 
     /// The name of `code` for this kind (`request`, `handedOff`, `replaced`, …), or "" when the
     /// kind has none.

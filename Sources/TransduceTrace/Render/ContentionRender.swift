@@ -52,7 +52,7 @@ extension ContentionReport {
             let holders = w.heldBy.map { "\($0.label) cycle #\($0.cycle) \(d($0.held))" }
             lines.append(
                 "  " + pad(d(w.waited), 10, right: true)
-                    + "  dispatch #\(w.dispatch) \(w.label) (runtime \(RuntimeKey.name(w.runtime)))"
+                    + "  dispatch #\(w.dispatch) \(w.label) (runtime \(w.runtime.name))"
                     + (holders.isEmpty ? "" : "; gate held by " + holders.suffix(4).joined(separator: ", ")))
         }
         lines.append("")

@@ -43,11 +43,11 @@ extension TraceIndex {
         func since(_ start: Int?) -> UInt64 { start.map { e.time.minus(events[$0].time) } ?? e.nanos }
         switch e.kind {
         case .runtimeStart:
-            return make(.caller, .caller, "runtime \(RuntimeKey.name(e.runtimeKey)): \(e.label) on \(e.label2)", .banner)
+            return make(.caller, .caller, "runtime \(e.runtimeKey.name): \(e.label) on \(e.label2)", .banner)
         case .runtimeStop:
             return make(
                 .caller, .caller,
-                "runtime \(RuntimeKey.name(e.runtimeKey)) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"),
+                "runtime \(e.runtimeKey.name) stopped: \(e.codeName)" + (e.label.isEmpty ? "" : " (\(e.label))"),
                 .banner)
         case .dispatch:
             let from: Participant = e.otherTask != 0 ? .task(Key(runtime: e.runtimeKey, id: e.otherTask)) : .caller

@@ -41,7 +41,7 @@ extension LatencyBreakdown {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines = [
             options.paint(
-                options.fit("Latency of \(title): \(d(total)) (\(outcomeName)), runtime \(RuntimeKey.name(runtime))"), .bold)
+                options.fit("Latency of \(title): \(d(total)) (\(outcomeName)), runtime \(runtime.name)"), .bold)
         ]
         var table = TextTable([
             .init("part", minimum: 10), .init("time", minimum: 6, alignRight: true), .init("share", minimum: 5, alignRight: true),
@@ -75,9 +75,9 @@ extension LatencyBreakdown {
             JSONLines.appendString(s, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
-        let pid = RuntimeKey.process(runtime)
+        let pid = runtime.process
         return
-            #"{"runtime":\#(RuntimeKey.runtime(runtime)),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(styleName)),"outcome":\#(string(outcomeName)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
+            #"{"runtime":\#(runtime.runtime),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(styleName)),"outcome":\#(string(outcomeName)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
     }
 
     /// The parts as a JSON array of `{name, title, ns, cycle, task, dispatch, held_by}`.

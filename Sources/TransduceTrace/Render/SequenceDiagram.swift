@@ -80,11 +80,11 @@ package struct SequenceDiagram: Sendable {
         guard let first = indices.first else { return emit("(no events)") }
         let origin = self.origin ?? index.events[first].time
         // Several runtimes: a column names each row's (as wide as the longest name, up to 24).
-        var runtimes = Set<UInt64>()
+        var runtimes = Set<RuntimeKey>()
         for i in indices where runtimes.count < 2 { runtimes.insert(index.events[i].runtimeKey) }
         let runtimeWidth =
             runtimes.count > 1
-            ? min(24, max(7, indices.lazy.map { RuntimeKey.name(self.index.events[$0].runtimeKey).count }.max() ?? 0)) : 0
+            ? min(24, max(7, indices.lazy.map { self.index.events[$0].runtimeKey.name.count }.max() ?? 0)) : 0
         let layout = Layout(width: options.width, taskLanes: maxTaskLines, runtimeWidth: runtimeWidth)
         // The last row each task appears in, so its lane is freed right after it.
         var lastRow: [Participant: Int] = [:]
@@ -227,7 +227,7 @@ package struct SequenceDiagram: Sendable {
     }
 
     private func draw(
-        _ interaction: Interaction, runtime: UInt64, lanes: [Participant: Int], origin: UInt64, layout: Layout
+        _ interaction: Interaction, runtime: RuntimeKey, lanes: [Participant: Int], origin: UInt64, layout: Layout
     ) -> String {
         // Where a label may reach: the width, or anywhere to its right when nothing is cut.
         let width = options.cuts ? layout.width : Int.max / 4
@@ -240,7 +240,7 @@ package struct SequenceDiagram: Sendable {
             : "-" + format(Double(origin - interaction.time) / 1_000_000, decimals: 3)
         place(Array(pad(fit(ms, Self.timeWidth), Self.timeWidth, right: true)), at: 0, in: &line)
         if layout.runtimeWidth > 0 {
-            place(cells(fit(RuntimeKey.name(runtime), layout.runtimeWidth)), at: Self.Layout.timeAndGap, in: &line)
+            place(cells(fit(runtime.name, layout.runtimeWidth)), at: Self.Layout.timeAndGap, in: &line)
         }
         place(cells(fit(interaction.note, layout.noteWidth)), at: layout.noteStart, in: &line)
         // A task without a lane of its own is drawn on `tasks`, named in the label.

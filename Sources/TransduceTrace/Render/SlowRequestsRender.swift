@@ -23,7 +23,7 @@ extension SlowRequests {
             ])
         for b in shown {
             var cells = b.summaryLine(options: options)
-            if several { cells.insert(RuntimeKey.name(b.runtime), at: 1) }
+            if several { cells.insert(b.runtime.name, at: 1) }
             table.append(cells)
         }
         lines += table.render(options: options)

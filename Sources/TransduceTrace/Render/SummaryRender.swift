@@ -42,7 +42,7 @@ extension SummaryReport {
         }
         lines.append(options.paint("Runtimes", .bold))
         // Columns widen to their longest name (a fixed width cut them without a mark).
-        let idWidth = max(6, (runtimeOrder.lazy.map { RuntimeKey.name($0).count }.max() ?? 0) + 2)
+        let idWidth = max(6, (runtimeOrder.lazy.map { $0.name.count }.max() ?? 0) + 2)
         let transducerWidth = max(22, (runtimes.values.lazy.map(\.transducer.count).max() ?? 0) + 2)
         let hostWidth = max(18, (runtimes.values.lazy.map(\.host.count).max() ?? 0) + 2)
         lines.append(
@@ -51,7 +51,7 @@ extension SummaryReport {
         for id in runtimeOrder {
             let r = runtimes[id]!
             lines.append(
-                "  " + pad(RuntimeKey.name(id), idWidth) + pad(r.transducer.isEmpty ? "?" : r.transducer, transducerWidth)
+                "  " + pad(id.name, idWidth) + pad(r.transducer.isEmpty ? "?" : r.transducer, transducerWidth)
                     + pad(r.host.isEmpty ? "?" : r.host, hostWidth)
                     + pad(String(r.events), 9, right: true) + "  "
                     + pad(formatDuration(r.last - r.first, ascii: options.ascii), 10)

@@ -5,7 +5,7 @@ extension TaskReport {
         // One runtime: named once in the title, leaving its column's room to the others.
         let runtimes = Set(rows.map(\.runtime))
         let single = runtimes.count == 1 ? runtimes.first : nil
-        var lines = [options.paint(options.fit("Tasks" + (single.map { " of runtime \(RuntimeKey.name($0))" } ?? "")), .bold)]
+        var lines = [options.paint(options.fit("Tasks" + (single.map { " of runtime \($0.name)" } ?? "")), .bold)]
         var table = Self.table()
         for r in rows { table.append(Self.cells(r, options: options)) }
         if single != nil {
@@ -40,7 +40,7 @@ extension TaskReport {
             links.append("joined by dispatch " + r.joinedBy.map { "#\($0)" }.joined(separator: ", "))
         }
         return [
-            (r.name.isEmpty ? "task" : r.name) + " #\(r.task)", RuntimeKey.name(r.runtime), r.policy, r.spawnedBy,
+            (r.name.isEmpty ? "task" : r.name) + " #\(r.task)", r.runtime.name, r.policy, r.spawnedBy,
             r.ran.map { formatDuration($0, ascii: options.ascii) } ?? "-", r.outcome, links.joined(separator: "; "),
         ]
     }

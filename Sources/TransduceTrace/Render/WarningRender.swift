@@ -5,10 +5,10 @@ package enum WarningRender {
         switch finding {
         case .longHold(let count, let threshold, let longest, let held):
             "long holds: \(count) cycle(s) held the gate for \(formatDuration(threshold)) or more; longest "
-                + "\(longest.label) (cycle #\(longest.cycle), runtime \(RuntimeKey.name(longest.runtime))) held it "
+                + "\(longest.label) (cycle #\(longest.cycle), runtime \(longest.runtime.name)) held it "
                 + formatDuration(held)
         case .runawayQueue(let runtime, let deepest, let capacity):
-            "runaway queue: runtime \(RuntimeKey.name(runtime)) reached \(deepest) queued admissions of \(capacity)"
+            "runaway queue: runtime \(runtime.name) reached \(deepest) queued admissions of \(capacity)"
         case .growingQueue(let early, let late):
             "growing queue: depth rises through the trace (max \(early) early, \(late) late)"
         case .neverSettled(let task):
@@ -18,12 +18,12 @@ package enum WarningRender {
                 + (lost.map { "\($0) event(s)" } ?? "events in unknown number") + ", which may hold its end"
         case .switchToLatestChurn(let runtime, let name, let replaced, let spawned):
             "switchToLatest churn: \(replaced) of \(spawned) '\(name)' instances of runtime "
-                + "\(RuntimeKey.name(runtime)) were replaced and none completed"
+                + "\(runtime.name) were replaced and none completed"
         }
     }
 
     static func name(_ task: AnalysisWarning.Task) -> String {
-        "\(task.name.isEmpty ? "task" : task.name)#\(task.task) (runtime \(RuntimeKey.name(task.runtime)))"
+        "\(task.name.isEmpty ? "task" : task.name)#\(task.task) (runtime \(task.runtime.name))"
     }
 
     static func running(_ task: AnalysisWarning.Task) -> String {

@@ -147,7 +147,7 @@ extension Trace {
             return index.requestLifecycle(runtime: e.runtimeKey, dispatch: e.dispatch)
         case .dispatch(let id, let runtime):
             // Runtimes are keyed across processes (RuntimeKey); a RuntimeID is the id within one.
-            let candidates = index.runtimes.filter { runtime == nil || RuntimeKey.runtime($0) == runtime!.rawValue }
+            let candidates = index.runtimes.filter { runtime == nil || $0.runtime == runtime!.rawValue }
             guard let r = candidates.first(where: { index.dispatches[TraceIndex.Key(runtime: $0, id: id)] != nil })
             else { throw fail("no dispatch #\(id) in the trace") }
             return index.requestLifecycle(runtime: r, dispatch: id)

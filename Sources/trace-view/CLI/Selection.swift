@@ -8,7 +8,7 @@ struct Selection {
     private(set) var matched = 0
     private(set) var total = 0
     /// Runtimes seen, for the error (a few: a hostile trace may name millions).
-    private(set) var seen: [UInt64] = []
+    private(set) var seen: [RuntimeKey] = []
 
     init(_ args: Arguments) throws {
         runtime = try args.integer("runtime")
@@ -17,9 +17,9 @@ struct Selection {
     }
 
     /// Only the runtime of key `key` (``RuntimeKey``).
-    init(key: UInt64) {
-        runtime = RuntimeKey.runtime(key)
-        let process = RuntimeKey.process(key)
+    init(key: RuntimeKey) {
+        runtime = key.runtime
+        let process = key.process
         pid = process == 0 ? nil : UInt64(process)
     }
 
@@ -39,13 +39,13 @@ struct Selection {
     }
 
     /// Whether the events of the runtime of key `key` (``RuntimeKey``) are kept.
-    func admits(runtime key: UInt64) -> Bool {
-        (runtime == nil || RuntimeKey.runtime(key) == runtime) && (pid == nil || UInt64(RuntimeKey.process(key)) == pid)
+    func admits(runtime key: RuntimeKey) -> Bool {
+        (runtime == nil || key.runtime == runtime) && (pid == nil || UInt64(key.process) == pid)
     }
 
     /// Counts, as ``keep(_:)`` over every event would have, a trace of `events` events whose
     /// runtimes (in order of first appearance) are `keys`: what a file's index knows.
-    mutating func count(runtimes keys: [UInt64], events: Int) {
+    mutating func count(runtimes keys: [RuntimeKey], events: Int) {
         total = events
         seen = Array(keys.prefix(10))
         matched = keys.contains { admits(runtime: $0) } ? 1 : 0
@@ -57,12 +57,12 @@ struct Selection {
         let asked = [runtime.map { "runtime \($0)" }, pid.map { "pid \($0)" }].compactMap { $0 }.joined(separator: ", ")
         throw CLIError(
             message:
-                "no events of \(asked) in this trace; it has runtime(s) \(seen.map(RuntimeKey.name).joined(separator: ", "))"
+                "no events of \(asked) in this trace; it has runtime(s) \(seen.map(\.name).joined(separator: ", "))"
                 + (seen.count == 10 ? ", …" : ""), status: ExitStatus.nothingSelected.rawValue)
     }
 
     /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
-    func runtime(holding request: UInt64, in index: TraceIndex) throws -> UInt64 {
+    func runtime(holding request: UInt64, in index: TraceIndex) throws -> RuntimeKey {
         try runtime(
             holding: request, among: index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil },
             highest: index.dispatches.keys.lazy.map(\.id).max())
@@ -70,7 +70,7 @@ struct Selection {
 
     /// The one runtime of `runtimes` (those that have dispatch #`request`; `highest` is the
     /// highest dispatch id of the trace), or the error that says there is none or several.
-    func runtime(holding request: UInt64, among runtimes: [UInt64], highest: UInt64?) throws -> UInt64 {
+    func runtime(holding request: UInt64, among runtimes: [RuntimeKey], highest: UInt64?) throws -> RuntimeKey {
         guard let runtime = runtimes.first else {
             throw CLIError(
                 message: "no dispatch #\(request) in this trace" + (isNarrowed ? " for the runtime and process asked for" : "")
@@ -80,11 +80,11 @@ struct Selection {
         if runtimes.count > 1 {
             // A few of them, not thousands on one line.
             let names =
-                runtimes.prefix(10).map(RuntimeKey.name).joined(separator: ", ")
+                runtimes.prefix(10).map(\.name).joined(separator: ", ")
                 + (runtimes.count > 10 ? ", … (\(runtimes.count) runtimes)" : "")
             throw CLIError.usage(
                 "dispatch #\(request) exists in runtimes \(names); pick one with --runtime"
-                    + (Set(runtimes.map(RuntimeKey.process)).count > 1 ? " and --pid" : ""))
+                    + (Set(runtimes.map(\.process)).count > 1 ? " and --pid" : ""))
         }
         return runtime
     }

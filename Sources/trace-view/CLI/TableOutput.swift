@@ -149,8 +149,8 @@ struct TableSchema {
 
 extension TableCell {
     /// The runtime id within its process, and its process (`null` when the trace has no pids).
-    static func runtime(_ key: UInt64) -> [TableCell] {
-        let pid = RuntimeKey.process(key)
-        return [.number(RuntimeKey.runtime(key)), pid == 0 ? .null : .number(UInt64(pid))]
+    static func runtime(_ key: RuntimeKey) -> [TableCell] {
+        let pid = key.process
+        return [.number(key.runtime), pid == 0 ? .null : .number(UInt64(pid))]
     }
 }

@@ -151,7 +151,7 @@ struct LiveView {
         }
         if let gate = data.gates.max(by: { $0.waitP99 < $1.waitP99 }) {
             parts.append(
-                "gate wait p99 \(formatDuration(gate.waitP99, ascii: true)) (runtime \(RuntimeKey.name(gate.runtime))"
+                "gate wait p99 \(formatDuration(gate.waitP99, ascii: true)) (runtime \(gate.runtime.name)"
                     + (gate.host.isEmpty ? "" : " on \(gate.host)") + "), max queue \(gate.maxDepth)"
                     + (gate.holdingNow.isEmpty ? "" : ", held by \(gate.holdingNow)"))
         }

@@ -45,7 +45,7 @@ enum SequenceCommand: Subcommand {
         let index: TraceIndex
         let notes: [String]
         let startTime: UInt64?
-        var request: (runtime: UInt64, dispatch: UInt64)?
+        var request: (runtime: RuntimeKey, dispatch: UInt64)?
         if let id = requested, !args.flag("no-index"), let file = try input.fileIndex(progress: progress) {
             // One request of a trace file, read through its index: only the stretch it draws.
             selection.count(runtimes: file.runtimes.map(\.key), events: file.events)

@@ -42,7 +42,7 @@ enum SummaryCommand: Subcommand {
             table.print(
                 report.runtimeOrder.map { key in
                     let r = report.runtime(key)!
-                    let host = input.hosts[RuntimeKey.process(key)]
+                    let host = input.hosts[key.process]
                     return TableCell.runtime(key) + [
                         host.map(TableCell.string) ?? .null, r.transducer.isEmpty ? .null : .string(r.transducer),
                         r.host.isEmpty ? .null : .string(r.host), .number(UInt64(r.events)), .number(r.first),

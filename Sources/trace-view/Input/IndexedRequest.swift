@@ -8,7 +8,7 @@ enum IndexedRequest {
     /// several of them have the dispatch.
     static func events(
         of id: UInt64, in file: TraceFileIndex, path: String, selection: Selection
-    ) throws -> (events: [TraceEvent], runtime: UInt64) {
+    ) throws -> (events: [TraceEvent], runtime: RuntimeKey) {
         do {
             let (found, plan) = try file.findLifecycle(
                 of: id, path: path, admits: selection.admits, admitsRuntime: selection.admits(runtime:))

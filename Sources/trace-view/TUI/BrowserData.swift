@@ -8,7 +8,7 @@ import TransduceTrace
 struct BrowserData {
     /// One awaited request: resumed, or still waiting at the trace's end (its latency so far).
     struct Request {
-        var runtime: UInt64
+        var runtime: RuntimeKey
         var dispatch: UInt64
         var label: String
         var style: String
@@ -24,7 +24,7 @@ struct BrowserData {
 
     /// One runtime's gate.
     struct Gate {
-        var runtime: UInt64
+        var runtime: RuntimeKey
         /// Where the runtime's process ran, when the trace says ("" otherwise).
         var host: String
         var cycles: Int
@@ -99,15 +99,15 @@ struct BrowserData {
         // Each runtime's gate is the contention report of its events alone, made one runtime at
         // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)
         // of thousands of runtimes would hold them all at once.
-        var byRuntime: [UInt64: [Int]] = [:]
+        var byRuntime: [RuntimeKey: [Int]] = [:]
         for (i, e) in trace.events.enumerated() { byRuntime[e.runtimeKey, default: []].append(i) }
         runtimes = byRuntime.count
         gates = byRuntime.keys.sorted().map { key in
             var builder = GateBuilder()
             for i in byRuntime[key]! { builder.consume(trace.events[i]) }
-            return builder.gate(runtime: key, host: trace.hosts[RuntimeKey.process(key)] ?? "")
+            return builder.gate(runtime: key, host: trace.hosts[key.process] ?? "")
         }
-        runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
+        runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
     }
 
     /// The most buckets a gate's timelines have (a sparkline's characters).
@@ -172,7 +172,7 @@ struct BrowserData {
         self.requests = requests
         self.tasks = tasks
         self.gates = gates
-        runtimeWidth = min(24, max(9, gates.lazy.map { RuntimeKey.name($0.runtime).count + 2 }.max() ?? 0))
+        runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
     }
 
     /// Fills in the largest part of `resumed` (of ``requests``) from one pass over the stream
@@ -248,7 +248,7 @@ struct GateBuilder {
 
     /// The gate's row; a `preview` (a frame while the trace is still read) leaves out the wait
     /// p99 timeline.
-    func gate(runtime key: UInt64, host: String, preview: Bool = false) -> BrowserData.Gate {
+    func gate(runtime key: RuntimeKey, host: String, preview: Bool = false) -> BrowserData.Gate {
         let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
         let (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? nil : waits)
         return BrowserData.Gate(

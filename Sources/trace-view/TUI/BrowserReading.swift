@@ -70,7 +70,8 @@ struct BrowserReading {
         if windows.hasResumed {
             for r in windows.takeResumed() {
                 // The slower first; of equals, the lower runtime and dispatch.
-                slowest.insert(r, key: TopHeap<RequestWindows.Request>.key(descending: r.total, ascending: r.runtime, r.dispatch))
+                slowest.insert(
+                    r, key: TopHeap<RequestWindows.Request>.key(descending: r.total, ascending: r.runtime.rawValue, r.dispatch))
             }
         }
         taskRows.consume(e)
@@ -105,7 +106,7 @@ struct BrowserReading {
                 dominant: nil)
         }
         let gates = builders.keys.sorted().map { key in
-            builders.state(key)!.gate(runtime: key, host: hosts[RuntimeKey.process(key)] ?? "", preview: preview)
+            builders.state(key)!.gate(runtime: key, host: hosts[key.process] ?? "", preview: preview)
         }
         return BrowserData(
             start: first ?? 0, events: count, runtimes: builders.count,

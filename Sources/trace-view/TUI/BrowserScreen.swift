@@ -130,7 +130,7 @@ struct BrowserScreen {
                 let g = data.gates[i]
                 return columns(
                     [
-                        RuntimeKey.name(g.runtime), g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
+                        g.runtime.name, g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
                         duration(g.waitP99), "\(duration(g.longestHold)) \(g.holder)",
                         g.holdingNow.isEmpty ? "-" : g.holdingNow, sparkline(g.depths.map(UInt64.init)),
                         sparkline(g.waitP99s),
@@ -148,8 +148,8 @@ struct BrowserScreen {
     /// ids restart in every process.
     private var runtimeHead: String { data.gates.count > 1 ? columns(["runtime"], [data.runtimeWidth]) : "" }
 
-    private func runtimeColumn(_ key: UInt64) -> String {
-        data.gates.count > 1 ? columns([RuntimeKey.name(key)], [data.runtimeWidth]) : ""
+    private func runtimeColumn(_ key: RuntimeKey) -> String {
+        data.gates.count > 1 ? columns([key.name], [data.runtimeWidth]) : ""
     }
 
     private func footer(_ state: BrowserState) -> String {

@@ -51,7 +51,7 @@ import TransduceTestSupport
         var totals = (traces: 0, runtimes: 0, requests: 0)
         let seeds = Self.seeds
         for group in stride(from: 0, to: seeds.count, by: 6) {
-            var alone: [(key: UInt64, events: [TraceEvent])] = []
+            var alone: [(key: RuntimeKey, events: [TraceEvent])] = []
             for (n, seed) in seeds[group..<min(group + 6, seeds.count)].enumerated() {
                 let run = OracleRun(seed: seed)
                 let trace = try await withTimeout(30) { try await run.run() }
@@ -59,7 +59,7 @@ import TransduceTestSupport
                 let pid = UInt32(7_001 + n / 2)
                 let runtime = UInt64(1 + n % 2)
                 let events = Self.relabel(trace, pid: pid, runtime: runtime, origin: 1_000_000_000 + UInt64(n) * 3_000)
-                alone.append((RuntimeKey.make(process: pid, runtime: runtime), events))
+                alone.append((RuntimeKey(process: pid, runtime: runtime), events))
             }
             let merged = Self.interleave(alone.map(\.events))
             let problems = Self.problems(merged: merged, alone: alone)
@@ -79,7 +79,7 @@ import TransduceTestSupport
     }
 
     /// What differs between the merged trace's analyses, per runtime, and each run's alone.
-    static func problems(merged: [TraceEvent], alone: [(key: UInt64, events: [TraceEvent])]) -> [String] {
+    static func problems(merged: [TraceEvent], alone: [(key: RuntimeKey, events: [TraceEvent])]) -> [String] {
         var problems: [String] = []
         let index = TraceIndex(merged)
         problems += TraceInvariants.check(Trace(events: merged)).map { "invariant: \($0)" }
@@ -102,7 +102,7 @@ import TransduceTestSupport
         for (key, b) in windowed.breakdowns
         where mergedBreakdowns[key].map({ "\($0.json()) \($0.offPath)" }) != "\(b.json()) \(b.offPath)" {
             problems.append(
-                "streaming: dispatch #\(key.id) of runtime \(RuntimeKey.name(key.runtime)) breaks down otherwise from its window")
+                "streaming: dispatch #\(key.id) of runtime \(key.runtime.name) breaks down otherwise from its window")
         }
         let options = RenderOptions(width: 120)
         let streamed = SlowRequests(top: 5) { body in merged.forEach(body) }
@@ -132,7 +132,7 @@ import TransduceTestSupport
             let key = d.runtimeKey
             let found = LifecycleWindow.find(dispatch: d.dispatch) { body in merged.forEach(body) }
             guard let stretch = found.stretches[key] else {
-                problems.append("stretch: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)) not found")
+                problems.append("stretch: dispatch #\(d.dispatch) of runtime \(key.name) not found")
                 continue
             }
             let stretchEvents = LifecycleWindow.events(runtime: key, in: stretch) { body in merged.forEach(body) }
@@ -146,7 +146,7 @@ import TransduceTestSupport
                 }
                 if indexed?.found.runtimes != [key] || events != stretchEvents {
                     problems.append(
-                        "index: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)): \(events?.count ?? -1) events "
+                        "index: dispatch #\(d.dispatch) of runtime \(key.name): \(events?.count ?? -1) events "
                             + "through the index, \(stretchEvents.count) from the whole trace"
                             + " DEBUG prefix=\(events.map { stretchEvents.starts(with: $0) } ?? false) suffix=\(events.map { stretchEvents.reversed().starts(with: $0.reversed()) } ?? false) last=\(stretchEvents.last.map { "\($0.kind) d\($0.dispatch) t\($0.task) c\($0.cycle)" } ?? "")"
                     )
@@ -170,7 +170,7 @@ import TransduceTestSupport
             }
             if !differs.isEmpty {
                 problems.append(
-                    "stretch: dispatch #\(d.dispatch) of runtime \(RuntimeKey.name(key)): its stretch alone gives another "
+                    "stretch: dispatch #\(d.dispatch) of runtime \(key.name): its stretch alone gives another "
                         + differs.joined(separator: ", "))
             }
         }
@@ -194,7 +194,7 @@ import TransduceTestSupport
         }
         var allBreakdowns: [LatencyBreakdown] = []
         for (key, events) in alone {
-            let name = RuntimeKey.name(key)
+            let name = key.name
             let single = TraceIndex(events)
             // Tasks: the same instances, fates and run times.
             func describe(_ rows: [TaskReport.Row]) -> [String] {

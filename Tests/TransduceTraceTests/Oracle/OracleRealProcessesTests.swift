@@ -105,15 +105,15 @@ extension LTTngTests {
                 for (op, value) in try #require(object["results"] as? [String: String]) {
                     results[Int(op)!] = value == "nil" ? .nil : value == "error" ? .error : .response(Int(value.dropFirst())!)
                 }
-                known[TraceIndex.Key(runtime: RuntimeKey.make(process: pid, runtime: runtime), id: 0)] = Known(
+                known[TraceIndex.Key(runtime: RuntimeKey(process: pid, runtime: runtime), id: 0)] = Known(
                     seed: UInt64(try #require(object["seed"] as? Int)), results: results)
             }
             #expect(known.count == seeds.count, "\(known.count) of \(seeds.count) runs reported; see the child logs")
             // The session's events of these children alone (a session records every process of
             // the user), per runtime, in trace order.
-            let pids = Set(known.keys.map { RuntimeKey.process($0.runtime) })
+            let pids = Set(known.keys.map { $0.runtime.process })
             var events: [TraceEvent] = []
-            var byRuntime: [UInt64: [TraceEvent]] = [:]
+            var byRuntime: [RuntimeKey: [TraceEvent]] = [:]
             _ = try CTFTraceReader.read(path: ctf) { e in
                 guard pids.contains(e.process) else { return }
                 events.append(e)
@@ -143,7 +143,7 @@ extension LTTngTests {
                 }
                 if !problems.isEmpty {
                     failures.append(
-                        "seed \(run.seed) (runtime \(RuntimeKey.name(key.runtime))):\n  "
+                        "seed \(run.seed) (runtime \(key.runtime.name)):\n  "
                             + problems.prefix(8).joined(separator: "\n  "))
                 }
             }

@@ -173,7 +173,7 @@ struct OracleChecks {
         return op
     }
 
-    private func taskProblems(runtime: UInt64) -> [String] {
+    private func taskProblems(runtime: RuntimeKey) -> [String] {
         var problems: [String] = []
         let report = TaskReport(index: index)
         let rows = Dictionary(report.rows.map { ($0.task, $0) }, uniquingKeysWith: { a, _ in a })
@@ -231,7 +231,7 @@ struct OracleChecks {
         return expected
     }
 
-    private func lifecycleProblems(runtime: UInt64) -> [String] {
+    private func lifecycleProblems(runtime: RuntimeKey) -> [String] {
         var problems: [String] = []
         var random = SeededRandom(seed: run.seed)
         for op in run.model.dispatched {
@@ -348,7 +348,7 @@ struct OracleChecks {
 
     /// Every awaited request's latency breakdown adds up to its latency exactly, follows only its
     /// own lifecycle, and ends where its resume came from.
-    private func latencyProblems(runtime: UInt64) -> [String] {
+    private func latencyProblems(runtime: RuntimeKey) -> [String] {
         var problems: [String] = []
         let breakdowns = index.latencyBreakdowns()
         let resumed = Set(trace.events.filter { $0.kind == .requestResume }.map(\.dispatch))

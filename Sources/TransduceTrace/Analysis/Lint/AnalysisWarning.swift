@@ -37,7 +37,7 @@ public struct AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case longHold(count: Int, threshold: UInt64, longest: Cycle, held: UInt64)
         /// Runtime `runtime` (a ``RuntimeKey``) reached `deepest` queued admissions of
         /// `capacity`.
-        case runawayQueue(runtime: UInt64, deepest: Int, capacity: Int)
+        case runawayQueue(runtime: RuntimeKey, deepest: Int, capacity: Int)
         /// The deepest queue of the trace's first third was `early`, of its last third `late`.
         case growingQueue(early: UInt32, late: UInt32)
         /// `task` never ended in a trace that lost nothing.
@@ -47,20 +47,20 @@ public struct AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case noEndRecorded(Task, lost: UInt64?)
         /// Of `spawned` instances of task `name` in runtime `runtime`, `replaced` were replaced
         /// and none completed.
-        case switchToLatestChurn(runtime: UInt64, name: String, replaced: Int, spawned: Int)
+        case switchToLatestChurn(runtime: RuntimeKey, name: String, replaced: Int, spawned: Int)
     }
 
     /// A cycle a warning names.
     public struct Cycle: Sendable, Equatable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its id.
         public var cycle: UInt64
         /// The label of the event that started it.
         public var label: String
 
         /// Cycle `cycle` of runtime `runtime`, started by an event labelled `label`.
-        public init(runtime: UInt64, cycle: UInt64, label: String) {
+        public init(runtime: RuntimeKey, cycle: UInt64, label: String) {
             self.runtime = runtime
             self.cycle = cycle
             self.label = label
@@ -70,7 +70,7 @@ public struct AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// A task instance a warning names.
     public struct Task: Sendable, Equatable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its id.
         public var task: UInt64
         /// Its name ("" for an anonymous task).
@@ -81,7 +81,7 @@ public struct AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         public var running: UInt64
 
         /// Task `task` of runtime `runtime`.
-        public init(runtime: UInt64, task: UInt64, name: String, spawnedBy: String, running: UInt64) {
+        public init(runtime: RuntimeKey, task: UInt64, name: String, spawnedBy: String, running: UInt64) {
             self.runtime = runtime
             self.task = task
             self.name = name

@@ -7,7 +7,7 @@ struct FIFOAdmission: TraceRule {
         var accepted: [UInt64] = []
         var acceptedAt: [UInt64: TraceEvent] = [:]
     }
-    private var queues: [UInt64: Queue] = [:]
+    private var queues: [RuntimeKey: Queue] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         switch e.kind {

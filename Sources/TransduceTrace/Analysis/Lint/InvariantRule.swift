@@ -53,14 +53,14 @@ public protocol TraceRule {
 /// What a rule found: the runtime, a message, and the events that show it.
 public struct Finding: Sendable {
     /// The runtime (its ``RuntimeKey``).
-    public var runtime: UInt64
+    public var runtime: RuntimeKey
     /// What is broken, with the ids that show it.
     public var message: String
     /// The events that show it, in trace order.
     public var events: [TraceEvent]
 
     /// A finding about `runtime`.
-    public init(_ runtime: UInt64, _ message: String, _ events: [TraceEvent]) {
+    public init(_ runtime: RuntimeKey, _ message: String, _ events: [TraceEvent]) {
         self.runtime = runtime
         self.message = message
         self.events = events

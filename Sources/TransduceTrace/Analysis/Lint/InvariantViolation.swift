@@ -3,7 +3,7 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
     /// The broken invariant.
     public var rule: InvariantRule
     /// The runtime (its ``RuntimeKey``).
-    public var runtime: UInt64
+    public var runtime: RuntimeKey
     /// What is broken, with the ids that show it.
     public var message: String
     /// The events that show it.
@@ -13,7 +13,7 @@ public struct InvariantViolation: Sendable, CustomStringConvertible {
 
     /// The rule, runtime and message, then one line per event with its time from ``origin``.
     public var description: String {
-        "\(rule.rawValue) (runtime \(RuntimeKey.name(runtime))): \(message)"
+        "\(rule.rawValue) (runtime \(runtime.name)): \(message)"
             + events.map { e in
                 let ms =
                     e.time >= origin

@@ -1,7 +1,7 @@
 /// ``InvariantRule/nothingTransducedAfterStop``: no `transduce` follows its runtime's stop.
 struct NothingTransducedAfterStop: TraceRule {
     var invariant: InvariantRule { .nothingTransducedAfterStop }
-    private var stops: [UInt64: TraceEvent] = [:]
+    private var stops: [RuntimeKey: TraceEvent] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         switch e.kind {

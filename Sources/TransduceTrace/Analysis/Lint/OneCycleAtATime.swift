@@ -2,7 +2,7 @@
 /// `transduce` happens only inside its own cycle.
 struct OneCycleAtATime: TraceRule {
     var invariant: InvariantRule { .oneCycleAtATime }
-    private var open: [UInt64: TraceEvent] = [:]
+    private var open: [RuntimeKey: TraceEvent] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         switch e.kind {

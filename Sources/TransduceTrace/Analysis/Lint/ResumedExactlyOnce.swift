@@ -22,7 +22,7 @@ struct ResumedExactlyOnce: TraceRule {
     }
     private var waiting: [TraceIndex.Key: Entry] = [:]
     private var resumed = RecentlyDone<TraceIndex.Key, Entry>(capacity: recent)
-    private var forgotten: [UInt64: IDRanges] = [:]
+    private var forgotten: [RuntimeKey: IDRanges] = [:]
     /// Resumed more than once: what the rule reports.
     private var twice: [TraceIndex.Key: Entry] = [:]
 

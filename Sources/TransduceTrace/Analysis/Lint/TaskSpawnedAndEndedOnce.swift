@@ -40,8 +40,8 @@ struct TaskSpawnedAndEndedOnce: TraceRule {
     }
     private var live: [TraceIndex.Key: Entry] = [:]
     private var ended = RecentlyDone<TraceIndex.Key, Entry>(capacity: recent)
-    private var cancelled: [UInt64: IDRanges] = [:]
-    private var settled: [UInt64: IDRanges] = [:]
+    private var cancelled: [RuntimeKey: IDRanges] = [:]
+    private var settled: [RuntimeKey: IDRanges] = [:]
     /// What the rule reports (and, at the end, the live ones).
     private var broken: [TraceIndex.Key: Entry] = [:]
 

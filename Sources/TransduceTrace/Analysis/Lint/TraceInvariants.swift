@@ -30,7 +30,7 @@ public struct InvariantChecker: TraceConsumer {
     /// Events consumed.
     public private(set) var events = 0
     /// The runtimes among them (their ``RuntimeKey``s).
-    public private(set) var runtimes: Set<UInt64> = []
+    public private(set) var runtimes: Set<RuntimeKey> = []
     /// The earliest event time, which violations print their times from.
     public private(set) var start: UInt64?
 

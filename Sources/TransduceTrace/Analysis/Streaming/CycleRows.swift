@@ -5,7 +5,7 @@ public struct CycleRows: TraceConsumer {
     /// One cycle.
     public struct Row: Sendable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its id.
         public var cycle: UInt64
         /// The dispatch it ran.
@@ -34,7 +34,7 @@ public struct CycleRows: TraceConsumer {
     }
 
     private var queued: [TraceIndex.Key: (time: UInt64, label: String, style: String)] = [:]
-    private var open: [UInt64: Row] = [:]
+    private var open: [RuntimeKey: Row] = [:]
     private var ready: [Row] = []
 
     /// A table that has seen no event.

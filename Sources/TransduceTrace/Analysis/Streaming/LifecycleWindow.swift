@@ -15,9 +15,9 @@ public struct LifecycleWindow: TraceConsumer {
     public let dispatch: UInt64
     /// Per runtime, tasks known (from an earlier pass) to join the lifecycle, followed from
     /// their spawn.
-    public private(set) var seeds: [UInt64: Set<UInt64>]
+    public private(set) var seeds: [RuntimeKey: Set<UInt64>]
     /// The runtimes that have a dispatch of that id, in the order they first showed one.
-    public private(set) var runtimes: [UInt64] = []
+    public private(set) var runtimes: [RuntimeKey] = []
     /// The highest dispatch id seen in any runtime (for an error that says where ids end).
     public private(set) var highestDispatch: UInt64?
 
@@ -70,7 +70,7 @@ public struct LifecycleWindow: TraceConsumer {
             last = max(last, p)
         }
     }
-    private var trackers: [UInt64: Tracker] = [:]
+    private var trackers: [RuntimeKey: Tracker] = [:]
     private var position = 0
     /// Runtimes whose lifecycle has started and is not settled (see ``isSettled``).
     public private(set) var unsettled = 0
@@ -82,14 +82,14 @@ public struct LifecycleWindow: TraceConsumer {
 
     /// Finds dispatch #`dispatch`'s lifecycle in every runtime that has one, following `seeds`
     /// (a previous pass's ``seeds``) from their spawn.
-    public init(dispatch: UInt64, seeds: [UInt64: Set<UInt64>] = [:]) {
+    public init(dispatch: UInt64, seeds: [RuntimeKey: Set<UInt64>] = [:]) {
         self.dispatch = dispatch
         self.seeds = seeds
     }
 
     /// The first and last position of the lifecycle's events in `runtime`, and of the spawns of
     /// the tasks it names (nil when the runtime has no such dispatch).
-    public func range(runtime: UInt64) -> ClosedRange<Int>? {
+    public func range(runtime: RuntimeKey) -> ClosedRange<Int>? {
         guard let t = trackers[runtime], t.started, t.first <= t.last else { return nil }
         return t.first...t.last
     }
@@ -208,11 +208,11 @@ extension LifecycleWindow {
     /// latency breakdown's window: ``RequestWindows``).
     public struct Found: Sendable {
         /// The runtimes that have the dispatch, in order of first appearance.
-        public var runtimes: [UInt64]
+        public var runtimes: [RuntimeKey]
         /// The highest dispatch id of any runtime.
         public var highestDispatch: UInt64?
         /// Each runtime's stretch of positions to read back.
-        public var stretches: [UInt64: ClosedRange<Int>]
+        public var stretches: [RuntimeKey: ClosedRange<Int>]
         /// Passes made (one, unless the request joined a task that had made requests of its own).
         public var passes: Int
     }
@@ -239,7 +239,7 @@ extension LifecycleWindow {
         dispatch: UInt64, maxPasses: Int = 8,
         readingUntilSettled read: (_ body: (TraceEvent) -> Void, _ settled: () -> Bool) throws -> Void
     ) rethrows -> Found {
-        var seeds: [UInt64: Set<UInt64>] = [:]
+        var seeds: [RuntimeKey: Set<UInt64>] = [:]
         var passes = 0
         while true {
             passes += 1
@@ -251,7 +251,7 @@ extension LifecycleWindow {
                     windows.consume($0)
                 }, { lifecycle.isSettled })
             guard lifecycle.seeds != seeds && passes < maxPasses else {
-                var stretches: [UInt64: ClosedRange<Int>] = [:]
+                var stretches: [RuntimeKey: ClosedRange<Int>] = [:]
                 for runtime in lifecycle.runtimes {
                     guard var stretch = lifecycle.range(runtime: runtime) else { continue }
                     for request in windows.byLabel.values.joined() where request.runtime == runtime {
@@ -269,7 +269,7 @@ extension LifecycleWindow {
 
     /// The events of `runtime` at positions in `stretch`, from one more pass of `read`.
     public static func events(
-        runtime: UInt64, in stretch: ClosedRange<Int>, read: ((TraceEvent) -> Void) throws -> Void
+        runtime: RuntimeKey, in stretch: ClosedRange<Int>, read: ((TraceEvent) -> Void) throws -> Void
     ) rethrows -> [TraceEvent] {
         var out: [TraceEvent] = []
         var position = 0

@@ -6,11 +6,11 @@
 /// for the several fields an event touches. States are never removed (a runtime's state is reset
 /// in place instead), so a slot stays valid for the table's life.
 package struct PerRuntime<State> {
-    private var slots: [UInt64: Int] = [:]
+    private var slots: [RuntimeKey: Int] = [:]
     private var states: [State] = []
     /// The keys, in the order their states were made.
-    package private(set) var keys: [UInt64] = []
-    private var lastKey: UInt64 = 0
+    package private(set) var keys: [RuntimeKey] = []
+    private var lastKey = RuntimeKey(rawValue: 0)
     private var lastSlot = -1
 
     package init() {}
@@ -20,7 +20,7 @@ package struct PerRuntime<State> {
 
     /// The slot of `key`'s state, if it has one.
     @inline(__always)
-    package mutating func slot(_ key: UInt64) -> Int? {
+    package mutating func slot(_ key: RuntimeKey) -> Int? {
         if lastSlot >= 0 && key == lastKey { return lastSlot }
         guard let found = slots[key] else { return nil }
         lastKey = key
@@ -30,7 +30,7 @@ package struct PerRuntime<State> {
 
     /// The slot of `key`'s state, made with `make` if it has none.
     @inline(__always)
-    package mutating func slot(_ key: UInt64, orMake make: () -> State) -> Int {
+    package mutating func slot(_ key: RuntimeKey, orMake make: () -> State) -> Int {
         if let found = slot(key) { return found }
         let made = states.count
         states.append(make())
@@ -62,7 +62,7 @@ package struct PerRuntime<State> {
     package mutating func put(_ i: Int, _ state: inout State) { swap(&state, &states[i]) }
 
     /// `key`'s state, if it has one.
-    package func state(_ key: UInt64) -> State? { slots[key].map { states[$0] } }
+    package func state(_ key: RuntimeKey) -> State? { slots[key].map { states[$0] } }
 }
 
 extension PerRuntime: Sendable where State: Sendable {}

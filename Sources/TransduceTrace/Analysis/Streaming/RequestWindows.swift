@@ -17,7 +17,7 @@ public struct RequestWindows: TraceConsumer {
     /// One resumed awaited request.
     public struct Request: Sendable, Hashable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its dispatch id.
         public var dispatch: UInt64
         /// When it was dispatched.
@@ -143,7 +143,7 @@ public struct RequestWindows: TraceConsumer {
     /// An awaited request not resumed (yet).
     public struct Waiter: Sendable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: UInt64
+        public var runtime: RuntimeKey
         /// Its dispatch id.
         public var dispatch: UInt64
         /// Its event label.
@@ -167,7 +167,7 @@ public struct RequestWindows: TraceConsumer {
     /// that of a request still waiting, of one dispatched later (behind the cycle holding the
     /// gate, the oldest queued admission, a cycle that left lately), or of one that joins a
     /// live task (its spawn). Nil when nothing of the runtime is open.
-    package func earliestOpen(runtime key: UInt64) -> Int? {
+    package func earliestOpen(runtime key: RuntimeKey) -> Int? {
         var earliest: Int?
         func keep(_ p: Int?) { if let p { earliest = min(earliest ?? p, p) } }
         for (k, w) in waiting where k.runtime == key { keep(w.first) }
@@ -264,7 +264,7 @@ public struct WindowedBreakdowns: TraceConsumer {
     /// Open windows by the position they end at.
     private var open: [Int: [RequestWindows.Request]] = [:]
     /// Events kept per runtime, with their positions.
-    private var kept: [UInt64: [(position: Int, event: TraceEvent)]] = [:]
+    private var kept: [RuntimeKey: [(position: Int, event: TraceEvent)]] = [:]
     private var position = 0
     /// The breakdowns found and not yet taken (a request whose window did not yield one — a
     /// damaged trace — has none).

@@ -95,14 +95,14 @@ extension TraceFileIndex {
         }
         b.appendLE(UInt32(runtimes.count))
         for runtime in runtimes {
-            b.appendLE(runtime.key)
+            b.appendLE(runtime.key.rawValue)
             b.appendLE(runtime.highestDispatch.map { $0 &+ 1 } ?? 0)
         }
         b.appendLE(UInt32(spans.count))
         for s in spans {
             b.appendLE(UInt32(s.checkpoint))
             b.appendLE(UInt32(0))
-            b.appendLE(s.runtime)
+            b.appendLE(s.runtime.rawValue)
             b.appendLE(s.dispatches.lowerBound)
             b.appendLE(s.dispatches.upperBound)
             b.appendLE(UInt64(s.from))
@@ -144,7 +144,7 @@ extension TraceFileIndex {
         }
         let runtimes = try r.list(minimum: 16) { r in
             let (key, highest) = (try r.u64(), try r.u64())
-            return Runtime(key: key, highestDispatch: highest == 0 ? nil : highest - 1)
+            return Runtime(key: RuntimeKey(rawValue: key), highestDispatch: highest == 0 ? nil : highest - 1)
         }
         let spans = try r.list(minimum: 40) { r -> Span in
             let checkpoint = Int(try r.u32())
@@ -153,7 +153,7 @@ extension TraceFileIndex {
             let (low, high) = (try r.u64(), try r.u64())
             let from = try r.count(of: r.u64())
             guard low <= high, checkpoint < checkpoints.count else { throw Refusal(description: "impossible span") }
-            return Span(checkpoint: checkpoint, runtime: runtime, dispatches: low...high, from: from)
+            return Span(checkpoint: checkpoint, runtime: RuntimeKey(rawValue: runtime), dispatches: low...high, from: from)
         }
         guard r.at == r.end else { throw Refusal(description: "bytes after the spans") }
         // What a reader would trust: places in order, within the file, after strings that exist.

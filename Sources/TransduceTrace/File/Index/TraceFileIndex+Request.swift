@@ -9,7 +9,7 @@ extension TraceFileIndex {
     /// The stretches it finds count positions from the plan's start: read them with
     /// ``events(of:in:from:path:admits:)``.
     package func findLifecycle(
-        of dispatch: UInt64, path: String, admits: (TraceEvent) -> Bool, admitsRuntime: (UInt64) -> Bool,
+        of dispatch: UInt64, path: String, admits: (TraceEvent) -> Bool, admitsRuntime: (RuntimeKey) -> Bool,
         margin: Int = TraceFileFormat.eventsPerChunk
     ) throws -> (found: LifecycleWindow.Found, plan: Plan) {
         let plan = self.plan(dispatch: dispatch, admits: admitsRuntime)
@@ -30,7 +30,7 @@ extension TraceFileIndex {
     /// The events of `runtime` at positions `stretch` (from ``findLifecycle(of:path:admits:admitsRuntime:margin:)``,
     /// counted from `start`) of the file at `path`, read from `start` to the stretch's end.
     package func events(
-        of runtime: UInt64, in stretch: ClosedRange<Int>, from start: TraceFileReader.Resume, path: String,
+        of runtime: RuntimeKey, in stretch: ClosedRange<Int>, from start: TraceFileReader.Resume, path: String,
         admits: (TraceEvent) -> Bool
     ) throws -> [TraceEvent] {
         var events: [TraceEvent] = []

@@ -36,14 +36,14 @@ package struct TraceFileIndex: Sendable, Equatable {
         /// Index into ``checkpoints`` of the stretch's start.
         package var checkpoint: Int
         /// The runtime (a ``RuntimeKey``).
-        package var runtime: UInt64
+        package var runtime: RuntimeKey
         /// The lowest and highest dispatch id it holds (ids of one runtime rise in time, but
         /// records of several threads can come slightly out of order).
         package var dispatches: ClosedRange<UInt64>
         /// The earliest event position a view of any of those dispatches reads.
         package var from: Int
 
-        package init(checkpoint: Int, runtime: UInt64, dispatches: ClosedRange<UInt64>, from: Int) {
+        package init(checkpoint: Int, runtime: RuntimeKey, dispatches: ClosedRange<UInt64>, from: Int) {
             (self.checkpoint, self.runtime, self.dispatches, self.from) = (checkpoint, runtime, dispatches, from)
         }
     }
@@ -66,11 +66,11 @@ package struct TraceFileIndex: Sendable, Equatable {
     /// One runtime of the file.
     package struct Runtime: Sendable, Equatable {
         /// Its key (``RuntimeKey``).
-        package var key: UInt64
+        package var key: RuntimeKey
         /// Its highest dispatch id (nil: it dispatched nothing).
         package var highestDispatch: UInt64?
 
-        package init(key: UInt64, highestDispatch: UInt64?) { (self.key, self.highestDispatch) = (key, highestDispatch) }
+        package init(key: RuntimeKey, highestDispatch: UInt64?) { (self.key, self.highestDispatch) = (key, highestDispatch) }
     }
     /// Every runtime of the file, in the order of their first events.
     package var runtimes: [Runtime]
@@ -93,7 +93,7 @@ package struct TraceFileIndex: Sendable, Equatable {
     /// How to read one dispatch's view.
     package struct Plan: Sendable, Equatable {
         /// The runtimes that may hold the dispatch (those with a stretch whose ids span it).
-        package var runtimes: [UInt64]
+        package var runtimes: [RuntimeKey]
         /// Where to start reading (nil: no runtime may hold it).
         package var start: TraceFileReader.Resume?
         /// The dispatch cannot appear after this many events of the file.
@@ -104,8 +104,8 @@ package struct TraceFileIndex: Sendable, Equatable {
 
     /// Where dispatch #`dispatch` of the runtimes `admits` accepts can be, and where its view
     /// starts reading.
-    package func plan(dispatch: UInt64, admits: (UInt64) -> Bool) -> Plan {
-        var runtimes: [UInt64] = []
+    package func plan(dispatch: UInt64, admits: (RuntimeKey) -> Bool) -> Plan {
+        var runtimes: [RuntimeKey] = []
         var from = Int.max
         var lastChunk = -1
         for span in spans where span.dispatches.contains(dispatch) && admits(span.runtime) {
