@@ -19,7 +19,24 @@
 #                        returns `.response`, and a bare task resuming a continuation (its floor);
 #                        all threads' instructions, as valgrind runs them one at a time
 #   observable_send_instructions: one `send` on EffectObservable on the main actor, the same way
+#
+# With --check, each count is also held to its limit below and the script exits 1 if one is over
+# (CI runs it so: instruction counts do not move with the machine's load, so a limit ~10 % above
+# today's figure fails only on a real regression of the fast path or the recorder).
 set -uo pipefail
+check=0
+[ "${1:-}" = --check ] && check=1
+# Limits: name, bound, and whether the figure must stay at or below (max) or at or above (min).
+limits=(
+    "record_instructions 210 max"
+    "send_instructions 2400 max"
+    "disabled_instructions_ratio 0.95 min"
+    "traced_send_instructions_ratio 2.10 max"
+    "request_task_ratio 4.50 max"
+    "observable_send_instructions 2050 max"
+)
+declare -A figures=()
+over=0
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
 swift build -c release --product transduce-callgrind >/dev/null || exit 1
@@ -43,6 +60,7 @@ total() { # output-name [valgrind options] -- program arguments
 }
 n=100000
 record=$(total record --toggle-collect='*measuredRecord*' -- record $n) &&
+    figures[record_instructions]=$((record / n)) &&
     echo "record_instructions: $((record / n)) per record ($record over $n)"
 small=2000
 large=6000
@@ -52,12 +70,28 @@ per() { # mode small large: instructions per operation, from the difference of t
     echo $(((b - a) / ($3 - $2)))
 }
 ratio() { awk "BEGIN{printf \"%.${3:-2}f\", $1/$2}"; }
-send=$(per send $small $large) && echo "send_instructions: $send per send"
+send=$(per send $small $large) && figures[send_instructions]=$send && echo "send_instructions: $send per send"
 hop=$(per hop $small $large) && echo "hop_instructions: $hop per call (send_vs_hop_instructions: $(ratio "$send" "$hop"))"
-disabled=$(per disabled $small $large) &&
+disabled=$(per disabled $small $large) && figures[disabled_instructions_ratio]=$(ratio "$send" "$disabled" 3) &&
     echo "disabled_instructions: $disabled per send (disabled_instructions_ratio: $(ratio "$send" "$disabled" 3))"
-traced=$(per traced $small $large) &&
+traced=$(per traced $small $large) && figures[traced_send_instructions_ratio]=$(ratio "$traced" "$send" 3) &&
     echo "traced_send_instructions: $traced per send (traced_send_instructions_ratio: $(ratio "$traced" "$send" 3))"
 request=$(per request 1000 3000) && floor=$(per floor 1000 3000) &&
+    figures[request_task_ratio]=$(ratio "$request" "$floor") &&
     echo "request_task_instructions: $request, task_floor_instructions: $floor (ratio $(ratio "$request" "$floor"))"
-observable=$(per observable $small $large) && echo "observable_send_instructions: $observable per send"
+observable=$(per observable $small $large) && figures[observable_send_instructions]=$observable &&
+    echo "observable_send_instructions: $observable per send"
+[ $check -eq 1 ] || exit 0
+for limit in "${limits[@]}"; do
+    read -r name bound kind <<<"$limit"
+    figure=${figures[$name]:-}
+    if [ -z "$figure" ]; then
+        echo "callgrind.sh: $name was not measured" >&2
+        over=1
+    elif awk -v f="$figure" -v b="$bound" -v k="$kind" 'BEGIN { exit !((k == "max" && f > b) || (k == "min" && f < b)) }'; then
+        echo "callgrind.sh: $name is $figure, beyond its limit ($kind $bound)" >&2
+        over=1
+    fi
+done
+[ $over -eq 0 ] && echo "callgrind.sh: every count within its limit"
+exit $over

@@ -16,8 +16,9 @@ if [ "${1:-}" != demo ]; then
     # plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
     # chromium and python3-pip: they open the Chrome export in the Perfetto UI
     # (scripts/perfetto-ui.sh); python3 reads the tables; tmux drives the terminal UI's tests;
-    # time (GNU time) measures the peak memory of trace-view and its children in the fault tests.
-    packages+=(plantuml chromium python3 python3-pip tmux time)
+    # time (GNU time) measures the peak memory of trace-view and its children in the fault tests;
+    # valgrind counts the fast path's instructions (Benchmarks/callgrind.sh, CI's limits).
+    packages+=(plantuml chromium python3 python3-pip tmux time valgrind)
 fi
 missing=()
 for p in "${packages[@]}"; do
