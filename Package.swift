@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "trace-view", targets: ["trace-view"]),
         .library(name: "Transduce", targets: ["Transduce"]),
         .library(name: "TransduceTrace", targets: ["TransduceTrace"]),
+        .library(name: "TransduceTesting", targets: ["TransduceTesting"]),
     ],
     targets: [
         // The runtime: no dependencies beyond the toolchain.
@@ -23,6 +24,8 @@ let package = Package(
             dependencies: ["CTraceRing"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
+        // What tests of an app's features link: clocks the test moves.
+        .target(name: "TransduceTesting", dependencies: ["Transduce"]),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CTraceRing", "CLTTng"]),
         // What only the tools run (child processes, loopback ports, `lttng` sessions): not a
@@ -73,6 +76,8 @@ let package = Package(
         // What the test targets share: one latch, timeouts, a recording instrument.
         .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce", "TransduceTestSupport"]),
+        .testTarget(
+            name: "TransduceTestingTests", dependencies: ["Transduce", "TransduceTesting", "TransduceTestSupport"]),
         .testTarget(
             name: "TransduceTraceTests",
             dependencies: [

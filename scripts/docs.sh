@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Transduce and TransduceTrace with the toolchain's `docc` (no
+# Builds the DocC documentation of Transduce, TransduceTrace and TransduceTesting with the toolchain's `docc` (no
 # plugin): symbol graphs from the debug build's modules, then `docc convert` with warnings as
 # errors, after checking that every public declaration has a doc comment. Output:
 # .build/docs/<Module> (open .build/docs/<Module>/index.html through `docc preview`, or serve it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --target TransduceTrace
+swift build --target TransduceTesting
 modules=.build/debug/Modules
 graphs=.build/symbol-graphs
 rm -rf "$graphs" && mkdir -p "$graphs"
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')
 status=0
-for module in Transduce TransduceTrace; do
+for module in Transduce TransduceTrace TransduceTesting; do
     mkdir -p "$graphs/$module"
     swift-symbolgraph-extract -module-name "$module" -I "$modules" -I Sources/CTraceRing/include -I Sources/CLTTng/include -target "$triple" \
         -output-dir "$graphs/$module" -minimum-access-level public

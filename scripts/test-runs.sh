@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `COMMAND...` three times, each on one kind of test, all three even when one fails; exits 1
 # if any failed:
-#   1. the runtime's tests (`--filter 'TransduceTests\.'`);
+#   1. the runtime's tests and TransduceTesting's (`TransduceTests.`, `TransduceTestingTests.`);
 #   2. the trace library's in-process tests, timing-sensitive (the oracles, the stress and ring
 #      tests, the recorder, the slow-request analyses);
 #   3. the rest: the tests that run child processes (trace-view, LTTng, relay daemons, tmux,
@@ -20,12 +20,13 @@ set -uo pipefail
 in_process='TransduceTraceTests\.(OracleTests|TraceRingsTests|OracleProcessesTests|ShapeTests|RingBufferTests|RecorderTests|LiveWindowTests|InvariantCheckerTests|ShapeMessageTests|TraceFileTests|VocabularyTests|SlowRequestTests)/'
 heavy='TransduceTraceTests\.BoundsTests/'
 status=0
-"$@" --filter 'TransduceTests\.' || status=1
+runtime='TransduceTests\.|TransduceTestingTests\.'
+"$@" --filter "$runtime" || status=1
 "$@" --filter "$in_process" || status=1
 if [ -n "${CHILD_TESTS:-}" ]; then
     "$@" --filter "$CHILD_TESTS" || status=1
 else
-    "$@" --skip 'TransduceTests\.' --skip "$in_process" --skip "$heavy" || status=1
+    "$@" --skip "$runtime" --skip "$in_process" --skip "$heavy" || status=1
 fi
 "$@" --filter "$heavy" || status=1
 exit $status
