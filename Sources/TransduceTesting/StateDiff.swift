@@ -31,7 +31,10 @@ public enum StateDiff {
 
     /// How `actual` differs from `expected`, or `nil` when they are written alike.
     ///
-    /// - Parameter context: unchanged lines kept before and after each change.
+    /// - Parameters:
+    ///   - expected: the value the test expected (its lines are the `−` ones).
+    ///   - actual: the value found (its lines are the `+` ones).
+    ///   - context: unchanged lines kept before and after each change.
     public static func diff(_ expected: Any, _ actual: Any, context: Int = 2) -> String? {
         let old = lines(of: expected)
         let new = lines(of: actual)
