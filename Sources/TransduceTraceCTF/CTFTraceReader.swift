@@ -12,32 +12,34 @@ public enum CTFTraceReader {
     public struct ReadError: Error, CustomStringConvertible {
         /// What went wrong. Codes may be added: a `switch` over them needs a `default`.
         public struct Code: Hashable, Sendable, CustomStringConvertible {
-            let base: Int32
+            enum Base: Sendable { case failed, noTrace, tooManyTraces, unavailable }
+            let base: Base
+
+            init(_ base: Base) { self.base = base }
 
             /// libbabeltrace2 or the connection failed (the message says how).
-            public static let failed = Code(base: CBT_FAILED)
+            public static let failed = Code(.failed)
             /// No CTF trace (no metadata file) at or below the directory.
-            public static let noTrace = Code(base: CBT_NO_TRACE)
+            public static let noTrace = Code(.noTrace)
             /// More than ``CTFTraceReader/maxTraces`` traces below the directory.
-            public static let tooManyTraces = Code(base: CBT_TOO_MANY_TRACES)
+            public static let tooManyTraces = Code(.tooManyTraces)
             /// This build has no libbabeltrace2.
-            public static let unavailable = Code(base: CBT_UNAVAILABLE)
+            public static let unavailable = Code(.unavailable)
 
             /// The code's name, as written in Swift (`noTrace`).
-            public var description: String {
-                switch self {
-                case .noTrace: "noTrace"
-                case .tooManyTraces: "tooManyTraces"
-                case .unavailable: "unavailable"
-                default: "failed"
-                }
-            }
+            public var description: String { "\(base)" }
 
-            /// The code of the C reader's status (anything unknown is ``failed``).
+            /// The code of the C reader's status (cbabeltrace.h's `CBT_*`; anything unknown is
+            /// ``failed``).
             init(status: Int32) {
-                self = [Code.noTrace, .tooManyTraces, .unavailable].first { $0.base == status } ?? .failed
+                base =
+                    switch Int(status) {
+                    case Int(CBT_NO_TRACE): .noTrace
+                    case Int(CBT_TOO_MANY_TRACES): .tooManyTraces
+                    case Int(CBT_UNAVAILABLE): .unavailable
+                    default: .failed
+                    }
             }
-            private init(base: some BinaryInteger) { self.base = Int32(base) }
         }
 
         /// What went wrong.
