@@ -22,12 +22,22 @@ public struct TransducerEffect<Event, Env, Response> {
         let priority: TaskPriority?
         @usableFromInline
         let operation: TaskOperation
+        /// Where the effect was written, for a test store that names a task still running.
+        @usableFromInline
+        let fileID: StaticString
+        @usableFromInline
+        let line: UInt
 
         @inlinable
-        init(id: TaskIdentifier?, option: TaskAdditionPolicy, priority: TaskPriority?, operation: @escaping TaskOperation) {
+        init(
+            id: TaskIdentifier?, option: TaskAdditionPolicy, priority: TaskPriority?, fileID: StaticString, line: UInt,
+            operation: @escaping TaskOperation
+        ) {
             self.id = id
             self.option = option
             self.priority = priority
+            self.fileID = fileID
+            self.line = line
             self.operation = operation
         }
     }
@@ -115,6 +125,9 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     ///   - id: registers the task; tasks without an id always get their own instance.
     ///   - option: what happens when a live task with the same `id` exists.
     ///   - priority: the task's priority (default: inherited).
+    ///   - fileID: where the effect is written, for a test that names a task still running
+    ///     (leave the default).
+    ///   - line: likewise.
     ///   - operation: the task's work; gets the host's `Input` and `Env`.
     ///
     /// Disfavored, like the `Event?` form, so that a multi-statement closure without `return`
@@ -123,9 +136,13 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
-        operation: @escaping Operation<TaskReturn<Event>>
+        fileID: StaticString = #fileID, line: UInt = #line, operation: @escaping Operation<TaskReturn<Event>>
     ) -> Self {
-        Self(.task(TaskSpec(id: id, option: option, priority: priority, operation: { try await operation($0, $1) })))
+        Self(
+            .task(
+                TaskSpec(
+                    id: id, option: option, priority: priority, fileID: fileID, line: line,
+                    operation: { try await operation($0, $1) })))
     }
 
     /// Start a managed task; a returned event re-enters as `.request(event)`, `nil` settles.
@@ -135,11 +152,11 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     @_disfavoredOverload
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
-        operation: @escaping Operation<Event?>
+        fileID: StaticString = #fileID, line: UInt = #line, operation: @escaping Operation<Event?>
     ) -> Self {
         Self(
             .task(
-                TaskSpec(id: id, option: option, priority: priority) { input, env in
+                TaskSpec(id: id, option: option, priority: priority, fileID: fileID, line: line) { input, env in
                     if let event = try await operation(input, env) { .request(event) } else { .settle }
                 }))
     }
@@ -148,11 +165,11 @@ extension TransducerEffect where Event: Sendable, Env: Sendable {
     @inlinable
     public static func task(
         id: TaskIdentifier? = nil, option: TaskAdditionPolicy = .switchToLatest, priority: TaskPriority? = nil,
-        operation: @escaping Operation<Void>
+        fileID: StaticString = #fileID, line: UInt = #line, operation: @escaping Operation<Void>
     ) -> Self {
         Self(
             .task(
-                TaskSpec(id: id, option: option, priority: priority) { input, env in
+                TaskSpec(id: id, option: option, priority: priority, fileID: fileID, line: line) { input, env in
                     try await operation(input, env)
                     return .settle
                 }))

@@ -17,6 +17,7 @@ extension RuntimeCore {
         while let (next, instrument, enteredAt) = nextAdmission() {
             await runCycle(next, instrument: instrument, enteredAt: enteredAt, transduce: transduce, respond: respond)
         }
+        observer?.mayBeQuiet()
     }
 
     /// Takes the next admission for a cycle (its `cycleEnter` recorded), or ends the drain (under
@@ -47,6 +48,9 @@ extension RuntimeCore {
         let instrument: Recording?
         @usableFromInline
         var step = 0
+        /// The managed task the cycle's event came from (0: from outside), for the observer.
+        @usableFromInline
+        var origin: UInt64 = 0
         /// Request-style waiters still owned by the cycle.
         @usableFromInline
         var waiters: [ResponseWaiter]
@@ -149,7 +153,9 @@ extension RuntimeCore {
             step = first
         } else {
             guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
-            step = interpretChained(transduce(event), &context)
+            let effect = transduce(event)
+            observe(event, &context)
+            step = interpretChained(effect, &context)
         }
         while true {
             switch step {
@@ -157,7 +163,9 @@ extension RuntimeCore {
                 event = next
                 context.step += 1
                 guard mayTransduce(event, &context) else { return .ended(.aborted, nil) }
-                step = interpretChained(transduce(event), &context)
+                let effect = transduce(event)
+                observe(event, &context)
+                step = interpretChained(effect, &context)
             case .settled:
                 return .ended(.settled, context.wantsResponse ? respond(event) : nil)
             case .handedOff:
@@ -171,6 +179,15 @@ extension RuntimeCore {
                 return .suspended(ChainSuspension(suspension: suspension, event: event))
             }
         }
+    }
+
+    /// Tells the observer, if any, that `event` was transduced (its state committed).
+    @inline(__always)
+    @inlinable
+    func observe(_ event: T.Event, _ context: inout CycleContext) {
+        guard let observer else { return }
+        observer.transduced(
+            event, ObservedStep(cycle: context.cycle, step: context.step, style: context.style, origin: context.origin))
     }
 
     /// Interprets the effect of a chain's event. An inline caller without a waiter gets one
@@ -208,6 +225,7 @@ extension RuntimeCore {
         let admission = next.admission
         if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
         var context = CycleContext(cycle: next.cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
+        context.origin = admission.origin
         let end = chain(from: admission.event, &context, transduce: transduce, respond: respond)
         await finishCycle(end, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
     }
@@ -339,6 +357,7 @@ extension RuntimeCore {
         control.withLock { control in
             if control.endInlineCycle() == .startTask { startDrainTask(&control) }
         }
+        observer?.mayBeQuiet()
     }
 
     /// The error a caller whose cycle was aborted by the runtime stopping gets: the failure's

@@ -29,6 +29,7 @@ extension RuntimeCore {
         }
         guard let resumptions else { return false }
         resume(resumptions)
+        observer?.mayBeQuiet()
         return true
     }
 }

@@ -33,11 +33,14 @@ extension RuntimeCore {
                 }
                 let drains = taskFinished(key: key, instance: instance, result: result)
                 runningTasks.wrappingSubtract(1, ordering: .releasing)
+                observer?.taskEnded(instance)
                 // Its result re-entered an idle gate: this task drains it (a hop to the host, not
                 // a new task).
                 if drains, let hooks { await hooks.drain() }
             }
             control.taskStarted(key, instance: instance, handle: task, waiters: carried, startedAt: startedAt)
+            observer?.taskStarted(
+                ObservedTask(instance: instance, id: spec.id, cycle: cycle, fileID: spec.fileID, line: spec.line))
         }
     }
 
@@ -84,6 +87,14 @@ extension RuntimeCore {
     /// Registry introspection for tests: the number of live tasks.
     @inlinable
     var liveTaskCount: Int { control.withLock { $0.tasks.count } }
+
+    /// Whether nothing is left to happen on its own: no managed task's body runs, and the gate is
+    /// idle with nothing queued (or the runtime has stopped). What a test store's `finish` waits
+    /// for; ``RuntimeObserver/mayBeQuiet()`` says when to look again.
+    package var isQuiet: Bool {
+        guard runningTasks.load(ordering: .acquiring) == 0 else { return false }
+        return !isActive || control.withLock { $0.gate.isIdle && $0.gate.depth == 0 }
+    }
 
     /// Whether nobody holds the gate (no inline cycle, no drain), for tests.
     var gateIsIdle: Bool { control.withLock { $0.gate.isIdle } }

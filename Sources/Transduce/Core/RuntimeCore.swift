@@ -97,6 +97,9 @@ where
     let queueCapacity: Int
     @usableFromInline
     let stepLimit: Int
+    /// A test store's view of this runtime (``RuntimeObserver``); `nil` for every other host.
+    @usableFromInline
+    let observer: (any RuntimeObserver<T.Event>)?
     /// The lifecycle as ``Control`` has it, published for the lock-free reads of the compute
     /// plane (written only under the lock, as the machine stops).
     @usableFromInline
@@ -138,7 +141,10 @@ where
     var hostDispatch: (@Sendable (RuntimeCore) -> DispatchEntry)?
 
     @inlinable
-    init(env: T.Env, instrument: (any RuntimeInstrument)?, queueCapacity: Int, stepLimit: Int, hostKind: StaticString) {
+    init(
+        env: T.Env, instrument: (any RuntimeInstrument)?, observer: (any RuntimeObserver<T.Event>)? = nil,
+        queueCapacity: Int, stepLimit: Int, hostKind: StaticString
+    ) {
         control = Lock(Control(queueCapacity: queueCapacity))
         precondition(stepLimit > 0, "stepLimit must be positive")
         self.id = RuntimeID.next()
@@ -146,6 +152,7 @@ where
         self.instrument = instrument ?? RuntimeInstrumentation.current
         self.queueCapacity = queueCapacity
         self.stepLimit = stepLimit
+        self.observer = observer
         if let instrument = recording {
             emit(
                 .runtimeStart(

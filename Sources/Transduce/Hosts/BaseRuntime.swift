@@ -49,8 +49,23 @@ where
         instrument: (any RuntimeInstrument)? = nil, queueCapacity: Int = defaultQueueCapacity,
         stepLimit: Int = defaultStepLimit
     ) {
+        self.init(
+            initialState: initialState, env: env, initialEvent: initialEvent, instrument: instrument, observer: nil,
+            queueCapacity: queueCapacity, stepLimit: stepLimit)
+    }
+
+    /// A host that also reports to `observer` (a test store's view of it, ``RuntimeObserver``).
+    /// Inlinable, as the public initializers are: the input's entry is made here, and a client
+    /// module must specialize it for its transducer (unspecialized, a send costs 12× the
+    /// instructions).
+    @inlinable
+    package init(
+        initialState: T.State, env: T.Env, initialEvent: T.Event?, instrument: (any RuntimeInstrument)?,
+        observer: (any RuntimeObserver<T.Event>)?, queueCapacity: Int, stepLimit: Int
+    ) {
         let core = RuntimeCore<T>(
-            env: env, instrument: instrument, queueCapacity: queueCapacity, stepLimit: stepLimit, hostKind: "BaseRuntime")
+            env: env, instrument: instrument, observer: observer, queueCapacity: queueCapacity, stepLimit: stepLimit,
+            hostKind: "BaseRuntime")
         self.core = core
         storedState = initialState
         input = BaseRuntime.makeInput(core)
@@ -130,6 +145,8 @@ where
             })
     }
 
+    /// Whether nothing is left to happen on its own (``RuntimeCore/isQuiet``), for test stores.
+    package nonisolated var isQuiet: Bool { core.isQuiet }
     /// Live managed tasks, for tests.
     package nonisolated var liveTaskCount: Int { core.liveTaskCount }
     /// Whether nobody holds the gate, for tests that need a quiet gate before their next step.
