@@ -25,7 +25,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         // What tests of an app's features link: clocks the test moves.
-        .target(name: "TransduceTesting", dependencies: ["Transduce"]),
+        .target(name: "TransduceTesting", dependencies: ["Transduce", "TransduceTrace"]),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CTraceRing", "CLTTng"]),
         // What only the tools run (child processes, loopback ports, `lttng` sessions): not a
