@@ -93,18 +93,26 @@ import TraceTooling
         #expect(result.status == 0, "the README's Swift does not compile together:\n\(result.output)")
     }
 
-    @Test func theRunExampleIsTheReadmesWordForWord() throws {
+    @Test func theRunExamplesAreTheReadmesWordForWord() throws {
         let blocks = try Self.blocks()
-        let file = try String(
-            contentsOfFile: Self.root + "/Tests/TransduceTraceTests/ReadmeExampleTests.swift", encoding: .utf8)
         let loader = try #require(blocks.first { $0.code.contains("enum Loader") }).code
         let declarations = try #require(loader.range(of: "\nlet runtime")).lowerBound
         let test = try #require(blocks.first { $0.code.contains("@Test") }).code
-        for block in [String(loader[..<declarations]), test] {
+        try Self.expect(
+            [String(loader[..<declarations]), test], in: "Tests/TransduceTraceTests/ReadmeExampleTests.swift")
+        let search = try #require(blocks.first { $0.code.contains("enum Search") }).code
+        let searchTests = try #require(blocks.first { $0.code.contains("TestStore(") }).code
+        try Self.expect([search, searchTests], in: "Tests/TransduceTestingTests/ReadmeSearchTests.swift")
+    }
+
+    /// `file` holds each of `blocks`, all but its imports word for word.
+    static func expect(_ blocks: [String], in path: String) throws {
+        let file = try String(contentsOfFile: Self.root + "/" + path, encoding: .utf8)
+        for block in blocks {
             // The imports stand together at the file's top; the rest word for word.
             let body = block.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("import ") }
                 .joined(separator: "\n").trimmingCharacters(in: .newlines)
-            #expect(file.contains(body), "ReadmeExampleTests.swift does not hold the README's block:\n\(body)")
+            #expect(file.contains(body), "\(path) does not hold the README's block:\n\(body)")
         }
     }
 
