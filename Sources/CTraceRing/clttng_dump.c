@@ -405,6 +405,30 @@ uint64_t clttng_signal_dump_install(int termination, int crashes) {
     return mask;
 }
 
+static int notify_fds[65];
+
+static void notify_handler(int signo) {
+    int saved = errno;
+    int fd = __atomic_load_n(&notify_fds[signo], __ATOMIC_ACQUIRE);
+    if (fd > 0) {
+        char byte = 1;
+        ssize_t ignored = write(fd, &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+int clttng_signal_notify_install(int signo, int fd) {
+    if (signo <= 0 || signo >= 65 || fd <= 0) return 0;
+    __atomic_store_n(&notify_fds[signo], fd, __ATOMIC_RELEASE);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = notify_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL) == 0;
+}
+
 int clttng_die_with_parent(void) {
 #if defined(__linux__)
     return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;

@@ -48,6 +48,13 @@ void clttng_temporary_done(int slot);
  * ends the process with that same signal. Returns a bit mask of the signals handled. */
 uint64_t clttng_signal_dump_install(int termination, int crashes);
 
+/* Installs a handler for `signo` that writes one byte to `fd` (the write end of a pipe, made
+ * non-blocking: a full pipe already says "dump") and does nothing else, async-signal-safely: the
+ * reader of the pipe dumps, off the handler. Works whatever threads exist and whatever they
+ * block, unlike a signal ignored and read through signalfd, which a thread that does not block it
+ * discards. Replaces the fd of an earlier call for the same signal. Returns 1, or 0 on failure. */
+int clttng_signal_notify_install(int signo, int fd);
+
 /* Writes the dump now, as the handler would (for tests). Returns the events written, or -1. */
 int64_t clttng_signal_dump_write(void);
 

@@ -110,18 +110,40 @@ extension TraceRecorder {
         if first { atexit { DumpRegistry.runExitDumps() } }
     }
 
-    /// Dumps to `path` each time the process receives ``dumpSignal``. The dump runs on a
-    /// dispatch queue, not in the signal handler.
+    /// Dumps to `path` each time the process receives ``dumpSignal``, whenever it is called
+    /// (threads already running included). The dump runs on a dispatch queue, not in the signal
+    /// handler: the handler only writes a byte to a pipe that queue reads, and signals that
+    /// arrive during a dump make one more dump, not one each.
     public func dumpOnSignal(to path: String, signal: Int32 = TraceRecorder.dumpSignal) {
-        DumpRegistry.signalSources.withLock { sources in
-            ignoreSignal(signal)
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue(label: "transduce.trace.dump"))
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                do { try self.writeOnSignal(to: path) } catch { DumpRegistry.report(error) }
+        DumpRegistry.signalDumps.withLock { registry in
+            registry.dumps[signal, default: []].append((WeakRecorder(self), path))
+            guard registry.sources[signal] == nil else { return }
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else {
+                DumpRegistry.report("cannot make the pipe of the dump signal: errno \(errno)")
+                return
+            }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+            _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+            let reader = ends[0]
+            let source = DispatchSource.makeReadSource(
+                fileDescriptor: reader, queue: DispatchQueue(label: "transduce.trace.dump"))
+            source.setEventHandler {
+                // Every signal so far, one dump.
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(reader, &bytes, bytes.count) > 0 {}
+                let dumps = DumpRegistry.signalDumps.withLock { $0.dumps[signal] ?? [] }
+                for (recorder, path) in dumps {
+                    guard let recorder = recorder.recorder else { continue }
+                    do { try recorder.writeOnSignal(to: path) } catch { DumpRegistry.report(error) }
+                }
             }
             source.resume()
-            sources.append(source)
+            registry.sources[signal] = source
+            if clttng_signal_notify_install(signal, ends[1]) == 0 {
+                DumpRegistry.report("cannot handle signal \(signal): errno \(errno)")
+            }
         }
     }
 
@@ -152,11 +174,17 @@ extension TraceRecorder {
     }
 }
 
-private func ignoreSignal(_ number: Int32) { _ = signal(number, SIG_IGN) }
+/// A recorder a signal dumps, held weakly: the dump never keeps a recorder alive.
+struct WeakRecorder: @unchecked Sendable {  // `weak` is read-only after init
+    weak var recorder: TraceRecorder?
+    init(_ recorder: TraceRecorder) { self.recorder = recorder }
+}
 
 enum DumpRegistry {
     static let exitDumps = Lock<[(TraceRecorder, String)]>([])
-    static let signalSources = Lock<[any DispatchSourceSignal]>([])
+    /// Per signal: the pipe's read source (one per signal) and the dumps it makes.
+    static let signalDumps = Lock<(sources: [Int32: any DispatchSourceRead], dumps: [Int32: [(WeakRecorder, String)]])>(
+        ([:], [:]))
     /// Recorders whose slow-request dumps are flushed at exit.
     static let slowDumpers = Lock<[TraceRecorder]>([])
     /// Serializes dumps from Swift code (the signal-handler dump cannot take a lock).
