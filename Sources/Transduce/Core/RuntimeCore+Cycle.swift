@@ -277,10 +277,14 @@ extension RuntimeCore {
     func emitLeave(_ outcome: CycleOutcome, _ context: inout CycleContext, enteredAt: UInt64) {
         guard let instrument = context.instrument else { return }
         let now = MonotonicClock.now()
-        emit(
-            .cycleLeave(
-                cycle: context.cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
-                heldNanos: enteredAt == 0 ? 0 : now &- enteredAt), instrument, at: now)
+        let leave = RuntimeEvent.Detail.cycleLeave(
+            cycle: context.cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
+            heldNanos: enteredAt == 0 ? 0 : now &- enteredAt)
+        if capturesStates, let state = hooks?.state() {
+            self.instrument.unsafelyUnwrapped.record(RuntimeEvent(time: now, runtime: id, detail: leave), state: state)
+        } else {
+            emit(leave, instrument, at: now)
+        }
     }
 
     // MARK: The fast path

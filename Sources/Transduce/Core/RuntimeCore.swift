@@ -13,11 +13,19 @@ struct HostHooks: Sendable {
     let startDrain: @Sendable () -> Task<Void, Never>?
     @usableFromInline
     let drain: @Sendable () async -> Void
+    /// The host's state, read on its isolation (`nil` once the host is gone): what a `cycleLeave`
+    /// carries to an instrument that captures states.
+    @usableFromInline
+    let state: @Sendable () -> Any?
 
     @inlinable
-    init(startDrain: @escaping @Sendable () -> Task<Void, Never>?, drain: @escaping @Sendable () async -> Void) {
+    init(
+        startDrain: @escaping @Sendable () -> Task<Void, Never>?, drain: @escaping @Sendable () async -> Void,
+        state: @escaping @Sendable () -> Any?
+    ) {
         self.startDrain = startDrain
         self.drain = drain
+        self.state = state
     }
 }
 
@@ -97,6 +105,9 @@ where
     let queueCapacity: Int
     @usableFromInline
     let stepLimit: Int
+    /// Whether the instrument takes each cycle's committed state (read once, at creation).
+    @usableFromInline
+    let capturesStates: Bool
     /// A test store's view of this runtime (``RuntimeObserver``); `nil` for every other host.
     @usableFromInline
     let observer: (any RuntimeObserver<T.Event>)?
@@ -150,6 +161,7 @@ where
         self.id = RuntimeID.next()
         self.env = env
         self.instrument = instrument ?? RuntimeInstrumentation.current
+        capturesStates = self.instrument?.capturesStates ?? false
         self.queueCapacity = queueCapacity
         self.stepLimit = stepLimit
         self.observer = observer

@@ -145,6 +145,12 @@ where
             })
     }
 
+    /// The state, read in a cycle (on this host's isolation) for an instrument that captures it.
+    @inlinable
+    static func committedState(_ host: BaseRuntime) -> Any {
+        host.assumeIsolated { AlreadyIsolated($0.storedState) }.value
+    }
+
     /// Whether nothing is left to happen on its own (``RuntimeCore/isQuiet``), for test stores.
     package nonisolated var isQuiet: Bool { core.isQuiet }
     /// Live managed tasks, for tests.

@@ -125,6 +125,11 @@ where
         registrar.withMutation(of: self, keyPath: stateKeyPath) { T.transduce(&storedState, event: event) }
     }
 
+    /// The state, read in a cycle (on the main actor) for an instrument that captures it.
+    @inlinable
+    nonisolated static func committedState(_ host: EffectObservable) -> Any {
+        MainActor.assumeIsolated { AlreadyIsolated(host.storedState) }.value
+    }
     /// Runs the compute plane's drain on the main actor (see ``RuntimeHost``).
     @inlinable
     static func drain(_ host: EffectObservable) async {

@@ -24,6 +24,20 @@ protocol RuntimeHost<T>: AnyObject, Sendable {
     /// Runs the compute plane's drain on `host`'s isolation:
     /// ``RuntimeCore/drain(transduce:respond:isolation:)`` with the host's state.
     static func drain(_ host: Self) async
+
+    /// `host`'s state; called only on its isolation (in a cycle), for an instrument that
+    /// captures states.
+    static func committedState(_ host: Self) -> Any
+}
+
+/// A value carried across an isolation check that the caller knows it is already on.
+@usableFromInline
+struct AlreadyIsolated<Value>: @unchecked Sendable {
+    @usableFromInline
+    let value: Value
+
+    @inlinable
+    init(_ value: Value) { self.value = value }
 }
 
 extension RuntimeHost {
@@ -52,7 +66,8 @@ extension RuntimeHost {
                 drain: { [weak host] in
                     guard let host else { return }
                     await Self.drain(host)
-                }),
+                },
+                state: { [weak host] in host.map { Self.committedState($0) } }),
             host: host)
     }
 

@@ -32,17 +32,27 @@ public protocol RuntimeInstrument: AnyObject, Sendable {
     /// ``record(_:payload:)``. Boxing a payload may allocate, so this is off unless a recorder
     /// opts in.
     var capturesPayloads: Bool { get }
+    /// Whether each `cycleLeave` should come with the state the cycle committed, through
+    /// ``record(_:state:)``: for replaying a trace (a state to start from, or to check against).
+    /// Read once, when a host is created. Off unless a recorder opts in.
+    var capturesStates: Bool { get }
     /// Takes one event, on the thread that produced it; called only while ``isRecording`` was
     /// `true` at that point.
     func record(_ event: RuntimeEvent)
     /// Takes one event with the event value it concerns; called instead of ``record(_:)`` for
     /// those kinds when ``capturesPayloads`` is `true`. By default, drops the payload.
     func record(_ event: RuntimeEvent, payload: any Sendable)
+    /// Takes a `cycleLeave` with the state the cycle committed; called instead of ``record(_:)``
+    /// when ``capturesStates`` is `true`. Runs on the host's isolation, synchronously: `state`
+    /// may be read here and must not be kept (it need not be `Sendable`). By default, drops it.
+    func record(_ event: RuntimeEvent, state: Any)
 }
 
 extension RuntimeInstrument {
     public var capturesPayloads: Bool { false }
+    public var capturesStates: Bool { false }
     public func record(_ event: RuntimeEvent, payload: any Sendable) { record(event) }
+    public func record(_ event: RuntimeEvent, state: Any) { record(event) }
 }
 
 /// An instrument that records nothing; hosts behave as if none were attached.

@@ -12,11 +12,20 @@ public struct PayloadCapture: Sendable {
     /// Returns the text to keep for a payload, or `nil` to keep nothing. Called on the recording
     /// thread, so keep it cheap; it must be thread-safe.
     public var redact: @Sendable (any Sendable) -> String?
+    /// Returns the text to keep for the state a cycle committed (with its `cycleLeave`), or `nil`
+    /// to keep nothing; `nil` (the default) captures no states. Called on the host's isolation,
+    /// in the cycle: it may read the state, must not keep it, and should be quick.
+    public var state: (@Sendable (Any) -> String?)?
 
-    /// A capture keeping at most `capacity` texts made by `redact`.
-    public init(capacity: Int = 4_096, redact: @escaping @Sendable (any Sendable) -> String?) {
+    /// A capture keeping at most `capacity` texts made by `redact` (and by `state`, for each
+    /// cycle's committed state, when given).
+    public init(
+        capacity: Int = 4_096, redact: @escaping @Sendable (any Sendable) -> String?,
+        state: (@Sendable (Any) -> String?)? = nil
+    ) {
         self.capacity = capacity
         self.redact = redact
+        self.state = state
     }
 
     /// Keeps `String(describing:)` of every payload: only for traces that stay private.

@@ -104,8 +104,23 @@ public final class TraceRecorder: RuntimeInstrument {
 
     public var capturesPayloads: Bool { payloadCapture != nil }
 
+    public var capturesStates: Bool { payloadCapture?.state != nil }
+
     public func record(_ event: RuntimeEvent) {
         if ringEnabled.load(ordering: .relaxed) { keep(encode(event)) }
+        if feedsLTTng && clttng_any_enabled() != 0 { LTTngSink.emit(event) }
+    }
+
+    /// With state capture on (``PayloadCapture/state``): a `cycleLeave`, with the text of the
+    /// state the cycle committed kept beside it as its payload.
+    public func record(_ event: RuntimeEvent, state: Any) {
+        if ringEnabled.load(ordering: .relaxed) {
+            var raw = encode(event)
+            if let capture = payloadCapture?.state, let payloads, let text = capture(state) {
+                raw.label2 = payloads.store(text)
+            }
+            keep(raw)
+        }
         if feedsLTTng && clttng_any_enabled() != 0 { LTTngSink.emit(event) }
     }
 
