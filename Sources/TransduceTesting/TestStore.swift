@@ -399,11 +399,7 @@ where
             + "\(task.task.fileID):\(task.task.line), running for \(millis) ms"
     }
 
-    /// An event as a test writes it: `.found(["swift"])` for an enum case.
-    static func describe(_ event: T.Event) -> String {
-        let text = String(describing: event)
-        return Mirror(reflecting: event).displayStyle == .enum ? "." + text : text
-    }
+    private static func describe(_ event: T.Event) -> String { eventText(event) }
 
     // MARK: Waiting with a limit
 
