@@ -1,16 +1,17 @@
 // The README's Search and its tests ("Testing a feature"), word for word: ReadmeTests checks that
 // both blocks stand here unchanged and that every Swift block of the README compiles together.
+import Foundation
 import Testing
 import Transduce
 import TransduceTesting
 import TransduceTrace
 
 nonisolated enum Search: Transducer {
-    struct State: Sendable, Equatable {
+    struct State: Sendable, Equatable, Codable {
         var query = ""
         var results: [String] = []
     }
-    enum Event: Sendable, Equatable { case typed(String), found([String]) }
+    enum Event: Sendable, Equatable, Codable { case typed(String), found([String]) }
     struct Env: Sendable {
         var clock: any Clock<Duration>
         var find: @Sendable (String) async throws -> [String]
@@ -59,4 +60,20 @@ nonisolated enum Search: Transducer {
         ],
         exhaustive: false)
     try store.trace.checkInvariants()
+}
+
+@Test func aRecordedRunReplaysThroughTheTransducer() async throws {
+    // Recorded as in production, with each event's encoding and each cycle's state.
+    let recorder = TraceRecorder(lttng: false, payloads: .codable(states: .snapshots))
+    let env = Search.Env(clock: ImmediateClock(), find: { [$0 + "!"] })
+    let runtime = BaseRuntime(of: Search.self, env: env, instrument: recorder)
+    for query in ["s", "sw", "swift"] { try await runtime.input.request(.typed(query)) }
+    let dump = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).tdtrace").path
+    try recorder.write(to: dump)
+    defer { try? FileManager.default.removeItem(atPath: dump) }
+
+    let trace = try TraceFileReader(path: dump).readAll()
+    let replayed = try Replay(of: Search.self, trace: trace).run()  // throws where a state differs
+    let state = await runtime.state
+    #expect(replayed.checked == 6 && replayed.finalState == state)
 }
