@@ -24,7 +24,7 @@ let package = Package(
             dependencies: ["CTraceRing"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
-        // What tests of an app's features link: clocks the test moves.
+        // What tests of an app's features link: the test store, clocks the test moves, replay.
         .target(name: "TransduceTesting", dependencies: ["Transduce", "TransduceTrace"]),
         // Recorder, ring buffer, trace files, analyses and shape assertions.
         .target(name: "TransduceTrace", dependencies: ["Transduce", "CTraceRing", "CLTTng"]),
@@ -76,8 +76,15 @@ let package = Package(
         // What the test targets share: one latch, timeouts, a recording instrument.
         .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce", "TransduceTestSupport"]),
+        // The README's "Testing a feature" examples, extracted from README.md at every build into
+        // a source of TransduceTestingTests (the ReadmeExamples plugin): the tests run what the
+        // README shows.
+        .executableTarget(name: "readme-extract", path: "Plugins/readme-extract"),
+        .plugin(name: "ReadmeExamples", capability: .buildTool(), dependencies: ["readme-extract"]),
         .testTarget(
-            name: "TransduceTestingTests", dependencies: ["Transduce", "TransduceTesting", "TransduceTestSupport"]),
+            name: "TransduceTestingTests",
+            dependencies: ["Transduce", "TransduceTesting", "TransduceTrace", "TransduceTestSupport"],
+            plugins: ["ReadmeExamples"]),
         .testTarget(
             name: "TransduceTraceTests",
             dependencies: [
@@ -92,7 +99,7 @@ let package = Package(
 
 // Warnings fail every build of this package (CI's first build included). SwiftPM applies warning
 // control only to the root package, so an app that depends on Transduce never fails on them.
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor"].contains(target.name) {
         target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
     } else {

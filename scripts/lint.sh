@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The house rules CI enforces: `swift format lint --strict` with the package's .swift-format (run
-# `swift format format -i -r Sources Tests Benchmarks Fuzz Examples Package.swift` to fix), and
+# `swift format format -i -r Sources Tests Benchmarks Fuzz Examples Plugins Package.swift` to fix), and
 # SwiftPM's check that every target imports only the targets it declares (a debug build of
 # everything, tests included, which the test run then reuses).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "lint: swift format lint --strict" >&2
-swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Examples Package.swift
+swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Examples Plugins Package.swift
 echo "lint: explicit target dependency import check" >&2
 swift build --build-tests --explicit-target-dependency-import-check error

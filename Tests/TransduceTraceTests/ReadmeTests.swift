@@ -93,16 +93,15 @@ import TraceTooling
         #expect(result.status == 0, "the README's Swift does not compile together:\n\(result.output)")
     }
 
-    @Test func theRunExamplesAreTheReadmesWordForWord() throws {
+    @Test func theRunExampleIsTheReadmesWordForWord() throws {
         let blocks = try Self.blocks()
         let loader = try #require(blocks.first { $0.code.contains("enum Loader") }).code
         let declarations = try #require(loader.range(of: "\nlet runtime")).lowerBound
         let test = try #require(blocks.first { $0.code.contains("@Test") }).code
         try Self.expect(
             [String(loader[..<declarations]), test], in: "Tests/TransduceTraceTests/ReadmeExampleTests.swift")
-        let search = try #require(blocks.first { $0.code.contains("enum Search") }).code
-        let searchTests = try #require(blocks.first { $0.code.contains("TestStore(") }).code
-        try Self.expect([search, searchTests], in: "Tests/TransduceTestingTests/ReadmeSearchTests.swift")
+        // "Testing a feature" needs no copy: the ReadmeExamples plugin extracts it from README.md
+        // into TransduceTestingTests at every build.
     }
 
     /// `file` holds each of `blocks`, all but its imports word for word.
