@@ -251,17 +251,15 @@ where
         check(step, consuming: index, what: what, assert, place)
     }
 
-    /// Passes over the events received so far, unasserted, whatever the exhaustivity: the state
-    /// the next assertion starts from is the one they left.
+    /// Waits until the runtime is quiet (as ``finish(timeout:fileID:filePath:line:column:)``
+    /// does, for at most `timeout`), then passes over every event received, unasserted, whatever
+    /// the exhaustivity: the state the next assertion starts from is the one they left.
     ///
-    /// - Parameters:
-    ///   - fileID: where a failure is reported (leave the defaults).
-    ///   - filePath: likewise.
-    ///   - line: likewise.
-    ///   - column: likewise.
-    public func skipReceivedEvents(
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) {
+    /// - Parameter timeout: how long to wait for the runtime to be quiet (default: the store's
+    ///   ``timeout``); the events received by then are passed over either way.
+    public func skipReceivedEvents(timeout: Duration? = nil) async {
+        let runtime = self.runtime
+        _ = await log.wait(timeout: timeout ?? self.timeout) { _ in runtime.isQuiet }
         let steps = log.contents.withLock { $0.steps }
         progress.withLock { p in
             guard p.consumed < steps.count else { return }

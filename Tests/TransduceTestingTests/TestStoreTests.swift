@@ -216,6 +216,23 @@ func failures(of body: () async -> Void) async -> [String] {
         #expect(store.skippedAssertions.count == 4)
     }
 
+    /// Events passed over on purpose are not failures at `finish`; the next assertion starts from
+    /// the state they left.
+    @Test func skippedReceivedEventsAreNotFailures() async throws {
+        let clock = TestClock()
+        let store = TestStore(of: Checkout.self, initialState: .init(), env: .init(clock: clock))
+        await store.send(.pay) { $0.status = "paying" }
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        await store.skipReceivedEvents()
+        #expect(store.state == Checkout.State(status: "paid 0", receipts: 1))
+        await store.send(.add("tea", 3)) {
+            $0.items = ["tea"]
+            $0.total = 3
+        }
+        await store.finish()
+    }
+
     /// The debounced search, 100 times over on a test clock with a test store: no real waiting
     /// (an hour's debounce each time), every step asserted, no task left.
     @Test func aDebouncedSearchIsTestedExhaustively() async throws {
