@@ -1,4 +1,5 @@
 import Testing
+import Transduce
 import TransduceTesting
 import XCTest
 
@@ -16,7 +17,8 @@ import XCTest
     }
 }
 
-/// From XCTest: the failure is recorded by the running test case, with the message and line.
+/// From XCTest: the failure is recorded by the running test case, with the message and line;
+/// the test store works there too, its failures the running test case's.
 final class FailureReportingXCTests: XCTestCase {
     /// Failures recorded while `capturing`; any other failure (this test's own assertions) fails
     /// the test as usual.
@@ -40,5 +42,31 @@ final class FailureReportingXCTests: XCTestCase {
         XCTAssertEqual(recorded.count, 1)
         XCTAssertEqual(recorded.first?.line, line)
         XCTAssertTrue(recorded.first?.description.contains("a task is still running") == true, "\(recorded)")
+    }
+
+    /// An exhaustive test store from XCTest; a wrong assertion is a failure of the running test
+    /// case, at the assertion's line, with the diff.
+    func testACheckoutIsTestedExhaustively() async throws {
+        let clock = TestClock()
+        let store = TestStore(of: Checkout.self, initialState: .init(), env: .init(clock: clock))
+        await store.send(.add("tea", 3)) {
+            $0.items = ["tea"]
+            $0.total = 3
+        }
+        await store.send(.pay) { $0.status = "paying" }
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        await store.receive(.paid(3)) { $0.status = "paid 3" }
+        await store.receive(.receipt) { $0.receipts = 1 }
+        await store.finish()
+        XCTAssertEqual(store.state, Checkout.State(items: ["tea"], total: 3, status: "paid 3", receipts: 1))
+
+        capturing = true
+        let line = #line + 1
+        await store.send(.add("jam", 2)) { $0.total = 5 }
+        capturing = false
+        XCTAssertEqual(recorded.count, 1)
+        XCTAssertEqual(recorded.first?.line, line)
+        XCTAssertTrue(recorded.first?.description.contains("+     \"jam\"") == true, "\(recorded)")
     }
 }
