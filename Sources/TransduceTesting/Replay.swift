@@ -184,11 +184,16 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
 
     private func decodeEvent(_ event: TraceEvent, cycle: UInt64) throws -> T.Event {
         guard !event.payload.isEmpty, event.payload != "(payload overwritten)" else {
+            // A signal handler's dump (a termination or a crash) cannot write captured values.
+            let handlerDump = trace.counts.occasion == .termination
             throw ReplayError(
                 .cannotReplay,
                 event.payload.isEmpty
                     ? "the event \(event.label) of cycle \(cycle) step \(event.step) was recorded without its value: "
-                        + "record with PayloadCapture.codable (and an Encodable event)"
+                        + (handlerDump
+                            ? "this dump was written by a signal handler, which cannot write captured values "
+                                + "(replay an exit, SIGUSR2 or slow-request dump, or one written by code)"
+                            : "record with PayloadCapture.codable (and an Encodable event)")
                     : "the value of \(event.label) in cycle \(cycle) step \(event.step) was overwritten in the "
                         + "recorder's payload store: give PayloadCapture.codable a larger capacity", cycle: cycle)
         }

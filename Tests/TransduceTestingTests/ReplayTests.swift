@@ -220,6 +220,12 @@ func replayRecorder(capacity: Int, states: PayloadCapture.States) -> TraceRecord
                 == "the event deposit of cycle 1 step 0 was recorded without its value: record with PayloadCapture.codable (and an Encodable event)"
         )
 
+        // A termination dump (written by the signal handler) carries no values, however recorded.
+        var ended = plain.snapshot()
+        ended.counts.occasion = .termination
+        let handler = try #require(throws: ReplayError.self) { try Replay(of: Ledger.self, trace: ended).run() }
+        #expect(handler.description.contains("this dump was written by a signal handler"), "\(handler)")
+
         let small = TraceRecorder(capacity: 1 << 12, lttng: false, payloads: .codable(capacity: 4))
         let busy = BaseRuntime(of: Ledger.self, instrument: small)
         for amount in 1...10 { try await busy.input.send(.deposit(amount)) }
