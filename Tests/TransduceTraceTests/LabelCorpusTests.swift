@@ -22,7 +22,8 @@ import TransduceTrace
 
     /// Outputs that are data (no width), still safe to print.
     static let data: [[String]] = [
-        ["export", "--format", "mermaid"], ["export", "--format", "plantuml"], ["export", "--format", "jsonl"],
+        ["export", "--format", "mermaid"], ["export", "--format", "plantuml"], ["export", "--format", "svg"],
+        ["export", "--format", "jsonl"],
         ["export", "--format", "chrome"], ["slow", "--format", "json"], ["tasks", "--format", "json"], ["tui"],
     ]
 

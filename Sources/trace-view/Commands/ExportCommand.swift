@@ -1,18 +1,18 @@
 import TransduceTrace
 
-/// `trace-view export`: Chrome Trace JSON, Mermaid, PlantUML or JSON Lines.
+/// `trace-view export`: Chrome Trace JSON, Mermaid, PlantUML, SVG, JSON Lines or CSV.
 enum ExportCommand: Subcommand {
-    static let formats = ["chrome", "mermaid", "plantuml", "jsonl", "csv"]
+    static let formats = ["chrome", "mermaid", "plantuml", "svg", "jsonl", "csv"]
 
     static let spec = CommandSpec(
-        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML, JSON Lines or CSV tables",
+        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML, SVG, JSON Lines or CSV tables",
         options: [
             OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
             OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
         ] + OptionSpec.selection + [
-            OptionSpec("request", "ID", "mermaid, plantuml: only dispatch #ID's lifecycle (as sequence --request)"),
-            OptionSpec("from", "T", "mermaid, plantuml: start of the time window (as sequence --from)"),
-            OptionSpec("to", "T", "mermaid, plantuml: end of the time window"),
+            OptionSpec("request", "ID", "mermaid, plantuml, svg: only dispatch #ID's lifecycle (as sequence --request)"),
+            OptionSpec("from", "T", "mermaid, plantuml, svg: start of the time window (as sequence --from)"),
+            OptionSpec("to", "T", "mermaid, plantuml, svg: end of the time window"),
             OptionSpec("table", ExportTables.names.joined(separator: "|"), "csv: which table (see COLUMNS below)"),
         ],
         discussion: """
@@ -24,6 +24,9 @@ enum ExportCommand: Subcommand {
             mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
             diagram over Mermaid's default 50,000 characters is written with a warning), written
             as they are drawn; a message's text over 200 characters is cut, ending with …
+            svg: the same sequence diagram as a standalone SVG drawn by trace-view itself (no
+            renderer needed): text as text, colours for light and dark schemes and colour-blind
+            readers, a dash per kind of message besides its hue.
             jsonl: one event per line, never longer than the 1 MiB a JSON Lines reader reads (an
             event whose escaped texts would make it longer has them cut to 32 KiB, with a
             warning).
@@ -37,10 +40,10 @@ enum ExportCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         guard let format = args.options["format"] else {
-            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|jsonl|csv")
+            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|svg|jsonl|csv")
         }
         guard formats.contains(format) else {
-            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml, jsonl or csv)")
+            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml, svg, jsonl or csv)")
         }
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
@@ -55,7 +58,7 @@ enum ExportCommand: Subcommand {
             args.options["request"] != nil || args.options["from"] != nil
                 || args.options["to"] != nil
         {
-            throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid or plantuml")
+            throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid, plantuml or svg")
         }
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
@@ -120,10 +123,10 @@ enum ExportCommand: Subcommand {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            if format == "mermaid" {
-                SequenceExport.mermaid(index: index, indices: indices, emit)
-            } else {
-                SequenceExport.plantUML(index: index, indices: indices, emit)
+            switch format {
+            case "mermaid": SequenceExport.mermaid(index: index, indices: indices, emit)
+            case "svg": SequenceExport.svg(index: index, indices: indices, emit)
+            default: SequenceExport.plantUML(index: index, indices: indices, emit)
             }
             output.write(buffer)
             let height = SequenceExport.plantUMLHeight(messages: messages)
