@@ -294,7 +294,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             (["sequence", "--width", "10", demo], "--width must be between 40 and 1000"),
             (["sequence", "--from", "9", "--to", "3", demo], "--from is after --to"),
             (["export", demo], "export needs --format"),
-            (["export", "--format", "svg", demo], "unknown format 'svg'"),
+            (["export", "--format", "png", demo], "unknown format 'png'"),
             (["record"], "record needs a command after --"),
             (["summary", demo, demo], "unexpected argument"),
         ]
