@@ -121,9 +121,18 @@ import TransduceTraceCTF
         try session.keys("Tab")
         try expectGolden(try await session.screen(containing: "[Tasks]"), "tui-tasks.txt")
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
-        let narrow = try await session.screen(containing: "[Tasks]")
+        // Drawn again for 80 columns: the header is cut, with its `…`.
+        let narrow = try await session.screen(containing: "[Tasks] …")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try expectGolden(narrow, "tui-80-columns.txt")
+        // Sorted by run time (the fourth sortable column), longest first.
+        try session.keys("s", "s", "s", "s", "S")
+        try expectGolden(try await session.screen(containing: "ran ▼"), "tui-sorted.txt")
+        // At 200 columns the names and causes get the room; the sort stays.
+        _ = try session.tmux(["resize-window", "-t", "ui", "-x", "200", "-y", "50"])
+        let wide = try await session.screen(containing: "Gate  | ? keys")
+        #expect(wide.split(separator: "\n").allSatisfy { $0.count <= 200 })
+        try expectGolden(wide, "tui-200-columns.txt")
         try session.keys("?")
         _ = try await session.screen(containing: "Keys")
         try session.keys("q")

@@ -39,6 +39,7 @@ enum BrowserLoop {
             screen.status = state.paused ? "paused (p resumes)" : frame.status
             screen.totals = frame.totals
             state.counts = screen.counts(state)
+            state.sortable = screen.sortableColumns
             clampSelection(&state)
             draw(screen.lines(state), over: &previous)
             var key: Key?

@@ -16,10 +16,17 @@ struct BrowserScreen {
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
 
-    /// The requests the filter lets through, in the data's order (waiting, then slowest first).
-    func requests(_ state: BrowserState) -> [BrowserData.Request] { data.requests.filter { state.passes($0.label) } }
+    /// The requests the filter lets through, in the pane's sort (by default the data's order:
+    /// waiting, then slowest first).
+    func requests(_ state: BrowserState) -> [BrowserData.Request] {
+        sorted(data.requests.filter { state.passes($0.label) }, by: requestColumns, state.sort[.requests])
+    }
 
-    func tasks(_ state: BrowserState) -> [TaskReport.Row] { data.tasks.filter { state.passes($0.name) } }
+    func tasks(_ state: BrowserState) -> [TaskReport.Row] {
+        sorted(data.tasks.filter { state.passes($0.name) }, by: taskColumns, state.sort[.tasks])
+    }
+
+    func gates(_ state: BrowserState) -> [BrowserData.Gate] { sorted(data.gates, by: gateColumns, state.sort[.gate]) }
 
     /// What each row of `pane` is (runtime and dispatch, task or nothing), in the pane's order:
     /// a live view keeps the selection on the same request, task or gate when the rows move.
@@ -27,13 +34,13 @@ struct BrowserScreen {
         switch pane {
         case .requests: requests(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
         case .tasks: tasks(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.task) }
-        case .gate: data.gates.map { TraceIndex.Key(runtime: $0.runtime, id: 0) }
+        case .gate: gates(state).map { TraceIndex.Key(runtime: $0.runtime, id: 0) }
         }
     }
 
     /// Each pane's row count, for the state's moves.
     func counts(_ state: BrowserState) -> [BrowserState.Pane: Int] {
-        [.requests: requests(state).count, .tasks: tasks(state).count, .gate: data.gates.count]
+        [.requests: requests(state).count, .tasks: tasks(state).count, .gate: gates(state).count]
     }
 
     func lines(_ state: BrowserState) -> [String] {
@@ -67,6 +74,7 @@ struct BrowserScreen {
                 "  PgUp/PgDn, Home/End  move by a screen, to the first or last",
                 "  Tab              next pane: requests, tasks, gate",
                 "  Enter            open the selected request's sequence diagram (Enter, Esc or q closes it)",
+                "  s / S            sort the pane by its next column (back to the default after the last) / reverse",
                 "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
                 "  p                pause or resume a live view (the panes stop changing; reading goes on)",
                 "  ?                this help (any key closes it)",
@@ -87,55 +95,31 @@ struct BrowserScreen {
         let count: Int
         let row: (Int) -> String
         let head: String
+        // The selection marker and, with several runtimes, the runtime lead every row.
+        let room = width - 2 - (data.gates.count > 1 ? data.runtimeWidth : 0)
+        let sort = state.sort[state.pane]
         switch state.pane {
         case .requests:
-            head =
-                "  " + runtimeHead
-                + columns(["#", "label", "style", "latency", "outcome", "largest part"], [8, 22, 14, 10, 10, 24])
+            let columns = requestColumns
+            let widths = BrowserColumn.widths(of: columns, fitting: room)
+            head = "  " + runtimeHead + heads(columns, widths, sort)
             let all = requests(state)
             count = all.count
-            row = { i in
-                let r = all[i]
-                return runtimeColumn(r.runtime)
-                    + columns(
-                        [
-                            "\(r.dispatch)", r.label, r.style, duration(r.total), r.outcome,
-                            r.dominant ?? data.dominantPart?(r) ?? "",
-                        ], [8, 22, 14, 10, 10, 24])
-            }
+            row = { i in runtimeColumn(all[i].runtime) + cells(columns.map { $0.value(all[i]) }, widths) }
         case .tasks:
-            head =
-                "  " + runtimeHead
-                + columns(["task", "name", "policy", "ran", "outcome", "spawned by"], [8, 18, 16, 10, 22, 24])
+            let columns = taskColumns
+            let widths = BrowserColumn.widths(of: columns, fitting: room)
+            head = "  " + runtimeHead + heads(columns, widths, sort)
             let all = tasks(state)
             count = all.count
-            row = { i in
-                let t = all[i]
-                return runtimeColumn(t.runtime)
-                    + columns(
-                        ["\(t.task)", t.name, t.policy, t.ran.map(duration) ?? "-", t.outcome, t.spawnedBy],
-                        [8, 18, 16, 10, 22, 24])
-            }
+            row = { i in runtimeColumn(all[i].runtime) + cells(columns.map { $0.value(all[i]) }, widths) }
         case .gate:
-            head =
-                "  "
-                + columns(
-                    [
-                        "runtime", "host", "cycles", "queue", "wait p99", "longest hold", "holding now", "depth/time",
-                        "wait p99/time",
-                    ],
-                    gateColumns)
-            count = data.gates.count
-            row = { i in
-                let g = data.gates[i]
-                return columns(
-                    [
-                        g.runtime.name, g.host.isEmpty ? "-" : g.host, "\(g.cycles)", "\(g.maxDepth)",
-                        duration(g.waitP99), "\(duration(g.longestHold)) \(g.holder)",
-                        g.holdingNow.isEmpty ? "-" : g.holdingNow, sparkline(g.depths.map(UInt64.init)),
-                        sparkline(g.waitP99s),
-                    ], gateColumns)
-            }
+            let columns = gateColumns
+            let widths = BrowserColumn.widths(of: columns, fitting: width - 2)
+            head = "  " + heads(columns, widths, sort)
+            let all = gates(state)
+            count = all.count
+            row = { i in cells(columns.map { $0.value(all[i]) }, widths) }
         }
         if count == 0 { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
         // Keep the selection in view.
@@ -146,51 +130,41 @@ struct BrowserScreen {
     /// With several runtimes, ids repeat: the requests and tasks panes then lead with the runtime.
     /// The runtime is named with its process (`3 (pid 4242)`) where the trace has pids: runtime
     /// ids restart in every process.
-    private var runtimeHead: String { data.gates.count > 1 ? columns(["runtime"], [data.runtimeWidth]) : "" }
+    private var runtimeHead: String { data.gates.count > 1 ? cells(["runtime"], [data.runtimeWidth]) : "" }
 
     private func runtimeColumn(_ key: RuntimeKey) -> String {
-        data.gates.count > 1 ? columns([key.name], [data.runtimeWidth]) : ""
+        data.gates.count > 1 ? cells([key.name], [data.runtimeWidth]) : ""
     }
 
     private func footer(_ state: BrowserState) -> String {
         if case .filtering(let draft) = state.mode { return "filter: \(draft)_   (Enter applies, Esc cancels)" }
         if case .diagram = state.mode { return "up/down scroll, Esc back, q back" }
         let filter = state.filter.isEmpty ? "" : "filter \"\(state.filter)\" | "
-        return filter + "up/down move, Tab pane, Enter diagram, / filter, " + (state.live ? "p pause, " : "") + "? keys, q quit"
+        return filter + "up/down move, Tab pane, Enter diagram, s sort, / filter, " + (state.live ? "p pause, " : "")
+            + "? keys, q quit"
     }
 
-    private func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }
-
-    /// The gate pane's column widths (two sparklines of ``BrowserData/sparkWidth`` fit in 120).
-    private var gateColumns: [Int] { [data.runtimeWidth, 11, 7, 6, 9, 22, 14, 17, 17] }
+    func duration(_ nanos: UInt64) -> String { formatDuration(nanos, ascii: ascii) }
 
     /// Each value as one of eight heights, relative to the largest.
-    private func sparkline(_ values: [UInt64]) -> String {
+    func sparkline(_ values: [UInt64]) -> String {
         let marks: [Character] = ascii ? [" ", ".", ":", "-", "=", "+", "*", "#"] : [" ", "▁", "▂", "▃", "▄", "▅", "▆", "█"]
         let top = max(1, values.max() ?? 1)
         return String(values.map { marks[Int((Double($0) / Double(top) * Double(marks.count - 1)).rounded())] })
     }
 
-    private func columns(_ values: [String], _ widths: [Int]) -> String {
-        zip(values, widths).map { value, width in
-            let value = shown(value)
-            let cut = value.truncated(toColumns: width - 1, ellipsis: "~")
-            return cut + String(repeating: " ", count: max(0, width - cut.displayColumns))
-        }.joined()
-    }
-
     /// `text` as the screen shows it: trace text escaped (``escapingControls(_:keepingColour:)``),
     /// pure ASCII with ``ascii``.
-    private func shown(_ text: String) -> String {
+    func shown(_ text: String) -> String {
         ascii ? escapingNonASCII(text, keepingColour: false) : escapingControls(text, keepingColour: false)
     }
 
-    /// `line`, cut or padded to exactly `width` display columns.
+    /// `line`, cut or padded to exactly `width` display columns. A line cut ends with `…` (`~` in ASCII), so a reader sees that there is more.
     private func fit(_ line: String) -> String {
         let line = shown(line)
         let columns = line.displayColumns
         if columns <= width { return line + String(repeating: " ", count: width - columns) }
-        let cut = line.prefix(columns: width)
+        let cut = line.truncated(toColumns: width, ellipsis: ascii ? "~" : "…")
         return cut + String(repeating: " ", count: width - cut.displayColumns)
     }
 }

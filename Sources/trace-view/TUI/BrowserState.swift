@@ -6,8 +6,8 @@ enum Key: Equatable {
 }
 
 /// The terminal UI's state as a pure value: which pane is focused, the selection and scroll of
-/// each, what is open (a request's diagram, the keys' help, the filter prompt) and the label
-/// filter. ``handle(_:rows:)`` returns what the shell must do; drawing is ``BrowserScreen``'s.
+/// each, its sort, what is open (a request's diagram, the keys' help, the filter prompt) and the
+/// label filter. ``handle(_:rows:)`` returns what the shell must do; drawing is ``BrowserScreen``'s.
 struct BrowserState: Equatable {
     enum Pane: Int, CaseIterable { case requests, tasks, gate }
     enum Mode: Equatable {
@@ -30,6 +30,10 @@ struct BrowserState: Equatable {
     var paused = false
     /// Rows of each pane (after the filter), set by the shell before each key.
     var counts: [Pane: Int] = [:]
+    /// How each pane is sorted (absent: in the data's order).
+    var sort: [Pane: BrowserSort] = [:]
+    /// How many columns of each pane sort, set by the shell before each key.
+    var sortable: [Pane: Int] = [:]
 
     /// Handles one key; `rows` is how many list rows (or diagram lines) the screen shows.
     mutating func handle(_ key: Key, rows: Int) -> Outcome {
@@ -68,6 +72,16 @@ struct BrowserState: Equatable {
             case .character("?"): mode = .help
             case .character("p") where live: paused.toggle()
             case .character("/"): mode = .filtering(draft: filter)
+            case .character("s"):
+                // The next column, ascending; past the last, the data's own order again.
+                let next = sort[pane].map { $0.column + 1 } ?? 0
+                sort[pane] = next < (sortable[pane] ?? 0) ? BrowserSort(column: next, descending: false) : nil
+                selected[pane] = 0
+            case .character("S"):
+                if let current = sort[pane] {
+                    sort[pane] = BrowserSort(column: current.column, descending: !current.descending)
+                    selected[pane] = 0
+                }
             case .tab: pane = Pane(rawValue: (pane.rawValue + 1) % Pane.allCases.count)!
             case .down, .character("j"): selected[pane] = min(max(0, count - 1), current + 1)
             case .up, .character("k"): selected[pane] = max(0, current - 1)

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import TransduceTrace
+@testable import trace_view
+
+/// The terminal UI's panes as pure values: columns that share out a wide screen and give way on a
+/// narrow one, cut with `…`; sorting by any column, either way, back to the data's order.
+@Suite struct TUILayoutTests {
+    /// The demo trace's panes at `width` (the data is made anew: it is not `Sendable`).
+    static func screen(width: Int, ascii: Bool = false) -> BrowserScreen {
+        let trace = try! JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
+        return BrowserScreen(data: BrowserData(trace: trace), title: "demo", width: width, height: 40, ascii: ascii)
+    }
+
+    /// The start of each column head in the line, by title.
+    static func starts(_ head: String, _ titles: [String]) -> [Int] {
+        titles.compactMap { title in head.range(of: title).map { head.distance(from: head.startIndex, to: $0.lowerBound) } }
+    }
+
+    @Test func columnsShareOutRoomAndGiveWayInTurn() {
+        let columns: [BrowserColumn<Int>] = [
+            .init(title: "a", minimum: 4, preferred: 8, value: { "\($0)" }),
+            .init(title: "b", minimum: 6, preferred: 20, grows: true, value: { "\($0)" }),
+            .init(title: "c", minimum: 5, preferred: 10, value: { "\($0)" }),
+            .init(title: "d", minimum: 6, preferred: 12, grows: true, value: { "\($0)" }),
+        ]
+        #expect(BrowserColumn.widths(of: columns, fitting: 50) == [8, 20, 10, 12])
+        // Wider: the growing columns share the room, one apart at most, up to three times their width.
+        #expect(BrowserColumn.widths(of: columns, fitting: 61) == [8, 26, 10, 17])
+        #expect(BrowserColumn.widths(of: columns, fitting: 500) == [8, 60, 10, 36])
+        // Narrower: the growing ones give way first (the last first), then the others.
+        #expect(BrowserColumn.widths(of: columns, fitting: 44) == [8, 20, 10, 6])
+        #expect(BrowserColumn.widths(of: columns, fitting: 30) == [8, 6, 10, 6])
+        // Too narrow for every minimum: the last columns are left out, whole.
+        let tiny = BrowserColumn.widths(of: columns, fitting: 12)
+        #expect(tiny.reduce(0, +) <= 12 && tiny.first == 4 && tiny.last == 0)
+    }
+
+    /// Every line is exactly the screen's width; at 200 columns the label and the largest part
+    /// get the room, at 80 a cut text ends with `…` (`~` in ASCII).
+    @Test(arguments: [80, 120, 200])
+    func panesFitTheWidth(width: Int) {
+        for pane in BrowserState.Pane.allCases {
+            var state = BrowserState()
+            state.pane = pane
+            for ascii in [false, true] {
+                let lines = Self.screen(width: width, ascii: ascii).lines(state)
+                #expect(lines.allSatisfy { $0.displayColumns == width }, "\(pane) at \(width)")
+            }
+        }
+        let head = Self.screen(width: width).lines(BrowserState())[2]
+        let at = Self.starts(head, ["label", "style", "latency", "largest part"])
+        #expect(at.count == 4)
+        let labelWidth = at[1] - at[0]
+        // 80: as preferred (the largest part gave way); 120: a share of the room; 200: more.
+        #expect(labelWidth == [80: 22, 120: 37, 200: 66][width], "\(head)")
+    }
+
+    @Test func aCutTextEndsWithAnEllipsis() {
+        var state = BrowserState()
+        state.pane = .tasks
+        let lines = Self.screen(width: 80).lines(state)
+        #expect(lines.contains { $0.contains("…") }, "\(lines.joined(separator: "\n"))")
+        let ascii = Self.screen(width: 80, ascii: true).lines(state)
+        #expect(!ascii.contains { $0.contains("…") } && ascii.contains { $0.contains("~") })
+    }
+
+    /// `s` sorts by the next column, ascending; `S` reverses it; past the last column the data's
+    /// own order comes back. The rows are in the column's order (checked on the values), the
+    /// head marks the sorted column, and the selection goes back to the first row.
+    @Test func sortingCyclesThroughEveryColumnAndBack() {
+        let screen = Self.screen(width: 120)
+        var state = BrowserState()
+        state.counts = screen.counts(state)
+        state.sortable = screen.sortableColumns
+        state.selected[.requests] = 3
+        let original = screen.requests(state).map(\.dispatch)
+        #expect(state.sortable[.requests] == 5)
+        _ = state.handle(.character("s"), rows: 10)
+        #expect(state.sort[.requests] == BrowserSort(column: 0, descending: false))
+        #expect(state.selected[.requests] == 0)
+        #expect(screen.requests(state).map(\.dispatch) == original.sorted())
+        #expect(screen.lines(state)[2].contains("# ▲"))
+        _ = state.handle(.character("S"), rows: 10)
+        #expect(screen.requests(state).map(\.dispatch) == original.sorted(by: >))
+        #expect(screen.lines(state)[2].contains("# ▼"))
+        // Latency, the fourth sortable column: non-decreasing, then non-increasing.
+        for _ in 0..<3 { _ = state.handle(.character("s"), rows: 10) }
+        let latencies = screen.requests(state).map(\.total)
+        #expect(latencies == latencies.sorted())
+        _ = state.handle(.character("S"), rows: 10)
+        #expect(screen.requests(state).map(\.total) == latencies.sorted(by: >))
+        // Outcome, then past the last: the data's order again.
+        _ = state.handle(.character("s"), rows: 10)
+        _ = state.handle(.character("s"), rows: 10)
+        #expect(state.sort[.requests] == nil)
+        #expect(screen.requests(state).map(\.dispatch) == original)
+        // Each pane has its own sort.
+        state.pane = .tasks
+        _ = state.handle(.character("s"), rows: 10)
+        #expect(screen.tasks(state).map(\.task) == screen.tasks(BrowserState()).map(\.task).sorted())
+        #expect(state.sort[.requests] == nil)
+    }
+}
