@@ -8,9 +8,9 @@ import Testing
 /// narrow one, cut with `…`; sorting by any column, either way, back to the data's order.
 @Suite struct TUILayoutTests {
     /// The demo trace's panes at `width` (the data is made anew: it is not `Sendable`).
-    static func screen(width: Int, ascii: Bool = false) -> BrowserScreen {
+    static func screen(width: Int, height: Int = 40, ascii: Bool = false) -> BrowserScreen {
         let trace = try! JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
-        return BrowserScreen(data: BrowserData(trace: trace), title: "demo", width: width, height: 40, ascii: ascii)
+        return BrowserScreen(data: BrowserData(trace: trace), title: "demo", width: width, height: height, ascii: ascii)
     }
 
     /// The start of each column head in the line, by title.
@@ -53,8 +53,9 @@ import Testing
         let at = Self.starts(head, ["label", "style", "latency", "largest part"])
         #expect(at.count == 4)
         let labelWidth = at[1] - at[0]
-        // 80: as preferred (the largest part gave way); 120: a share of the room; 200: more.
-        #expect(labelWidth == [80: 22, 120: 37, 200: 66][width], "\(head)")
+        // 80: as preferred (the largest part gave way); 120: a share of the room; 200: the list
+        // keeps 110 columns beside the detail.
+        #expect(labelWidth == [80: 22, 120: 37, 200: 32][width], "\(head)")
     }
 
     @Test func aCutTextEndsWithAnEllipsis() {
@@ -64,6 +65,45 @@ import Testing
         #expect(lines.contains { $0.contains("…") }, "\(lines.joined(separator: "\n"))")
         let ascii = Self.screen(width: 80, ascii: true).lines(state)
         #expect(!ascii.contains { $0.contains("…") } && ascii.contains { $0.contains("~") })
+    }
+
+    /// The selected row's detail stands beside the list on a wide screen, below it on a tall
+    /// one, nowhere on a small one; it follows the selection and the pane.
+    @Test func theDetailUsesTheRoomThereIs() {
+        var state = BrowserState()
+        let screen = Self.screen(width: 200, height: 50)
+        let wide = screen.lines(state)
+        #expect(wide.count == 50 && wide.allSatisfy { $0.displayColumns == 200 })
+        // The list keeps 55 % (110 columns); the bar, then the detail (the text after the bar:
+        // the list has no bar of its own).
+        #expect(wide[2...].dropLast().allSatisfy { $0.prefix(columns: 110).displayColumns == 110 })
+        #expect(wide[2...].dropLast().allSatisfy { String($0.dropFirst($0.prefix(columns: 110).count)).hasPrefix("│") })
+        let right = wide.map { line in line.firstIndex(of: "│").map { String(line[line.index(after: $0)...]) } ?? "" }
+        #expect(right[2].hasPrefix("request #17 ping (send, 2.14ms, response)"), "\(right[2])")
+        #expect(right.contains { $0.hasPrefix("Latency of send(ping) dispatch #17") })
+        let load = screen.requests(state).firstIndex { $0.dispatch == 1 }
+        #expect(load != nil)
+        state.selected[.requests] = load
+        #expect(screen.lines(state).contains { $0.contains("│request #1 load (request") })
+
+        state.pane = .tasks
+        let refresh = screen.tasks(state).firstIndex { $0.task == 3 }
+        #expect(refresh != nil)
+        state.selected[.tasks] = refresh
+        let task = screen.lines(state).map { $0.split(separator: "│").last ?? "" }
+        #expect(task.contains { $0.hasPrefix("task #3 refresh") }, "\(task.joined(separator: "\n"))")
+        #expect(task.contains { $0.hasPrefix("  outcome      response(loaded)") })
+        #expect(task.contains { $0.hasPrefix("  4 instances of refresh, longest 243µs") })
+
+        state.pane = .gate
+        state.selected[.gate] = 0
+        let below = Self.screen(width: 120, height: 40).lines(state)
+        let rule = try! #require(below.dropFirst(2).firstIndex { $0.hasPrefix("────") })
+        #expect(below[rule + 1].hasPrefix("gate of runtime 1"))
+        #expect(below.contains { $0.hasPrefix("  queue depth over the trace (deepest ") })
+
+        let small = Self.screen(width: 120, height: 24).lines(BrowserState())
+        #expect(!small.contains { $0.contains("│") || $0.hasPrefix("request #17") })
     }
 
     /// `s` sorts by the next column, ascending; `S` reverses it; past the last column the data's

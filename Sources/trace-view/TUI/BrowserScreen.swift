@@ -5,8 +5,8 @@ import TransduceTrace
 struct BrowserScreen {
     let data: BrowserData
     let title: String
-    let width: Int
-    let height: Int
+    var width: Int
+    var height: Int
     let ascii: Bool
     /// A live view's state for the header ("live", "paused", "ended"), "" for a recorded trace.
     var status = ""
@@ -81,12 +81,111 @@ struct BrowserScreen {
                 "  q, Ctrl-C        quit",
             ]
         default:
-            out += body(state)
+            out += browse(state)
         }
         while out.count < height - 1 { out.append("") }
         out = Array(out.prefix(height - 1))
         out.append(footer(state))
         return out.map { fit($0) }
+    }
+
+    /// The width from which the selected row's detail stands beside the list.
+    static let detailBesideFrom = 160
+    /// The height from which, on a narrower screen, the detail stands below the list.
+    static let detailBelowFrom = 36
+
+    /// The focused pane's list and, where the screen has room, the selected row's detail: beside
+    /// it from ``detailBesideFrom`` columns (the list keeps 55 %, at least 90), below it from
+    /// ``detailBelowFrom`` rows (half the rows each), nowhere on a smaller screen.
+    private func browse(_ state: BrowserState) -> [String] {
+        let rows = bodyRows + 1
+        if width >= Self.detailBesideFrom {
+            var list = self
+            list.width = max(90, width * 11 / 20)
+            let detailWidth = width - list.width - 1
+            let left = list.body(state)
+            let right = detail(state, width: detailWidth)
+            let bar = ascii ? "|" : "│"
+            return (0..<rows).map { i in
+                fit(i < left.count ? left[i] : "", to: list.width) + bar + fit(i < right.count ? right[i] : "", to: detailWidth)
+            }
+        }
+        if height >= Self.detailBelowFrom {
+            var list = self
+            let listRows = rows / 2
+            list.height = listRows + 3
+            let below = detail(state, width: width)
+            return list.body(state) + [String(repeating: ascii ? "-" : "─", count: width)]
+                + below.prefix(rows - listRows - 1)
+        }
+        return body(state)
+    }
+
+    /// The most events of a streamed trace whose requests' diagrams the detail reads back on
+    /// every move (a larger one's wait for Enter).
+    static let rereadDetailUpTo: UInt64 = 200_000
+
+    /// What the selected row is, in lines for a pane `width` columns wide: a request's breakdown
+    /// and diagram (where the trace is held, indexed, or small), a task's life, a gate's figures
+    /// and their course over the trace.
+    private func detail(_ state: BrowserState, width: Int) -> [String] {
+        let selected = state.selected[state.pane] ?? 0
+        switch state.pane {
+        case .requests:
+            let all = requests(state)
+            guard all.indices.contains(selected) else { return [] }
+            let r = all[selected]
+            var lines = ["request #\(r.dispatch) \(r.label) (\(r.style), \(duration(r.total)), \(r.outcome))"]
+            // Read back from a stream, a diagram costs a pass over the file: only for small ones.
+            if data.index != nil || data.lifecycle != nil || data.events <= Self.rereadDetailUpTo {
+                lines += data.diagram(of: r, options: RenderOptions(width: width, ascii: ascii))
+            } else {
+                lines.append("(Enter reads its sequence diagram from the trace)")
+            }
+            return lines
+        case .tasks:
+            let all = tasks(state)
+            guard all.indices.contains(selected) else { return [] }
+            let t = all[selected]
+            var lines = [
+                "task #\(t.task) \(t.name)" + (data.gates.count > 1 ? " (runtime \(t.runtime.name))" : ""),
+                "  policy       \(t.policy)",
+                "  started      \(duration(t.start &- data.start)) into the trace",
+                "  ran          " + (t.ran.map(duration) ?? "still running"),
+                "  outcome      \(t.outcome)",
+                "  spawned by   \(t.spawnedBy)",
+            ]
+            if t.replacedBy != 0 { lines.append("  replaced by  task #\(t.replacedBy)") }
+            if !t.joinedBy.isEmpty {
+                lines.append("  joined by    " + t.joinedBy.map { "#\($0)" }.joined(separator: ", "))
+            }
+            let siblings = data.tasks.filter { $0.runtime == t.runtime && $0.name == t.name }
+            if siblings.count > 1 {
+                let ran = siblings.compactMap(\.ran)
+                lines.append("")
+                lines.append(
+                    "  \(siblings.count) instances of \(t.name)" + (ran.isEmpty ? "" : ", longest \(duration(ran.max()!))"))
+                lines.append("  " + sparkline(siblings.map { $0.ran ?? 0 }))
+            }
+            return lines
+        case .gate:
+            let all = gates(state)
+            guard all.indices.contains(selected) else { return [] }
+            let g = all[selected]
+            return [
+                "gate of runtime \(g.runtime.name)" + (g.host.isEmpty ? "" : " on \(g.host)"),
+                "  cycles         \(g.cycles)",
+                "  deepest queue  \(g.maxDepth)",
+                "  wait p99       \(duration(g.waitP99))",
+                "  longest hold   \(duration(g.longestHold)) by \(g.holder)",
+                "  holding now    \(g.holdingNow.isEmpty ? "-" : g.holdingNow)",
+                "",
+                "  queue depth over the trace (deepest \(g.depths.max() ?? 0))",
+                "  " + sparkline(g.depths.map(UInt64.init)),
+                "  wait p99 over the trace (highest \(duration(g.waitP99s.max() ?? 0)))",
+                "  " + sparkline(g.waitP99s),
+            ]
+        }
     }
 
     private func body(_ state: BrowserState) -> [String] {
@@ -160,7 +259,8 @@ struct BrowserScreen {
     }
 
     /// `line`, cut or padded to exactly `width` display columns. A line cut ends with `…` (`~` in ASCII), so a reader sees that there is more.
-    private func fit(_ line: String) -> String {
+    private func fit(_ line: String, to width: Int? = nil) -> String {
+        let width = width ?? self.width
         let line = shown(line)
         let columns = line.displayColumns
         if columns <= width { return line + String(repeating: " ", count: width - columns) }
