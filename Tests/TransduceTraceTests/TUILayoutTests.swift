@@ -1,8 +1,28 @@
 import Foundation
 import Testing
+import Transduce
 
 @testable import TransduceTrace
 @testable import trace_view
+
+/// A feature that warns: `hold` keeps the gate 15 ms in an async action (a long hold), `hang`
+/// starts a task that never ends (never settled).
+nonisolated enum Warned: Transducer {
+    struct State: Sendable {}
+    enum Event: Sendable { case hold, held, hang }
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .hold:
+            return .action(nonsendingOperation: { _ in
+                try await Task.sleep(for: .milliseconds(15))
+                return .held
+            })
+        case .held: return .none
+        case .hang: return .task(id: "hang") { _, _ in try await Task.sleep(for: .seconds(3_600)) }
+        }
+    }
+}
 
 /// The terminal UI's panes as pure values: columns that share out a wide screen and give way on a
 /// narrow one, cut with `…`; sorting by any column, either way, back to the data's order.
@@ -104,6 +124,41 @@ import Testing
 
         let small = Self.screen(width: 120, height: 24).lines(BrowserState())
         #expect(!small.contains { $0.contains("│") || $0.hasPrefix("request #17") })
+    }
+
+    /// A run that held its gate 15 ms and left a task running: the warnings pane lists both,
+    /// counted in the header; Enter on each opens the gate or the task it names, clearing the
+    /// filter so that the row is there.
+    @Test func warningsListWhatTheReportsFoundAndOpenIt() async throws {
+        let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
+        let runtime = BaseRuntime(of: Warned.self, instrument: recorder)
+        try await runtime.input.send(.hang)
+        try await runtime.input.request(.hold)
+        let data = BrowserData(trace: recorder.snapshot())
+        runtime.cancel()
+        let screen = BrowserScreen(data: data, title: "warned", width: 200, height: 30, ascii: false)
+        var state = BrowserState()
+        state.pane = .warnings
+        state.filter = "never"
+        state.counts = screen.counts(state)
+        #expect(screen.lines(state)[0].contains("[Warnings (2)]"))
+        #expect(Set(data.warnings.map(\.warning.check)) == [.longHold, .neverSettled])
+        // Filtered to the task's warning; its detail says what it is and where Enter goes.
+        state.jumps = screen.jumps(state)
+        #expect(state.counts[.warnings] == 1 && state.jumps.count == 1)
+        #expect(screen.lines(state).contains { $0.contains("│neverSettled: a task instance never settled") })
+        _ = state.handle(.enter, rows: 10)
+        #expect(state.pane == .tasks && state.filter.isEmpty)
+        #expect(screen.tasks(state)[state.selected[.tasks]!].name == "hang")
+        // The long hold opens its runtime's gate.
+        state.pane = .warnings
+        state.counts = screen.counts(state)
+        state.jumps = screen.jumps(state)
+        let hold = try #require(screen.warnings(state).firstIndex { $0.warning.check == .longHold })
+        state.selected[.warnings] = hold
+        _ = state.handle(.enter, rows: 10)
+        #expect(state.pane == .gate)
+        #expect(screen.gates(state)[state.selected[.gate]!].runtime.runtime == runtime.runtimeID.rawValue)
     }
 
     /// `s` sorts by the next column, ascending; `S` reverses it; past the last column the data's

@@ -130,7 +130,7 @@ import TransduceTraceCTF
         try expectGolden(try await session.screen(containing: "ran ▼"), "tui-sorted.txt")
         // At 200 columns the names and causes get the room; the sort stays.
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "200", "-y", "50"])
-        let wide = try await session.screen(containing: "Gate  | ? keys")
+        let wide = try await session.screen(containing: "Warnings (0)  | ? keys")
         #expect(wide.split(separator: "\n").allSatisfy { $0.count <= 200 })
         try expectGolden(wide, "tui-200-columns.txt")
         try session.keys("?")

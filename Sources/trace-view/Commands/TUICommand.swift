@@ -14,16 +14,18 @@ enum TUICommand: Subcommand {
         name: "tui", abstract: "Browse a trace in the terminal: requests, tasks, the gate, diagrams",
         options: OptionSpec.selection + [OptionSpec.ascii],
         discussion: """
-            Three panes: the awaited requests, slowest first, with their latency and its largest
+            Four panes: the awaited requests, slowest first, with their latency and its largest
             part; the tasks with their policy, run time and fate; each runtime's gate with its
             cycles, deepest queue, wait p99, longest hold and the queue depth over the trace as a
-            sparkline. Keys: up/down or j/k move, Tab switches panes, Enter opens the selected
-            request's sequence diagram (scroll it with up/down, PgUp/PgDn; Esc or q closes it), /
-            filters requests and tasks by label, ? shows the keys, q or Ctrl-C quits. It follows
-            the terminal's size, and puts the terminal back as it was however it ends. A trace
-            file is shown while it is read ("reading" in the header; its first 1,000 requests
-            and tasks so far), then whole. Without a terminal (a pipe) it prints the three panes
-            once, as plain text.
+            sparkline; the warnings of the task and contention reports. From 160 columns (or 36
+            rows) the selected row's detail is shown beside (or below) the list. Keys: up/down or
+            j/k move, Tab switches panes, Enter opens the selected request's sequence diagram
+            (scroll it with up/down, PgUp/PgDn; Esc or q closes it) or the row a warning names, s
+            sorts the pane by its next column (S reverses), / filters by label, ? shows the keys,
+            q or Ctrl-C quits. It follows the terminal's size, and puts the terminal back as it
+            was however it ends. A trace file is shown while it is read ("reading" in the header;
+            its first 1,000 requests and tasks so far), then whole. Without a terminal (a pipe) it
+            prints the four panes once, as plain text.
             """)
 
     static func run(_ args: Arguments) throws {

@@ -134,12 +134,28 @@ extension BrowserScreen {
         }.map(\.element)
     }
 
+    /// The warnings pane's columns.
+    var warningColumns: [BrowserColumn<BrowserData.Warning>] {
+        [
+            .init(
+                title: "check", minimum: 10, preferred: 20, value: \.warning.check.rawValue,
+                ascending: { $0.warning.check.rawValue < $1.warning.check.rawValue }),
+            .init(
+                title: "runtime", minimum: data.runtimeWidth, preferred: data.runtimeWidth,
+                value: { $0.runtime.rawValue == 0 ? "-" : $0.runtime.name }, ascending: { $0.runtime < $1.runtime }),
+            .init(
+                title: "warning", minimum: 20, preferred: 80, grows: true, value: \.warning.message,
+                ascending: { $0.warning.message < $1.warning.message }),
+        ]
+    }
+
     /// How many columns of each pane sort, for the state's `s` key.
     var sortableColumns: [BrowserState.Pane: Int] {
         [
             .requests: requestColumns.filter { $0.ascending != nil }.count,
             .tasks: taskColumns.filter { $0.ascending != nil }.count,
             .gate: gateColumns.filter { $0.ascending != nil }.count,
+            .warnings: warningColumns.filter { $0.ascending != nil }.count,
         ]
     }
 

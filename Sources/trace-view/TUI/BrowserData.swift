@@ -39,6 +39,32 @@ struct BrowserData {
         var depths: [UInt32]
         /// The p99 of the gate waits that ended in each of the same buckets (0 for none).
         var waitP99s: [UInt64]
+        /// What the runtime's contention report warns of (long holds, a runaway or growing queue).
+        var warnings: [AnalysisWarning] = []
+    }
+
+    /// A warning of the warnings pane, with the runtime it is about (a growing queue names none:
+    /// it is its gate's).
+    struct Warning {
+        var warning: AnalysisWarning
+        var runtime: RuntimeKey
+    }
+
+    /// What the task report warns of (tasks that never settled or have no recorded end, churn).
+    var taskWarnings: [AnalysisWarning] = []
+
+    /// Every warning: each gate's, then the tasks'.
+    var warnings: [Warning] {
+        gates.flatMap { g in g.warnings.map { Warning(warning: $0, runtime: g.runtime) } }
+            + taskWarnings.map { w in
+                switch w.finding {
+                case .neverSettled(let t), .noEndRecorded(let t, _): Warning(warning: w, runtime: t.runtime)
+                case .switchToLatestChurn(let runtime, _, _, _): Warning(warning: w, runtime: runtime)
+                case .longHold(_, _, let cycle, _): Warning(warning: w, runtime: cycle.runtime)
+                case .runawayQueue(let runtime, _, _): Warning(warning: w, runtime: runtime)
+                case .growingQueue: Warning(warning: w, runtime: RuntimeKey(rawValue: 0))
+                }
+            }
     }
 
     /// The trace indexed, when it is held; nil when it was streamed (``init(reading:maxRows:)``),
@@ -95,7 +121,9 @@ struct BrowserData {
             return $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
         }
         self.requests = requests
-        tasks = TaskReport(index: index).rows
+        let taskReport = TaskReport(index: index)
+        tasks = taskReport.rows
+        taskWarnings = taskReport.warnings
         // Each runtime's gate is the contention report of its events alone, made one runtime at
         // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)
         // of thousands of runtimes would hold them all at once.
@@ -162,7 +190,10 @@ struct BrowserData {
 
     /// The data as ``BrowserReading`` found it: no index held, diagrams and largest parts read
     /// on demand.
-    init(start: UInt64, events: UInt64, runtimes: Int, requests: [Request], tasks: [TaskReport.Row], gates: [Gate]) {
+    init(
+        start: UInt64, events: UInt64, runtimes: Int, requests: [Request], tasks: [TaskReport.Row], gates: [Gate],
+        taskWarnings: [AnalysisWarning] = []
+    ) {
         index = nil
         reread = nil
         self.start = start
@@ -172,6 +203,7 @@ struct BrowserData {
         self.requests = requests
         self.tasks = tasks
         self.gates = gates
+        self.taskWarnings = taskWarnings
         runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
     }
 
@@ -255,7 +287,7 @@ struct GateBuilder {
             runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
             waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
             holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
-            waitP99s: p99s)
+            waitP99s: p99s, warnings: preview ? [] : report.warnings)
     }
 }
 

@@ -40,6 +40,7 @@ enum BrowserLoop {
             screen.totals = frame.totals
             state.counts = screen.counts(state)
             state.sortable = screen.sortableColumns
+            state.jumps = state.pane == .warnings ? screen.jumps(state) : []
             clampSelection(&state)
             draw(screen.lines(state), over: &previous)
             var key: Key?

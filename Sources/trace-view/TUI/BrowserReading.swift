@@ -92,7 +92,8 @@ struct BrowserReading {
     func data(hosts: [UInt32: String], preview: Bool = false) -> BrowserData {
         var taskRows = self.taskRows
         var tasks = self.tasks
-        tasks.keep(taskRows.finish().rows)
+        let finished = taskRows.finish()
+        tasks.keep(finished.rows)
         let waiting = windows.waiters.map {
             BrowserData.Request(
                 runtime: $0.runtime, dispatch: $0.dispatch, label: $0.label, style: $0.style, outcome: "waiting", start: $0.time,
@@ -113,6 +114,8 @@ struct BrowserReading {
             requests: waiting.sorted {
                 $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
             }.prefix(preview ? Self.previewRows : .max) + resumed,
-            tasks: tasks.rows(limit: preview ? Self.previewRows : nil), gates: gates)
+            tasks: tasks.rows(limit: preview ? Self.previewRows : nil), gates: gates,
+            // A preview's tasks still running have not ended yet: no warning of it.
+            taskWarnings: preview ? [] : finished.warnings)
     }
 }

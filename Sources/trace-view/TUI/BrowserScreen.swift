@@ -28,6 +28,31 @@ struct BrowserScreen {
 
     func gates(_ state: BrowserState) -> [BrowserData.Gate] { sorted(data.gates, by: gateColumns, state.sort[.gate]) }
 
+    /// The warnings the filter lets through (by their message), in the pane's sort.
+    func warnings(_ state: BrowserState) -> [BrowserData.Warning] {
+        sorted(data.warnings.filter { state.passes($0.warning.message) }, by: warningColumns, state.sort[.warnings])
+    }
+
+    /// Where each warning of the pane jumps: the task it names (or the first instance of a
+    /// churning name) in the tasks pane, the gate of its runtime in the gate pane; rows counted
+    /// without a filter, as the jump clears it.
+    func jumps(_ state: BrowserState) -> [BrowserState.Jump?] {
+        var unfiltered = state
+        unfiltered.filter = ""
+        let tasks = self.tasks(unfiltered)
+        let gates = self.gates(unfiltered)
+        return warnings(state).map { w in
+            switch w.warning.finding {
+            case .neverSettled(let t), .noEndRecorded(let t, _):
+                tasks.firstIndex { $0.runtime == t.runtime && $0.task == t.task }.map { .init(pane: .tasks, row: $0) }
+            case .switchToLatestChurn(let runtime, let name, _, _):
+                tasks.firstIndex { $0.runtime == runtime && $0.name == name }.map { .init(pane: .tasks, row: $0) }
+            case .longHold, .runawayQueue, .growingQueue:
+                gates.firstIndex { $0.runtime == w.runtime }.map { .init(pane: .gate, row: $0) }
+            }
+        }
+    }
+
     /// What each row of `pane` is (runtime and dispatch, task or nothing), in the pane's order:
     /// a live view keeps the selection on the same request, task or gate when the rows move.
     func rowKeys(_ pane: BrowserState.Pane, _ state: BrowserState) -> [TraceIndex.Key] {
@@ -35,18 +60,22 @@ struct BrowserScreen {
         case .requests: requests(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
         case .tasks: tasks(state).map { TraceIndex.Key(runtime: $0.runtime, id: $0.task) }
         case .gate: gates(state).map { TraceIndex.Key(runtime: $0.runtime, id: 0) }
+        case .warnings: warnings(state).indices.map { TraceIndex.Key(runtime: RuntimeKey(rawValue: 0), id: UInt64($0)) }
         }
     }
 
     /// Each pane's row count, for the state's moves.
     func counts(_ state: BrowserState) -> [BrowserState.Pane: Int] {
-        [.requests: requests(state).count, .tasks: tasks(state).count, .gate: gates(state).count]
+        [
+            .requests: requests(state).count, .tasks: tasks(state).count, .gate: gates(state).count,
+            .warnings: warnings(state).count,
+        ]
     }
 
     func lines(_ state: BrowserState) -> [String] {
         var out: [String] = []
         let panes = BrowserState.Pane.allCases.map { pane -> String in
-            let name = ["Requests", "Tasks", "Gate"][pane.rawValue]
+            let name = ["Requests", "Tasks", "Gate", "Warnings (\(data.warnings.count))"][pane.rawValue]
             return pane == state.pane ? "[\(name)]" : " \(name) "
         }
         let status = status.isEmpty ? "" : "\(status) | "
@@ -72,7 +101,7 @@ struct BrowserScreen {
             out += [
                 "  up/down, j/k     move the selection (in a diagram: scroll)",
                 "  PgUp/PgDn, Home/End  move by a screen, to the first or last",
-                "  Tab              next pane: requests, tasks, gate",
+                "  Tab              next pane: requests, tasks, gate, warnings (Enter on a warning opens its row)",
                 "  Enter            open the selected request's sequence diagram (Enter, Esc or q closes it)",
                 "  s / S            sort the pane by its next column (back to the default after the last) / reverse",
                 "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
@@ -168,6 +197,15 @@ struct BrowserScreen {
                 lines.append("  " + sparkline(siblings.map { $0.ran ?? 0 }))
             }
             return lines
+        case .warnings:
+            let all = warnings(state)
+            guard all.indices.contains(selected) else { return [] }
+            let w = all[selected].warning
+            return [
+                "\(w.check.rawValue): \(w.check.summary)", "", w.message, "",
+                state.jumps.indices.contains(selected) && state.jumps[selected] != nil
+                    ? "Enter opens the \(state.jumps[selected]!.pane == .tasks ? "task" : "gate") it names" : "",
+            ]
         case .gate:
             let all = gates(state)
             guard all.indices.contains(selected) else { return [] }
@@ -217,6 +255,13 @@ struct BrowserScreen {
             let widths = BrowserColumn.widths(of: columns, fitting: width - 2)
             head = "  " + heads(columns, widths, sort)
             let all = gates(state)
+            count = all.count
+            row = { i in cells(columns.map { $0.value(all[i]) }, widths) }
+        case .warnings:
+            let columns = warningColumns
+            let widths = BrowserColumn.widths(of: columns, fitting: width - 2)
+            head = "  " + heads(columns, widths, sort)
+            let all = warnings(state)
             count = all.count
             row = { i in cells(columns.map { $0.value(all[i]) }, widths) }
         }

@@ -9,7 +9,12 @@ enum Key: Equatable {
 /// each, its sort, what is open (a request's diagram, the keys' help, the filter prompt) and the
 /// label filter. ``handle(_:rows:)`` returns what the shell must do; drawing is ``BrowserScreen``'s.
 struct BrowserState: Equatable {
-    enum Pane: Int, CaseIterable { case requests, tasks, gate }
+    enum Pane: Int, CaseIterable { case requests, tasks, gate, warnings }
+    /// Where Enter on a warning goes: a pane and a row of it (in its order without a filter).
+    struct Jump: Equatable {
+        var pane: Pane
+        var row: Int
+    }
     enum Mode: Equatable {
         case browse
         /// The diagram of the request at this index of the filtered requests, scrolled.
@@ -21,7 +26,7 @@ struct BrowserState: Equatable {
     enum Outcome: Equatable { case redraw, quit }
 
     var pane = Pane.requests
-    var selected: [Pane: Int] = [.requests: 0, .tasks: 0, .gate: 0]
+    var selected: [Pane: Int] = [.requests: 0, .tasks: 0, .gate: 0, .warnings: 0]
     var mode = Mode.browse
     var filter = ""
     /// A live view (its data changes while it is shown); only then does `p` pause it.
@@ -34,6 +39,8 @@ struct BrowserState: Equatable {
     var sort: [Pane: BrowserSort] = [:]
     /// How many columns of each pane sort, set by the shell before each key.
     var sortable: [Pane: Int] = [:]
+    /// Where each row of the warnings pane jumps (`nil`: nowhere), set by the shell before each key.
+    var jumps: [Jump?] = []
 
     /// Handles one key; `rows` is how many list rows (or diagram lines) the screen shows.
     mutating func handle(_ key: Key, rows: Int) -> Outcome {
@@ -91,6 +98,12 @@ struct BrowserState: Equatable {
             case .end: selected[pane] = max(0, count - 1)
             case .enter:
                 if pane == .requests && count > 0 { mode = .diagram(request: current, scroll: 0) }
+                // A warning opens the row it names; the filter goes, so that the row is there.
+                if pane == .warnings, jumps.indices.contains(current), let jump = jumps[current] {
+                    filter = ""
+                    pane = jump.pane
+                    selected[jump.pane] = jump.row
+                }
             default: break
             }
         }
