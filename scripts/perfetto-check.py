@@ -23,6 +23,10 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools_pipe import Browser  # noqa: E402
+
 QUERIES = {
     "slices": "select count(*) as n from slice",
     "unfinished": "select count(*) as n from slice where dur = -1",
@@ -54,54 +58,6 @@ def serve(ui, trace):
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
-
-
-class Browser:
-    """Headless Chromium with the DevTools protocol on fds 3 (commands) and 4 (replies)."""
-
-    def __init__(self, chromium, profile):
-        commands_r, self.commands = os.pipe()
-        self.replies, replies_w = os.pipe()
-
-        def wire():
-            os.dup2(commands_r, 3)
-            os.dup2(replies_w, 4)
-
-        self.process = subprocess.Popen(
-            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--no-first-run", "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=wire, close_fds=False)
-        os.close(commands_r)
-        os.close(replies_w)
-        self.buffer = b""
-        self.next_id = 0
-
-    def call(self, method, params=None, session=None, timeout=30):
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.commands, json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            while b"\0" in self.buffer:
-                raw, self.buffer = self.buffer.split(b"\0", 1)
-                reply = json.loads(raw)
-                if reply.get("id") == self.next_id:
-                    if "error" in reply:
-                        raise RuntimeError(f"{method}: {reply['error']}")
-                    return reply["result"]
-            if time.monotonic() > deadline:
-                raise TimeoutError(method)
-            chunk = os.read(self.replies, 1 << 16)
-            if not chunk:
-                raise RuntimeError("chromium exited")
-            self.buffer += chunk
-
-    def close(self):
-        self.process.kill()
-        self.process.wait()
 
 
 def main():

@@ -233,42 +233,32 @@ struct BrowserScreen {
         let row: (Int) -> String
         let head: String
         // The selection marker and, with several runtimes, the runtime lead every row.
-        let room = width - 2 - (data.gates.count > 1 ? data.runtimeWidth : 0)
         let sort = state.sort[state.pane]
         switch state.pane {
-        case .requests:
-            let columns = requestColumns
-            let widths = BrowserColumn.widths(of: columns, fitting: room)
-            head = "  " + runtimeHead + heads(columns, widths, sort)
-            let all = requests(state)
-            count = all.count
-            row = { i in runtimeColumn(all[i].runtime) + cells(columns.map { $0.value(all[i]) }, widths) }
-        case .tasks:
-            let columns = taskColumns
-            let widths = BrowserColumn.widths(of: columns, fitting: room)
-            head = "  " + runtimeHead + heads(columns, widths, sort)
-            let all = tasks(state)
-            count = all.count
-            row = { i in runtimeColumn(all[i].runtime) + cells(columns.map { $0.value(all[i]) }, widths) }
-        case .gate:
-            let columns = gateColumns
-            let widths = BrowserColumn.widths(of: columns, fitting: width - 2)
-            head = "  " + heads(columns, widths, sort)
-            let all = gates(state)
-            count = all.count
-            row = { i in cells(columns.map { $0.value(all[i]) }, widths) }
-        case .warnings:
-            let columns = warningColumns
-            let widths = BrowserColumn.widths(of: columns, fitting: width - 2)
-            head = "  " + heads(columns, widths, sort)
-            let all = warnings(state)
-            count = all.count
-            row = { i in cells(columns.map { $0.value(all[i]) }, widths) }
+        case .requests: (head, count, row) = list(requestColumns, requests(state), sort, runtime: \.runtime)
+        case .tasks: (head, count, row) = list(taskColumns, tasks(state), sort, runtime: \.runtime)
+        case .gate: (head, count, row) = list(gateColumns, gates(state), sort, runtime: nil)
+        case .warnings: (head, count, row) = list(warningColumns, warnings(state), sort, runtime: nil)
         }
         if count == 0 { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
         // Keep the selection in view.
         let top = max(0, min(selected - bodyRows / 2, count - bodyRows))
         return [head] + (top..<min(count, top + bodyRows)).map { ($0 == selected ? "> " : "  ") + row($0) }
+    }
+
+    /// A pane's column heads, row count and row maker: `columns` fitted to the width (after the
+    /// selection marker and, for a pane whose rows have a `runtime` in a trace of several, the
+    /// runtime's column).
+    private func list<Row>(
+        _ columns: [BrowserColumn<Row>], _ all: [Row], _ sort: BrowserSort?, runtime: ((Row) -> RuntimeKey)?
+    ) -> (String, Int, (Int) -> String) {
+        let leads = runtime != nil && data.gates.count > 1
+        let widths = BrowserColumn.widths(of: columns, fitting: width - 2 - (leads ? data.runtimeWidth : 0))
+        let head = "  " + (leads ? runtimeHead : "") + heads(columns, widths, sort)
+        return (
+            head, all.count,
+            { i in (leads ? runtimeColumn(runtime!(all[i])) : "") + cells(columns.map { $0.value(all[i]) }, widths) }
+        )
     }
 
     /// With several runtimes, ids repeat: the requests and tasks panes then lead with the runtime.
