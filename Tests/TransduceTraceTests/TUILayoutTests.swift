@@ -122,6 +122,21 @@ nonisolated enum Warned: Transducer {
         #expect(below[rule + 1].hasPrefix("gate of runtime 1"))
         #expect(below.contains { $0.hasPrefix("  queue depth over the trace (deepest ") })
 
+        // The gate's histograms count every cycle once (its wait and its hold), row by row; the
+        // top holders' cycles add up to the cycles of the events they name.
+        let trace = try! JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
+        let cycles = trace.events.filter { $0.kind == .cycleEnter }.count
+        let gateDetail = Self.screen(width: 200, height: 60).lines(state).map {
+            $0.split(separator: "│").last.map(String.init) ?? ""
+        }
+        #expect(gateDetail.contains { $0.hasPrefix("  waits for the gate (\(cycles))") }, "\(gateDetail.joined(separator: "\n"))")
+        #expect(gateDetail.contains { $0.hasPrefix("  holds of the gate (\(cycles))") })
+        let histogramRows = gateDetail.filter { $0.hasPrefix("    ") && $0.contains("µs–") || $0.contains("ms–") }
+        let counted = histogramRows.compactMap { row in row.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+        #expect(counted.reduce(0, +) == 2 * cycles, "\(histogramRows)")
+        let syncPrices = trace.events.filter { $0.kind == .transduce && $0.step == 0 && $0.label == "syncPrices" }.count
+        #expect(gateDetail.contains { $0.hasPrefix("    syncPrices") && $0.contains("  \(syncPrices)  ") })
+
         let small = Self.screen(width: 120, height: 24).lines(BrowserState())
         #expect(!small.contains { $0.contains("│") || $0.hasPrefix("request #17") })
     }

@@ -41,6 +41,13 @@ struct BrowserData {
         var waitP99s: [UInt64]
         /// What the runtime's contention report warns of (long holds, a runaway or growing queue).
         var warnings: [AnalysisWarning] = []
+        /// How long admissions waited for the gate, and how long cycles held it: counts per
+        /// power-of-two range of nanoseconds, smallest first (empty in a preview).
+        var waitRanges: [(lower: UInt64, upper: UInt64, count: UInt64)] = []
+        var holdRanges: [(lower: UInt64, upper: UInt64, count: UInt64)] = []
+        /// The events whose cycles held the gate longest in all, at most five: label, cycles,
+        /// total and longest hold.
+        var topHolders: [(label: String, cycles: Int, total: UInt64, longest: UInt64)] = []
     }
 
     /// A warning of the warnings pane, with the runtime it is about (a growing queue names none:
@@ -287,7 +294,13 @@ struct GateBuilder {
             runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
             waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
             holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
-            waitP99s: p99s, warnings: preview ? [] : report.warnings)
+            waitP99s: p99s, warnings: preview ? [] : report.warnings,
+            waitRanges: preview ? [] : report.waits.powerOfTwoRanges, holdRanges: preview ? [] : report.holds.powerOfTwoRanges,
+            topHolders: preview
+                ? []
+                : report.holdByLabel.sorted { ($0.value.total, $1.key) > ($1.value.total, $0.key) }.prefix(5).map {
+                    ($0.key, $0.value.count, $0.value.total, $0.value.max)
+                })
     }
 }
 

@@ -222,8 +222,42 @@ struct BrowserScreen {
                 "  " + sparkline(g.depths.map(UInt64.init)),
                 "  wait p99 over the trace (highest \(duration(g.waitP99s.max() ?? 0)))",
                 "  " + sparkline(g.waitP99s),
-            ]
+            ] + histogram("waits for the gate", g.waitRanges, width: width)
+                + histogram("holds of the gate", g.holdRanges, width: width)
+                + holders(g.topHolders)
         }
+    }
+
+    /// The top holders as a table: label, total held, cycles, longest hold.
+    private func holders(_ top: [(label: String, cycles: Int, total: UInt64, longest: UInt64)]) -> [String] {
+        guard !top.isEmpty else { return [] }
+        let rows =
+            [["event", "held in all", "cycles", "longest"]]
+            + top.map { [$0.label, duration($0.total), "\($0.cycles)", duration($0.longest)] }
+        let widths = (0..<4).map { c in min(32, rows.map { $0[c].displayColumns }.max() ?? 0) + 2 }
+        return ["", "  top holders of the gate"] + rows.map { "    " + cells($0, widths) }
+    }
+
+    /// A histogram drawn in the terminal: a row per power-of-two range (`1.02µs–2.05µs`) with a
+    /// bar as long as its count is large, relative to the largest, and the count.
+    private func histogram(_ title: String, _ ranges: [(lower: UInt64, upper: UInt64, count: UInt64)], width: Int)
+        -> [String]
+    {
+        guard !ranges.isEmpty else { return [] }
+        let dash = ascii ? "-" : "–"
+        let labels = ranges.map { "\(duration($0.lower))\(dash)\(duration($0.upper))" }
+        let labelWidth = labels.map(\.displayColumns).max() ?? 0
+        let counts = ranges.map { String($0.count) }
+        let countWidth = counts.map(\.count).max() ?? 0
+        let room = max(1, width - 4 - labelWidth - 1 - countWidth - 1)
+        let top = max(1, ranges.map(\.count).max() ?? 1)
+        let full = ascii ? "#" : "█"
+        return ["", "  \(title) (\(ranges.reduce(0) { $0 + $1.count }))"]
+            + zip(labels, zip(ranges, counts)).map { label, pair in
+                let bar = String(repeating: full, count: max(pair.0.count > 0 ? 1 : 0, Int(pair.0.count * UInt64(room) / top)))
+                return "    " + label + String(repeating: " ", count: labelWidth - label.displayColumns) + " "
+                    + String(repeating: " ", count: countWidth - pair.1.count) + pair.1 + " " + bar
+            }
     }
 
     private func body(_ state: BrowserState) -> [String] {
