@@ -79,7 +79,8 @@ enum TUICommand: Subcommand {
             var lines: [String] = []
             for pane in BrowserState.Pane.allCases {
                 state.pane = pane
-                let screen = BrowserScreen(data: data, title: title, width: width, height: 10_000, ascii: ascii)
+                var screen = BrowserScreen(data: data, title: title, width: width, height: 10_000, ascii: ascii)
+                screen.showsDetail = false
                 state.selected[pane] = -1
                 // Blank lines dropped, trailing blanks cut (byte-wise: a pane is 10,000 lines).
                 lines += screen.lines(state).dropFirst(pane == .requests ? 0 : 1).filter { $0.utf8.contains { $0 != 0x20 } }

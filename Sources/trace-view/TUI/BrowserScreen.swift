@@ -12,6 +12,9 @@ struct BrowserScreen {
     var status = ""
     /// A live view's aggregates over the whole stream, shown in the rule under the header.
     var totals = ""
+    /// Whether the selected row's detail is shown where there is room (not in the panes printed
+    /// to a pipe, which have no selection).
+    var showsDetail = true
 
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
@@ -128,6 +131,7 @@ struct BrowserScreen {
     /// ``detailBelowFrom`` rows (half the rows each), nowhere on a smaller screen.
     private func browse(_ state: BrowserState) -> [String] {
         let rows = bodyRows + 1
+        guard showsDetail else { return body(state) }
         if width >= Self.detailBesideFrom {
             var list = self
             list.width = max(90, width * 11 / 20)
