@@ -45,15 +45,11 @@ final class StoreLog<Event: Sendable, State: Sendable>: RuntimeObserver, Sendabl
     }
 
     let contents = Mutex(Contents())
-    /// Reads the host's state on its isolation; set once, right after the host is made.
-    private let stateReader = Mutex<(@Sendable () -> State?)?>(nil)
-
-    func connect(_ reader: @escaping @Sendable () -> State?) { stateReader.withLock { $0 = reader } }
 
     // MARK: RuntimeObserver
 
-    func transduced(_ event: Event, _ step: ObservedStep) {
-        guard let state = stateReader.withLock({ $0 })?() else { return }
+    func transduced(_ event: Event, state: Any, _ step: ObservedStep) {
+        guard let state = state as? State else { return }
         wake(
             contents.withLock { c in
                 c.steps.append(Step(event: event, state: state, observed: step))

@@ -71,8 +71,6 @@ where
         let runtime = BaseRuntime<T>(
             initialState: initialState, env: env, initialEvent: nil, instrument: recorder, observer: log,
             queueCapacity: BaseRuntime<T>.defaultQueueCapacity, stepLimit: BaseRuntime<T>.defaultStepLimit)
-        // Steps run on the runtime's isolation, where its state can be read.
-        log.connect { [weak runtime] in runtime?.assumeIsolated { $0.state } }
         self.log = log
         self.recorder = recorder
         self.runtime = runtime

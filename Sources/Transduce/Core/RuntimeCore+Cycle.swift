@@ -185,9 +185,10 @@ extension RuntimeCore {
     @inline(__always)
     @inlinable
     func observe(_ event: T.Event, _ context: inout CycleContext) {
-        guard let observer else { return }
+        guard let observer, let state = hooks?.state() else { return }
         observer.transduced(
-            event, ObservedStep(cycle: context.cycle, step: context.step, style: context.style, origin: context.origin))
+            event, state: state,
+            ObservedStep(cycle: context.cycle, step: context.step, style: context.style, origin: context.origin))
     }
 
     /// Interprets the effect of a chain's event. An inline caller without a waiter gets one

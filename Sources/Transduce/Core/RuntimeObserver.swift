@@ -12,9 +12,10 @@
 package protocol RuntimeObserver<Event>: AnyObject, Sendable {
     associatedtype Event
 
-    /// `event` was just transduced, on the host's isolation, before its effect runs: the state
-    /// the host holds now is the state this step committed.
-    func transduced(_ event: Event, _ step: ObservedStep)
+    /// `event` was just transduced, on the host's isolation, before its effect runs; `state` is
+    /// the state this step committed (the host's `State`, read through its hooks as a
+    /// state-capturing instrument reads it).
+    func transduced(_ event: Event, state: Any, _ step: ObservedStep)
     /// A managed task started, during the effect of the step reported last.
     func taskStarted(_ task: ObservedTask)
     /// The body of managed task `instance` ended (its result already handed to the runtime).
