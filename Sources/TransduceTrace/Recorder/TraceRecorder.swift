@@ -113,22 +113,17 @@ public final class TraceRecorder: RuntimeInstrument {
 
     /// With state capture on (``PayloadCapture/state``): a `cycleLeave`, with the text of the
     /// state the cycle committed kept beside it as its payload.
-    public func record(_ event: RuntimeEvent, state: Any) {
-        if ringEnabled.load(ordering: .relaxed) {
-            var raw = encode(event)
-            if let capture = payloadCapture?.state, let payloads, let text = capture(state) {
-                raw.label2 = payloads.store(text)
-            }
-            keep(raw)
-        }
-        if feedsLTTng && clttng_any_enabled() != 0 { LTTngSink.emit(event) }
-    }
+    public func record(_ event: RuntimeEvent, state: Any) { record(event) { $0.state?(state) } }
 
     /// With payload capture on: the event, with its payload's redacted text kept beside it.
-    public func record(_ event: RuntimeEvent, payload: any Sendable) {
+    public func record(_ event: RuntimeEvent, payload: any Sendable) { record(event) { $0.redact(payload) } }
+
+    /// The event, with the text `capture` makes of what it carries kept beside it (in the ring
+    /// only: LTTng events have no field for it).
+    private func record(_ event: RuntimeEvent, text capture: (PayloadCapture) -> String?) {
         if ringEnabled.load(ordering: .relaxed) {
             var raw = encode(event)
-            if let payloadCapture, let payloads, let text = payloadCapture.redact(payload) {
+            if let payloadCapture, let payloads, let text = capture(payloadCapture) {
                 raw.label2 = payloads.store(text)
             }
             keep(raw)
