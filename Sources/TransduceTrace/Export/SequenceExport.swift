@@ -89,16 +89,16 @@ public enum SequenceExport {
     }
 
     /// The lines a streaming export hands out, in one array.
-    private static func collected(_ export: ((String) -> Void) -> Void) -> [String] {
+    static func collected(_ export: ((String) -> Void) -> Void) -> [String] {
         var lines: [String] = []
         export { lines.append($0) }
         return lines
     }
 
-    /// `text` cut to ``maxTextCharacters``.
-    static func cut(_ text: String) -> String {
-        guard text.utf8.count > maxTextCharacters, text.count > maxTextCharacters else { return text }
-        return String(text.prefix(maxTextCharacters - 1)) + "…"
+    /// `text` cut to `limit` characters (``maxTextCharacters`` by default), ending with `…`.
+    static func cut(_ text: String, to limit: Int = maxTextCharacters) -> String {
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        return String(text.prefix(limit - 1)) + "…"
     }
 
     /// A lane's name: its lifeline's, with its runtime when the diagram has several.

@@ -52,7 +52,7 @@ extension SequenceExport {
             let y = top + L.rowHeight * row
             row += 1
             let text = xmlText(cut(m.text))
-            let style = svgClass(m.style)
+            let style = m.style.rawValue
             if m.style == .banner {
                 emit(#"<line class="banner" x1="\#(L.margin)" y1="\#(y)" x2="\#(width - L.margin)" y2="\#(y)"/>"#)
                 emit(#"<text class="banner" x="\#(width / 2)" y="\#(y - 5)" text-anchor="middle">\#(text)</text>"#)
@@ -76,22 +76,7 @@ extension SequenceExport {
 
     /// The ``svg(index:indices:maxTasks:_:)`` document in one array of lines.
     public static func svg(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
-        var lines: [String] = []
-        svg(index: index, indices: indices, maxTasks: maxTasks) { lines.append($0) }
-        return lines
-    }
-
-    /// The class of a message's style: its colour and dash in ``svgStyle``.
-    static func svgClass(_ style: Interaction.Style) -> String {
-        switch style {
-        case .dispatch: "dispatch"
-        case .gate: "gate"
-        case .task: "task"
-        case .resume: "resume"
-        case .error: "error"
-        case .quiet: "quiet"
-        case .banner: "banner"
-        }
+        collected { svg(index: index, indices: indices, maxTasks: maxTasks, $0) }
     }
 
     /// The styles and arrowheads: the Okabe–Ito palette (told apart by people with any colour
@@ -134,11 +119,6 @@ extension SequenceExport {
         css.append("</defs>")
         return css
     }()
-
-    /// `text` cut to `limit` characters, ending with `…`.
-    static func cut(_ text: String, to limit: Int) -> String {
-        text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
-    }
 
     /// Text for XML character data or an attribute: one line, control and bidi characters
     /// replaced (``oneLine(_:)``), the characters XML 1.0 forbids replaced with `?`, and the

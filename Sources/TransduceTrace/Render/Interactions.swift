@@ -7,7 +7,8 @@ package enum Participant: Hashable, Sendable {
 /// One message or note of a sequence diagram, independent of how it is drawn (text, Mermaid,
 /// PlantUML): the shared model of every sequence renderer.
 package struct Interaction: Sendable {
-    package enum Style: Sendable {
+    /// Named as the SVG export's classes name them.
+    package enum Style: String, Sendable {
         case dispatch, gate, task, resume, error, quiet, banner
     }
 
