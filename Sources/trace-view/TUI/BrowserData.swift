@@ -57,13 +57,13 @@ struct BrowserData {
         var runtime: RuntimeKey
     }
 
-    /// What the task report warns of (tasks that never settled or have no recorded end, churn).
-    var taskWarnings: [AnalysisWarning] = []
+    /// Every warning: each gate's, then the tasks' (made once: the screen reads it on every draw).
+    let warnings: [Warning]
 
-    /// Every warning: each gate's, then the tasks'.
-    var warnings: [Warning] {
+    /// The gates' warnings with their runtimes, then `tasks` (the task report's) with theirs.
+    static func warnings(gates: [Gate], tasks: [AnalysisWarning]) -> [Warning] {
         gates.flatMap { g in g.warnings.map { Warning(warning: $0, runtime: g.runtime) } }
-            + taskWarnings.map { w in
+            + tasks.map { w in
                 switch w.finding {
                 case .neverSettled(let t), .noEndRecorded(let t, _): Warning(warning: w, runtime: t.runtime)
                 case .switchToLatestChurn(let runtime, _, _, _): Warning(warning: w, runtime: runtime)
@@ -130,7 +130,6 @@ struct BrowserData {
         self.requests = requests
         let taskReport = TaskReport(index: index)
         tasks = taskReport.rows
-        taskWarnings = taskReport.warnings
         // Each runtime's gate is the contention report of its events alone, made one runtime at
         // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)
         // of thousands of runtimes would hold them all at once.
@@ -143,6 +142,7 @@ struct BrowserData {
             return builder.gate(runtime: key, host: trace.hosts[key.process] ?? "")
         }
         runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
+        warnings = Self.warnings(gates: gates, tasks: taskReport.warnings)
     }
 
     /// The most buckets a gate's timelines have (a sparkline's characters).
@@ -210,7 +210,7 @@ struct BrowserData {
         self.requests = requests
         self.tasks = tasks
         self.gates = gates
-        self.taskWarnings = taskWarnings
+        warnings = Self.warnings(gates: gates, tasks: taskWarnings)
         runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
     }
 
