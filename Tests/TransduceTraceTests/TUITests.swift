@@ -115,7 +115,9 @@ import TransduceTraceCTF
         try session.keys("j", "j")
         try expectGolden(try await session.screen(containing: "> 15 "), "tui-moved.txt")
         try session.keys("Enter")
-        try expectGolden(try await session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
+        // The list's detail already shows the breakdown: the diagram's own footer says it opened.
+        try expectGolden(
+            try await session.screen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
         try session.keys("Escape", "/", "r", "e", "f", "Enter")
         try expectGolden(try await session.screen(containing: "filter \"ref\""), "tui-filter.txt")
         try session.keys("Tab")
@@ -157,7 +159,8 @@ import TransduceTraceCTF
         _ = try await session.screen(containing: "admissionWait")
         #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.keys("j", "j", "Enter")
-        try expectGolden(try await session.screen(containing: "Latency of send(ping) dispatch #15"), "tui-request.txt")
+        try expectGolden(
+            try await session.screen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
         try session.keys("q", "q")
         let (status, restored) = try await session.ended()
         #expect(status == 0)
