@@ -7,7 +7,9 @@ it differs from its corner pixel (`screenshot`: width, height, distinct colours 
 corner's RGB, the fraction of pixels unlike the corner's).
 
 Usage: browser-check.py FILE [--eval JS] [--screenshot PNG] [--width W] [--height H] [--seconds S]
-                        [--dark]
+                        [--dark] [--fragment F]
+
+--fragment opens FILE#F (the fragment is not a request of its own).
 
 Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe) and the PNG is
 decoded with zlib, so nothing beyond the Python standard library is needed. Exit status: 0 with
@@ -93,6 +95,7 @@ def main():
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--dark", action="store_true", help="emulate prefers-color-scheme: dark")
+    parser.add_argument("--fragment", default=None, help="open FILE#FRAGMENT")
     args = parser.parse_args()
     chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if not chromium:
@@ -112,7 +115,7 @@ def main():
         if args.dark:
             browser.call("Emulation.setEmulatedMedia",
                          {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}, session)
-        browser.call("Page.navigate", {"url": url}, session)
+        browser.call("Page.navigate", {"url": url + ("#" + args.fragment if args.fragment else "")}, session)
         try:
             browser.wait_for("Page.loadEventFired", args.seconds)
         except TimeoutError:
@@ -142,7 +145,7 @@ def main():
                 out["errors"].append("log: " + params["entry"].get("text", "")[:2000])
             elif method == "Network.requestWillBeSent":
                 requested = params.get("request", {}).get("url", "")
-                if requested != url:
+                if requested.split("#")[0] != url:
                     out["requests"].append(requested)
     finally:
         browser.close()

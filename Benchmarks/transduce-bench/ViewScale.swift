@@ -49,6 +49,9 @@ enum ViewScale {
         // With no terminal it prints every pane whole: its cost bounds the first screen's.
         Command(key: "tui") { t, _, _ in ["tui", t] },
         Command(key: "csv_requests") { t, s, _ in ["export", "--format", "csv", "--table", "requests", "--output", s, t] },
+        // The HTML page: the tui's passes, the cycles' timeline, the first 100 diagrams through the
+        // trace's index (kept by the sequence runs above).
+        Command(key: "report") { t, s, _ in ["report", "--output", s, t] },
     ]
 
     /// What one run took, or why it failed.

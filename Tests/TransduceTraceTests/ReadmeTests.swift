@@ -129,7 +129,7 @@ import TraceTooling
         let start = try #require(lines.firstIndex(of: "SYNOPSIS:"), "--help has no SYNOPSIS section")
         let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
         let synopsis = lines[(start + 1)..<end].joined(separator: "\n")
-        #expect(synopsis.split(separator: "\n").filter { $0.hasPrefix("trace-view ") }.count == 11)
+        #expect(synopsis.split(separator: "\n").filter { $0.hasPrefix("trace-view ") }.count == 12)
         let text = try String(contentsOfFile: Self.root + "/" + file, encoding: .utf8)
         let section = try #require(text.range(of: heading), "\(file) has no \(heading)")
         let open = try #require(text.range(of: "```\n", range: section.upperBound..<text.endIndex))

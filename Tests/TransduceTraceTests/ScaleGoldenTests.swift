@@ -3,6 +3,7 @@ import Testing
 import TraceGenerator
 
 @testable import TransduceTrace
+@testable import trace_view
 
 /// Every view of a generated 1M-event trace is what it was: the demo fixture's run repeated by
 /// 16 runtimes in 2 processes (``TraceGenerator``, the benchmark's scale traces; the same trace
@@ -34,7 +35,6 @@ import TraceGenerator
             #expect(run.status == 0, "\(view.name): \(run.err)")
             digest += Self.digest(view.name, run.out)
         }
-        try expectGolden(digest, "scale-1m.txt")
         // The chart through the index: built by this run, then kept from it.
         let whole = try await traceViewAsync(sequence.prefix(1) + ["--no-index"] + sequence.dropFirst() + [file])
         #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
@@ -42,6 +42,37 @@ import TraceGenerator
             let indexed = try await traceViewAsync(sequence + [file])
             #expect(indexed.status == 0 && indexed.out == whole.out, "\(pass): \(indexed.err)")
             #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
+        }
+        // The report (once the index is kept: its diagrams are read through it): its data
+        // pinned, and a real browser draws what it says it drew.
+        let page = directory.file("1m.html")
+        let report = try await traceViewAsync(["report", "--output", page, file])
+        #expect(report.status == 0, "report: \(report.err)")
+        let model = try ReportPage.model(in: String(contentsOfFile: page, encoding: .utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        digest += Self.digest("report model", String(decoding: try encoder.encode(model), as: UTF8.self))
+        try expectGolden(digest, "scale-1m.txt")
+        #expect(model.requests.count == ReportModel.Limits().requests && model.summary.requests > model.requests.count)
+        #expect(model.tasks.count == ReportModel.Limits().tasks && model.summary.tasks > model.tasks.count)
+        #expect(model.cycles.count == ReportModel.Limits().cycles && !model.density.isEmpty)
+        #expect(model.aggregated.count == 4 && Set(model.runtimes.map(\.pid)).count == 2)
+        if ReportTests.hasBrowser {
+            let seen = try await ReportTests.open(page, eval: ReportTests.drawn, screenshot: directory.file("1m.png"))
+            let drawn = try ReportTests.decode(seen.value)
+            #expect(drawn["spans"] as? Int == model.requests.count, "\(drawn)")
+            #expect(drawn["requestRows"] as? Int == model.requests.count, "\(drawn)")
+            #expect(drawn["taskRows"] as? Int == model.tasks.count, "\(drawn)")
+            #expect(drawn["cycles"] as? Int == model.cycles.count, "\(drawn)")
+            #expect(drawn["aggregated"] as? Int == model.aggregated.count, "\(drawn)")
+            #expect((seen.screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(seen.screenshot)")
+            // The slowest request's diagram, through the fragment.
+            let slowest = try #require(model.requests.first)
+            let opened = try await ReportTests.open(
+                page, eval: ReportTests.detail, fragment: "request=\(slowest.runtime).\(slowest.dispatch)")
+            let detail = try ReportTests.decode(opened.value)
+            #expect(detail["request"] as? String == "\(slowest.runtime).\(slowest.dispatch)", "\(detail)")
+            #expect((detail["arrows"] as? Int ?? 0) > 3, "\(detail)")
         }
     }
 

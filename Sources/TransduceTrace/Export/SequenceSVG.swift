@@ -124,7 +124,7 @@ extension SequenceExport {
     /// replaced (``oneLine(_:)``), the characters XML 1.0 forbids replaced with `?`, and the
     /// markup characters escaped. A label can hold anything; the document must still parse and
     /// must never carry markup of the label's making.
-    static func xmlText(_ text: String) -> String {
+    package static func xmlText(_ text: String) -> String {
         var out = ""
         for c in text {
             if let replaced = oneLine(c) {

@@ -7,6 +7,7 @@ enum Registry {
         [
             DemoCommand.self, SequenceCommand.self, ContentionCommand.self, TasksCommand.self, SummaryCommand.self,
             SlowCommand.self, CheckCommand.self, ExportCommand.self, RecordCommand.self, LiveCommand.self, TUICommand.self,
+            ReportCommand.self,
         ]
     }
 

@@ -48,6 +48,15 @@ struct BrowserData {
         /// The events whose cycles held the gate longest in all, at most five: label, cycles,
         /// total and longest hold.
         var topHolders: [(label: String, cycles: Int, total: UInt64, longest: UInt64)] = []
+        /// Likewise the actions (effects by kind and task) that held it longest in all.
+        var topActions: [(label: String, cycles: Int, total: UInt64, longest: UInt64)] = []
+        /// The longest waits for the gate, longest first, with the cycles that held it meanwhile.
+        var longestWaits: [ContentionReport.Wait] = []
+        /// The queue depth over time unmerged: the deepest of each bucket of `depthWidth` ns
+        /// from `depthStart`.
+        var depthBuckets: [UInt32] = []
+        var depthStart: UInt64 = 0
+        var depthWidth: UInt64 = 0
     }
 
     /// A warning of the warnings pane, with the runtime it is about (a growing queue names none:
@@ -158,20 +167,26 @@ struct BrowserData {
         return (depths, waits?.p99s(group: group, count: depths.count) ?? [])
     }
 
-    /// The sequence diagram of one request's lifecycle, at `width` columns.
-    func diagram(of request: Request, options: RenderOptions) -> [String] {
+    /// The events around one request's lifecycle, indexed, with the positions of its chart's:
+    /// from the held index, the trace file's index, or its runtime's stretch read back (as
+    /// `sequence --request`); nil when the trace cannot be read again.
+    func lifecycle(of request: Request) -> (index: TraceIndex, indices: [Int])? {
         var index = self.index
         if index == nil, let lifecycle, let events = try? lifecycle(request) {
             index = TraceIndex(events)
         } else if index == nil, let reread {
-            // Streamed: the request's stretch of its runtime, read back (as sequence --request).
             let found = try? LifecycleWindow.find(dispatch: request.dispatch, read: reread)
             if let stretch = found?.stretches[request.runtime] {
                 index = try? TraceIndex(LifecycleWindow.events(runtime: request.runtime, in: stretch, read: reread))
             }
         }
-        guard let index else { return ["(the trace could not be read again)"] }
-        let indices = index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch)
+        guard let index else { return nil }
+        return (index, index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch))
+    }
+
+    /// The sequence diagram of one request's lifecycle, at `width` columns.
+    func diagram(of request: Request, options: RenderOptions) -> [String] {
+        guard let (index, indices) = lifecycle(of: request) else { return ["(the trace could not be read again)"] }
         var lines: [String] = []
         SequenceDiagram(index: index, options: options, origin: start).render(indices, progress: { _ in }) { lines.append($0) }
         if let breakdown = index.latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch) {
@@ -296,11 +311,20 @@ struct GateBuilder {
             holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
             waitP99s: p99s, warnings: preview ? [] : report.warnings,
             waitRanges: preview ? [] : report.waits.powerOfTwoRanges, holdRanges: preview ? [] : report.holds.powerOfTwoRanges,
-            topHolders: preview
-                ? []
-                : report.holdByLabel.sorted { ($0.value.total, $1.key) > ($1.value.total, $0.key) }.prefix(5).map {
-                    ($0.key, $0.value.count, $0.value.total, $0.value.max)
-                })
+            topHolders: preview ? [] : Self.top(report.holdByLabel),
+            topActions: preview ? [] : Self.top(report.holdByEffect),
+            longestWaits: preview ? [] : report.longestWaits,
+            depthBuckets: preview ? [] : Array(report.depth.buckets.prefix(report.depth.used)),
+            depthStart: report.depth.start ?? 0, depthWidth: report.depth.width)
+    }
+
+    /// The five that held the gate longest in all, longest first (ties by name).
+    static func top(_ aggregates: [String: ContentionReport.Aggregate]) -> [(
+        label: String, cycles: Int, total: UInt64, longest: UInt64
+    )] {
+        aggregates.sorted { ($0.value.total, $1.key) > ($1.value.total, $0.key) }.prefix(5).map {
+            ($0.key, $0.value.count, $0.value.total, $0.value.max)
+        }
     }
 }
 

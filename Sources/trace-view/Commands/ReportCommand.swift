@@ -1,0 +1,82 @@
+import TransduceTrace
+
+/// `trace-view report`: one self-contained HTML page of a trace (``ReportModel`` drawn by
+/// ``ReportPage``), read as a stream in memory that follows what the page holds, not the trace.
+enum ReportCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "report", abstract: "One self-contained HTML page: timeline, requests, gate, tasks, warnings",
+        options: [
+            OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)")
+        ] + OptionSpec.selection,
+        discussion: """
+            Writes one HTML file with everything inline (styles, script, SVG; no network, no
+            fonts) that opens from disk in any current browser: a timeline of each runtime's gate
+            cycles (coloured by event, async ones marked), task instances and requests (zoom with
+            the wheel or + and -, pan by dragging or with the arrow keys, 0 resets); click a
+            request, or its row, for its sequence diagram and latency breakdown, with its path
+            (dispatch, cycles, tasks, resume) drawn on the timeline; the gate's wait and hold
+            histograms, hold by event and by action, the longest waits and their holders, the
+            queue depth over time; a sortable, filterable table of the requests and of the tasks
+            (policy, run time, fate, replaced by, joined by); the warnings; the summary. A page
+            holds at most the 10,000 slowest requests, the 10,000 longest-running tasks and the
+            20,000 longest cycles (the rest as the share of time they held the gate), and the
+            diagrams of the first 100 requests; its top says what was left out. page.html#request=D
+            (or #request=R.D, R the runtime's place in the summary) opens dispatch D's detail.
+            """)
+
+    static func run(_ args: Arguments) throws {
+        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        var selection = try Selection(args)
+        let output = try OutputFile(path: args.options["output"])
+        var limits = ReportModel.Limits()
+        var cycles = ReportCycles(limit: limits.cycles)
+        var data: BrowserData
+        let notes: [String]
+        if input.rereadable {
+            // A file: read as a stream, its kept index (a trace file's) found or built in the
+            // same pass for the diagrams; a second pass finds the largest parts (as tui).
+            let path = input.path
+            let allProcesses = args.flag("all-processes")
+            var first: (notes: [String], counts: TraceCounts?, index: TraceFileIndex?)?
+            let read = { (body: (TraceEvent) -> Void) throws in
+                if first == nil {
+                    first = try input.forEachIndexing(progress: Progress()) {
+                        guard selection.keep($0) else { return }
+                        body($0)
+                        cycles.consume($0)
+                    }
+                    try selection.check()
+                } else {
+                    var again = try Selection(args)
+                    try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+                }
+            }
+            data = try BrowserData(reading: read, hosts: { input.hosts }, maxRows: limits.requests)
+            let counts = first?.counts ?? TraceCounts()
+            data.lost = counts.overwritten + counts.discarded
+            notes = first?.notes ?? []
+            if let index = first?.index {
+                data.readDetails(through: index, path: path)
+            } else {
+                // Each diagram then reads the input again: as many as take about four passes of
+                // a million events.
+                limits.diagrams = max(5, min(limits.diagrams, Int(2_000_000 / max(1, data.events))))
+            }
+        } else {
+            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
+            try selection.check()
+            data = BrowserData(trace: trace)
+            for e in trace.events { cycles.consume(e) }
+            notes = trace.notes
+        }
+        cycles.finish()
+        let source = input.path == "-" ? "standard input" : (input.path.split(separator: "/").last.map(String.init) ?? input.path)
+        let (model, diagrams) = ReportModel.make(
+            data: data, cycles: cycles, source: source, hosts: input.hosts, limits: limits)
+        var page: [UInt8] = []
+        ReportPage.write(model: model, diagrams: diagrams) { page.append(contentsOf: $0.utf8) }
+        output.write(page)
+        try output.close()
+        try finish(notes: notes)
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+import TraceTooling
+
+@testable import TransduceTrace
+@testable import trace_view
+
+/// `trace-view report`: the model the page embeds is the analysed model of the trace (its
+/// requests, tasks, cycles and gates as the library's analyses find them, and pinned by a golden of
+/// its data, not its bytes); a real browser opens the page from disk with no error and no request,
+/// draws a span per request and a row per task, and shows a request's diagram on a click or
+/// through the URL's fragment; no label becomes markup.
+@Suite struct ReportTests {
+    static let hasBrowser = Subprocess.which("chromium") != nil && Subprocess.which("python3") != nil
+
+    /// The report of `input` (arguments then the trace), its page and its model.
+    static func report(_ input: [String], in directory: TemporaryDirectory) throws -> (page: String, model: ReportModel) {
+        let path = directory.file("report.html")
+        let run = try traceView(["report", "--output", path] + input)
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.isEmpty)
+        let page = try String(contentsOfFile: path, encoding: .utf8)
+        return (page, try ReportPage.model(in: page))
+    }
+
+    @Test(arguments: ["demo.jsonl", "two-runtimes.jsonl"])
+    func theEmbeddedModelIsTheAnalysedModel(_ name: String) throws {
+        let directory = TemporaryDirectory()
+        let (_, model) = try Self.report([fixtures + "/" + name], in: directory)
+        let trace = try JSONLinesReader(path: fixtures + "/" + name).readAll()
+        let events = trace.events
+        let index = TraceIndex(events)
+        let start = events.map(\.time).min() ?? 0
+        let end = events.map(\.time).max() ?? 0
+        let runtimes = Set(events.map(\.runtimeKey)).sorted()
+        #expect(model.runtimes.map(\.name) == runtimes.map(\.name))
+        #expect(model.summary.events == UInt64(events.count))
+        #expect(model.summary.span == end - start)
+        #expect(model.aggregated.isEmpty)
+
+        // Every resumed awaited request with its latency (resume − dispatch), and those waiting.
+        let resumed = index.latencyBreakdowns().map { "\($0.runtime.name) #\($0.dispatch) \($0.label) \($0.total)" }
+        let shown = model.requests.filter { !$0.waiting }.map {
+            "\(model.runtimes[$0.runtime].name) #\($0.dispatch) \($0.label) \($0.total)"
+        }
+        #expect(shown.sorted() == resumed.sorted())
+        #expect(model.summary.requests == events.filter(\.isAwaitedDispatch).count)
+        #expect(model.requests.map(\.total) == model.requests.map(\.total).sorted(by: >))
+        for request in model.requests.prefix(ReportModel.Limits().diagrams) where !request.waiting {
+            // The breakdown's parts add up to the latency, and its path runs from its dispatch
+            // to its resume.
+            let parts = try #require(request.parts)
+            #expect(parts.map(\.nanos).reduce(0, +) == request.total)
+            let path = try #require(request.path)
+            #expect(path.first?.time == request.start && path.last?.time == request.start + request.total)
+            #expect(path.contains { $0.gate })
+        }
+
+        // Every task instance as the task report has it.
+        let tasks = TaskReport(index: index).rows
+        #expect(model.tasks.count == tasks.count)
+        for (row, task) in zip(tasks, model.tasks) {
+            #expect(model.runtimes[task.runtime].name == row.runtime.name)
+            #expect(
+                [task.task, task.start + start, task.ran ?? .max, task.replacedBy]
+                    == [row.task, row.start, row.ran ?? .max, row.replacedBy])
+            #expect(
+                [task.name, task.policy, task.outcome, task.spawnedBy] == [row.name, row.policy, row.outcome, row.spawnedBy])
+            #expect(task.joinedBy == row.joinedBy)
+        }
+
+        // Every cycle: enter to leave, on its runtime's gate; its runtime's figures as the
+        // contention report finds them.
+        let enters = events.filter { $0.kind == .cycleEnter }
+        #expect(model.cycles.count == enters.count && model.summary.cycles == enters.count)
+        for (r, key) in runtimes.enumerated() {
+            var report = ContentionReport()
+            for e in events where e.runtimeKey == key { report.consume(e) }
+            let g = model.runtimes[r]
+            #expect(g.cycles == Int(report.holds.count))
+            #expect(g.waitP99 == report.waits.percentile(0.99))
+            #expect(g.longestHold == report.holds.max)
+            #expect(g.maxDepth == report.maxDepth[key] ?? 0)
+            #expect(g.waits.map(\.count).reduce(0, +) == report.waits.count)
+            let leaves = Dictionary(
+                events.filter { $0.runtimeKey == key && $0.kind == .cycleLeave }.map { ($0.cycle, $0.time) },
+                uniquingKeysWith: { a, _ in a })
+            for c in model.cycles where c.runtime == r {
+                let enter = try #require(enters.first { $0.runtimeKey == key && $0.cycle == c.cycle })
+                #expect(c.enter + start == enter.time)
+                #expect(c.held == (leaves[c.cycle] ?? end) - enter.time)
+            }
+        }
+
+        // And the same model made in this process from the same trace.
+        let data = BrowserData(trace: trace)
+        var cycles = ReportCycles(limit: ReportModel.Limits().cycles)
+        for e in events { cycles.consume(e) }
+        cycles.finish()
+        let made = ReportModel.make(data: data, cycles: cycles, source: name, hosts: trace.hosts)
+        #expect(made.model == model)
+    }
+
+    /// The demo's model, pinned: a change to what the page shows changes this golden.
+    @Test func theDemosDataIsUnchanged() throws {
+        let (_, model) = try Self.report([fixtures + "/demo.jsonl"], in: TemporaryDirectory())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try expectGolden(String(decoding: try encoder.encode(model), as: UTF8.self) + "\n", "report-demo.json")
+    }
+
+    /// Labels made to break out stay text: the model holds them whole, the page's markup has only
+    /// its own two scripts, and the browser shows them as text without running anything.
+    @Test func hostileLabelsStayText() async throws {
+        let directory = TemporaryDirectory()
+        let (page, model) = try Self.report([fixtures + "/regressions/hostile-labels.jsonl"], in: directory)
+        #expect(page.components(separatedBy: "<script").count == 3)
+        let labels = Set(model.requests.map(\.label))
+        #expect(labels.contains { $0.contains("\u{1B}") })
+        guard Self.hasBrowser else { return }
+        let seen = try await Self.open(
+            directory.file("report.html"),
+            eval: "JSON.stringify([document.scripts.length, window.pwned === undefined, document.body.dataset.ready])")
+        #expect(seen.value as? String == "[2,true,\"1\"]", "\(seen.raw)")
+    }
+
+    @Test func wrongArgumentsAreUsageErrors() throws {
+        let bad = try traceView(["report", "--format", "html", fixtures + "/demo.jsonl"])
+        #expect(bad.status == 64, "\(bad.err)")
+        let missing = try traceView(["report", fixtures + "/no-such.jsonl"])
+        #expect(missing.status != 0 && missing.err.contains("no-such"), "\(missing.err)")
+        // Standard output, when no --output is given.
+        let out = try traceView(["report", fixtures + "/demo.jsonl"])
+        #expect(out.status == 0 && out.out.hasPrefix("<!DOCTYPE html>") && out.out.hasSuffix("</html>\n"))
+    }
+
+    /// What headless Chromium saw of a page: errors, requests, the value of `eval`, the
+    /// screenshot's figures.
+    struct Seen {
+        var raw: [String: Any]
+        var value: Any? { raw["value"] }
+        var screenshot: [String: Any] { raw["screenshot"] as? [String: Any] ?? [:] }
+    }
+
+    static func open(
+        _ path: String, eval: String, fragment: String? = nil, screenshot: String? = nil, width: Int = 1400, height: Int = 1000
+    ) async throws -> Seen {
+        let python = try #require(Subprocess.which("python3"))
+        var arguments = [
+            SVGExportTests.root + "/scripts/browser-check.py", path, "--eval", eval, "--width", "\(width)", "--height",
+            "\(height)", "--seconds", "120",
+        ]
+        if let fragment { arguments += ["--fragment", fragment] }
+        if let screenshot { arguments += ["--screenshot", screenshot] }
+        let all = arguments
+        let check = try await offThePool { try Subprocess.run(python, all, output: .capture, timeout: 240) }
+        #expect(check.status == 0, "\(check.output)")
+        let line = try #require(check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(seen["loaded"] as? Bool == true)
+        #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)")
+        #expect((seen["requests"] as? [String])?.isEmpty == true, "\(seen)")
+        return Seen(raw: seen)
+    }
+
+    /// The browser's count of what the page drew: spans, task rows, and the JSON it read.
+    static let drawn = """
+        JSON.stringify({ready: document.body.dataset.ready, spans: document.querySelectorAll('#timeline rect.span').length,
+          requestRows: document.querySelectorAll('#requests-table tbody tr').length,
+          taskRows: document.querySelectorAll('#tasks-table tbody tr').length,
+          cycles: document.querySelectorAll('#timeline rect.cyc').length,
+          aggregated: document.querySelectorAll('#aggregated li').length})
+        """
+
+    /// The drawing of one request's detail: which it is, its diagram's arrows, its path's points.
+    static let detail = """
+        JSON.stringify({request: document.getElementById('detail').dataset.request || null,
+          arrows: (document.querySelector('#detail .diagram') || {shadowRoot: null}).shadowRoot
+            ? document.querySelector('#detail .diagram').shadowRoot.querySelectorAll('line.msg').length : 0,
+          points: document.querySelectorAll('#timeline .pathdot').length, hash: location.hash})
+        """
+
+    static func decode(_ value: Any?) throws -> [String: Any] {
+        let text = try #require(value as? String)
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// The demo's page in a browser: a span per request, a row per task, a non-blank screenshot;
+    /// a click on a request (a DOM event dispatched through the DevTools protocol) and the URL's
+    /// fragment each open that request's diagram, the one `export --format svg --request` draws.
+    @Test(.enabled(if: hasBrowser)) func aBrowserShowsTheDemo() async throws {
+        let directory = TemporaryDirectory()
+        let (_, model) = try Self.report([fixtures + "/demo.jsonl"], in: directory)
+        let page = directory.file("report.html")
+        let shot = directory.file("report.png")
+        let seen = try await Self.open(page, eval: Self.drawn, screenshot: shot)
+        let drawn = try Self.decode(seen.value)
+        #expect(drawn["ready"] as? String == "1")
+        #expect(drawn["spans"] as? Int == model.requests.count && model.requests.count == 12, "\(drawn)")
+        #expect(drawn["requestRows"] as? Int == model.requests.count, "\(drawn)")
+        #expect(drawn["taskRows"] as? Int == model.tasks.count && model.tasks.count == 6, "\(drawn)")
+        #expect(drawn["cycles"] as? Int == model.cycles.count, "\(drawn)")
+        #expect(drawn["aggregated"] as? Int == 0)
+        #expect(seen.screenshot["width"] as? Int == 1400)
+        #expect((seen.screenshot["colours"] as? Int ?? 0) >= 8, "\(seen.screenshot)")
+        #expect((seen.screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(seen.screenshot)")
+
+        // The slowest request of dispatch 8 (a shared fetch), by a click and by the fragment.
+        let i = try #require(model.requests.firstIndex { $0.dispatch == 8 })
+        let svg = try traceView(["export", "--format", "svg", "--request", "8", fixtures + "/demo.jsonl"])
+        let arrows = try SVGExportTests.svgCounts(SVGExportTests.Elements.parse(svg.out))["arrows"] ?? 0
+        #expect(arrows > 5)
+        let click =
+            "document.querySelector('#timeline rect.span[data-request=\"\(i)\"]').dispatchEvent(new MouseEvent('click', {bubbles: true})), "
+            + Self.detail
+        for (fragment, eval) in [(nil, click), ("request=8", Self.detail), ("request=0.8", Self.detail)] {
+            let seen = try await Self.open(page, eval: eval, fragment: fragment)
+            let detail = try Self.decode(seen.value)
+            #expect(detail["request"] as? String == "0.8", "\(fragment ?? "click"): \(detail)")
+            #expect(detail["arrows"] as? Int == arrows, "\(fragment ?? "click"): \(detail)")
+            #expect((detail["points"] as? Int ?? 0) >= 4, "\(fragment ?? "click"): \(detail)")
+            #expect(detail["hash"] as? String == "#request=0.8")
+        }
+    }
+}
