@@ -176,6 +176,27 @@ nonisolated enum Warned: Transducer {
         #expect(screen.gates(state)[state.selected[.gate]!].runtime.runtime == runtime.runtimeID.rawValue)
     }
 
+    /// On a screen with no room for a detail beside or below the list, Enter on a gate opens its
+    /// detail on the whole screen; it scrolls (never past its end) and Esc goes back to the list.
+    @Test func aSmallScreenOpensTheDetailOnEnter() {
+        let screen = Self.screen(width: 80, height: 12)
+        var state = BrowserState()
+        state.pane = .gate
+        state.counts = screen.counts(state)
+        #expect(!screen.lines(state).contains { $0.hasPrefix("gate of runtime 1") })
+        _ = state.handle(.enter, rows: 9)
+        #expect(state.mode == .detail(scroll: 0))
+        let top = screen.lines(state)
+        #expect(top[2].hasPrefix("gate of runtime 1") && top[11].hasPrefix("up/down scroll, Esc back"))
+        for _ in 0..<500 { _ = state.handle(.down, rows: 9) }
+        let bottom = screen.lines(state)
+        #expect(bottom != top && bottom[10].trimmingCharacters(in: .whitespaces).isEmpty == false, "\(bottom)")
+        _ = state.handle(.home, rows: 9)
+        #expect(screen.lines(state) == top)
+        _ = state.handle(.escape, rows: 9)
+        #expect(state.mode == .browse && state.pane == .gate)
+    }
+
     /// `s` sorts by the next column, ascending; `S` reverses it; past the last column the data's
     /// own order comes back. The rows are in the column's order (checked on the values), the
     /// head marks the sorted column, and the selection goes back to the first row.

@@ -36,16 +36,18 @@ import TransduceTraceCTF
             return result.output
         }
 
-        func start(_ trace: String, environment: String = "") throws { try run("tui \(trace)", environment: environment) }
+        func start(_ trace: String, environment: String = "", columns: Int = 120, rows: Int = 40) throws {
+            try run("tui \(trace)", environment: environment, columns: columns, rows: rows)
+        }
 
         /// Runs `trace-view ARGUMENTS` (a shell's words) in the session, with `environment`
-        /// (`NAME=VALUE` words) set for it.
-        func run(_ arguments: String, environment: String = "") throws {
+        /// (`NAME=VALUE` words) set for it, in a window of `columns` × `rows`.
+        func run(_ arguments: String, environment: String = "", columns: Int = 120, rows: Int = 40) throws {
             let binary = try #require(builtProduct("trace-view"))
             let script =
                 "stty -a > \(dir.file("before")); \(environment) \(binary) \(arguments); echo $? > \(dir.file("status")); "
                 + "stty -a > \(dir.file("after")); sleep 600"
-            _ = try tmux(["new-session", "-d", "-s", "ui", "-x", "120", "-y", "40", "/bin/sh", "-c", script])
+            _ = try tmux(["new-session", "-d", "-s", "ui", "-x", "\(columns)", "-y", "\(rows)", "/bin/sh", "-c", script])
         }
 
         func keys(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", "ui"] + keys) }
@@ -123,8 +125,8 @@ import TransduceTraceCTF
         try session.keys("Tab")
         try expectGolden(try await session.screen(containing: "[Tasks]"), "tui-tasks.txt")
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
-        // Drawn again for 80 columns: the header is cut, with its `…`.
-        let narrow = try await session.screen(containing: "[Tasks] …")
+        // Drawn again for 80 columns: the header's title is cut, with its `…`, the panes kept.
+        let narrow = try await session.screen(containing: "… |  Requests [Tasks]")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try expectGolden(narrow, "tui-80-columns.txt")
         // Sorted by run time (the fourth sortable column), longest first.
@@ -132,7 +134,8 @@ import TransduceTraceCTF
         try expectGolden(try await session.screen(containing: "ran ▼"), "tui-sorted.txt")
         // At 200 columns the names and causes get the room; the sort stays.
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "200", "-y", "50"])
-        let wide = try await session.screen(containing: "Warnings (0)  | ? keys")
+        // (The detail beside the list, which 80 columns put below it, says it is redrawn.)
+        let wide = try await session.screen(containing: "Warnings (0)  | ? keys", "│task #3 refresh")
         #expect(wide.split(separator: "\n").allSatisfy { $0.count <= 200 })
         try expectGolden(wide, "tui-200-columns.txt")
         try session.keys("?")
@@ -141,6 +144,64 @@ import TransduceTraceCTF
         let (status, restored) = try await session.ended()
         #expect(status == 0)
         #expect(restored, "stty -a differs after q")
+    }
+
+    /// Every pane with its detail, at 200 × 50 (beside the list) and at 80 × 24 (no room: Enter
+    /// opens a request's diagram, a task's or a gate's detail on the whole screen, a warning's
+    /// row), on the demo cut before its last task settled (a request still waiting, a task never
+    /// settled, so a warning).
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)), arguments: [(200, 50), (80, 24)])
+    func everyPaneWithItsDetailMatchesTheGoldens(columns: Int, rows: Int) async throws {
+        let session = Session()
+        defer { session.stop() }
+        let events = try JSONLinesReader(path: demo).readAll().events
+        let lastSettle = try #require(events.lastIndex { $0.kind == .taskSettle })
+        let path = session.dir.file("demo-cut.jsonl")
+        try TraceFileWriter.write(Trace(events: Array(events[..<lastSettle])), to: path, format: .jsonLines)
+        try session.start(path, columns: columns, rows: rows)
+        let name = { (pane: String) in "tui-\(columns)x\(rows)-\(pane).txt" }
+        let wide = columns >= 160
+        func check(_ screen: String, _ golden: String) throws {
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.allSatisfy { $0.count <= columns }, "\(golden): wider than \(columns)")
+            try expectGolden(screen, name(golden))
+        }
+        // The request still waiting comes first; its diagram beside the list, or on Enter.
+        try check(try await session.screen(containing: "waiting", wide ? "request #11 refresh" : "Enter diagram"), "requests")
+        if !wide {
+            try session.keys("Enter")
+            try check(try await session.screen(containing: "request #11 refresh", "Esc back"), "requests-diagram")
+            try session.keys("Escape")
+            _ = try await session.screen(containing: "Enter diagram")
+        }
+        try session.keys("Tab")
+        try check(try await session.screen(containing: "[Tasks]", wide ? "spawned by   load" : "Enter detail"), "tasks")
+        if !wide {
+            try session.keys("Enter")
+            try check(try await session.screen(containing: "spawned by   load", "Esc back"), "tasks-detail")
+            try session.keys("Escape")
+            _ = try await session.screen(containing: "[Tasks]", "Enter detail")
+        }
+        try session.keys("Tab")
+        try check(try await session.screen(containing: "[Gate]", wide ? "deepest queue" : "Enter detail"), "gate")
+        if !wide {
+            try session.keys("Enter")
+            try check(try await session.screen(containing: "deepest queue", "Esc back"), "gate-detail")
+            try session.keys("Escape")
+            _ = try await session.screen(containing: "[Gate]", "Enter detail")
+        }
+        try session.keys("Tab")
+        try check(
+            try await session.screen(containing: "[Warnings (1)]", wide ? "Enter opens the task it names" : "Enter opens"),
+            "warnings")
+        // Enter on the warning selects the task it names, in the tasks pane.
+        try session.keys("Enter")
+        let named = try await session.screen(containing: "[Tasks]", "> ")
+        #expect(named.contains("running"), "\(named)")
+        try session.keys("q")
+        let (status, restored) = try await session.ended()
+        #expect(status == 0)
+        #expect(restored)
     }
 
     /// The demo as a binary trace file: the requests' largest parts and a request's diagram are

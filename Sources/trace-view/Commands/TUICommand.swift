@@ -20,7 +20,8 @@ enum TUICommand: Subcommand {
             sparkline; the warnings of the task and contention reports. From 160 columns (or 36
             rows) the selected row's detail is shown beside (or below) the list. Keys: up/down or
             j/k move, Tab switches panes, Enter opens the selected request's sequence diagram
-            (scroll it with up/down, PgUp/PgDn; Esc or q closes it) or the row a warning names, s
+            (scroll it with up/down, PgUp/PgDn; Esc or q closes it), a task's or a gate's detail on
+            the whole screen, or the row a warning names, s
             sorts the pane by its next column (S reverses), / filters by label, ? shows the keys,
             q or Ctrl-C quits. It follows the terminal's size, and puts the terminal back as it
             was however it ends. A trace file is shown while it is read ("reading" in the header;

@@ -82,9 +82,12 @@ struct BrowserScreen {
             return pane == state.pane ? "[\(name)]" : " \(name) "
         }
         let status = status.isEmpty ? "" : "\(status) | "
-        out.append(
-            "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost | \(status)\(panes.joined()) | ? keys"
-        )
+        // The panes stay whole on a narrow screen (they say where the keys act); the title and
+        // counts give way first.
+        let head = "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost"
+        let tail = " | \(status)\(panes.joined()) | ? keys"
+        let room = width - shown(tail).displayColumns
+        out.append(room >= 16 && shown(head).displayColumns > room ? fit(head, to: room) + tail : head + tail)
         let rule = ascii ? "-" : "─"
         out.append(
             totals.isEmpty
@@ -99,13 +102,17 @@ struct BrowserScreen {
             let top = min(scroll, max(0, diagram.count - bodyRows))
             out.append("request #\(request.dispatch) \(request.label) (\(request.style), \(duration(request.total)))")
             out += diagram.dropFirst(top).prefix(bodyRows)
+        case .detail(let scroll):
+            let lines = detail(state, width: width)
+            out += lines.dropFirst(min(scroll, max(0, lines.count - bodyRows - 1))).prefix(bodyRows + 1)
         case .help:
             out.append("Keys")
             out += [
                 "  up/down, j/k     move the selection (in a diagram: scroll)",
                 "  PgUp/PgDn, Home/End  move by a screen, to the first or last",
                 "  Tab              next pane: requests, tasks, gate, warnings (Enter on a warning opens its row)",
-                "  Enter            open the selected request's sequence diagram (Enter, Esc or q closes it)",
+                "  Enter            open the selected request's sequence diagram, or the task's or gate's detail",
+                "                   (Enter, Esc or q closes it)",
                 "  s / S            sort the pane by its next column (back to the default after the last) / reverse",
                 "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
                 "  p                pause or resume a live view (the panes stop changing; reading goes on)",
@@ -310,9 +317,13 @@ struct BrowserScreen {
 
     private func footer(_ state: BrowserState) -> String {
         if case .filtering(let draft) = state.mode { return "filter: \(draft)_   (Enter applies, Esc cancels)" }
-        if case .diagram = state.mode { return "up/down scroll, Esc back, q back" }
+        switch state.mode {
+        case .diagram, .detail: return "up/down scroll, Esc back, q back"
+        default: break
+        }
         let filter = state.filter.isEmpty ? "" : "filter \"\(state.filter)\" | "
-        return filter + "up/down move, Tab pane, Enter diagram, s sort, / filter, " + (state.live ? "p pause, " : "")
+        let enter = ["Enter diagram, ", "Enter detail, ", "Enter detail, ", "Enter opens, "][state.pane.rawValue]
+        return filter + "up/down move, Tab pane, " + enter + "s sort, / filter, " + (state.live ? "p pause, " : "")
             + "? keys, q quit"
     }
 

@@ -19,6 +19,9 @@ struct BrowserState: Equatable {
         case browse
         /// The diagram of the request at this index of the filtered requests, scrolled.
         case diagram(request: Int, scroll: Int)
+        /// The selected task's or gate's detail on the whole screen, scrolled (a screen with no
+        /// room for it beside or below the list still shows it).
+        case detail(scroll: Int)
         case help
         /// Typing a filter; `draft` is what is typed so far.
         case filtering(draft: String)
@@ -62,15 +65,9 @@ struct BrowserState: Equatable {
             default: break
             }
         case .diagram(let request, let scroll):
-            switch key {
-            case .character("q"), .escape, .enter: mode = .browse
-            case .down, .character("j"): mode = .diagram(request: request, scroll: scroll + 1)
-            case .up, .character("k"): mode = .diagram(request: request, scroll: max(0, scroll - 1))
-            case .pageDown, .character(" "): mode = .diagram(request: request, scroll: scroll + max(1, rows - 1))
-            case .pageUp: mode = .diagram(request: request, scroll: max(0, scroll - max(1, rows - 1)))
-            case .home: mode = .diagram(request: request, scroll: 0)
-            default: break
-            }
+            mode = Self.scrolled(scroll, by: key, rows: rows).map { .diagram(request: request, scroll: $0) } ?? .browse
+        case .detail(let scroll):
+            mode = Self.scrolled(scroll, by: key, rows: rows).map { .detail(scroll: $0) } ?? .browse
         case .browse:
             let count = counts[pane] ?? 0
             let current = selected[pane] ?? 0
@@ -98,6 +95,7 @@ struct BrowserState: Equatable {
             case .end: selected[pane] = max(0, count - 1)
             case .enter:
                 if pane == .requests && count > 0 { mode = .diagram(request: current, scroll: 0) }
+                if (pane == .tasks || pane == .gate) && count > 0 { mode = .detail(scroll: 0) }
                 // A warning opens the row it names; the filter goes, so that the row is there.
                 if pane == .warnings, jumps.indices.contains(current), let jump = jumps[current] {
                     filter = ""
@@ -108,6 +106,19 @@ struct BrowserState: Equatable {
             }
         }
         return .redraw
+    }
+
+    /// Where a key moves a page of `rows` lines scrolled by `scroll` (nil: the key closes it).
+    static func scrolled(_ scroll: Int, by key: Key, rows: Int) -> Int? {
+        switch key {
+        case .character("q"), .escape, .enter: nil
+        case .down, .character("j"): scroll + 1
+        case .up, .character("k"): max(0, scroll - 1)
+        case .pageDown, .character(" "): scroll + max(1, rows - 1)
+        case .pageUp: max(0, scroll - max(1, rows - 1))
+        case .home: 0
+        default: scroll
+        }
     }
 
     /// Whether `label` passes the filter (a case-insensitive substring; empty passes all).
