@@ -176,6 +176,32 @@ nonisolated enum Warned: Transducer {
         #expect(screen.gates(state)[state.selected[.gate]!].runtime.runtime == runtime.runtimeID.rawValue)
     }
 
+    /// A task's life in its detail is its own events (spawn, joins, re-entries, cancel or
+    /// settle, as ``TraceIndex/taskLifecycle(runtime:task:)`` finds them in the whole trace),
+    /// the same whether the trace is held or streamed and read back; a re-entry's wait is its
+    /// cycle's enter − its dispatch.
+    @Test func aTasksLifeIsItsEventsHeldOrStreamed() throws {
+        let trace = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
+        let whole = TraceIndex(trace.events)
+        let held = BrowserData(trace: trace)
+        let streamed = try BrowserData(reading: { body in trace.events.forEach(body) }, hosts: { [:] })
+        #expect(held.tasks.count == 6 && streamed.tasks.count == held.tasks.count)
+        var waits = 0
+        for (row, streamedRow) in zip(held.tasks, streamed.tasks) {
+            let life = try #require(held.life(of: row))
+            let events = whole.taskLifecycle(runtime: row.runtime, task: row.task).map { whole.events[$0] }
+            #expect(life.map(\.time) == events.map(\.time))
+            #expect(streamed.life(of: streamedRow) == life)
+            for (moment, e) in zip(life, events) where e.kind == .dispatch {
+                let cycle = try #require(whole.dispatches[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)]?.cycles.first)
+                let enter = whole.events[whole.cycles[TraceIndex.Key(runtime: e.runtimeKey, id: cycle)]!.enter]
+                #expect(moment.waited == enter.time - e.time)
+                waits += 1
+            }
+        }
+        #expect(waits >= 3)
+    }
+
     /// On a screen with no room for a detail beside or below the list, Enter on a gate opens its
     /// detail on the whole screen; it scrolls (never past its end) and Esc goes back to the list.
     @Test func aSmallScreenOpensTheDetailOnEnter() {

@@ -262,7 +262,10 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let listed = out.split(separator: "\n").drop { !$0.hasPrefix("COMMANDS:") }.dropFirst()
             .prefix { $0.hasPrefix("  ") }.map { String($0.split(separator: " ")[0]) }
         #expect(
-            listed == ["demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record", "live", "tui"])
+            listed == [
+                "demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record", "live", "tui",
+                "report",
+            ])
         for command in listed {
             let (status, help, _) = try traceView([command, "--help"])
             #expect(status == 0)

@@ -24,6 +24,10 @@ public struct TaskReport: Sendable {
         public var replacedBy: UInt64
         /// The dispatches whose waiters joined it.
         public var joinedBy: [UInt64]
+        /// The dispatch that the cycle that spawned it ran (0 when that cycle is not in the
+        /// trace): its lifecycle (``TraceIndex/requestLifecycle(runtime:dispatch:)``) holds the
+        /// task's events to its end.
+        public var spawnDispatch: UInt64 = 0
     }
 
     /// One row per task instance, in spawn order.

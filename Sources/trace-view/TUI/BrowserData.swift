@@ -184,6 +184,52 @@ struct BrowserData {
         return (index, index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch))
     }
 
+    /// One moment of a task instance's life: what happened, and for a re-entry how long it then
+    /// waited for the gate.
+    struct TaskMoment: Equatable {
+        var time: UInt64
+        var what: String
+        var waited: UInt64?
+    }
+
+    /// A task instance's life in time order: its spawn, the joins, its re-entries (each with its
+    /// wait for the gate: what the task waited on once it had work for the runtime), its cancel
+    /// or settle. Read from the lifecycle of the dispatch whose cycle spawned it (which holds the
+    /// task to its end); nil when that is not in the trace or the trace cannot be read again.
+    func life(of task: TaskReport.Row) -> [TaskMoment]? {
+        guard task.spawnDispatch != 0 else { return nil }
+        let spawner = Request(
+            runtime: task.runtime, dispatch: task.spawnDispatch, label: "", style: "", outcome: "", start: task.start, total: 0)
+        guard let (index, _) = lifecycle(of: spawner),
+            let record = index.tasks[TraceIndex.Key(runtime: task.runtime, id: task.task)]
+        else { return nil }
+        let key = { (id: UInt64) in TraceIndex.Key(runtime: task.runtime, id: id) }
+        // By each moment's event, in the trace's order (a settle and the re-entry it makes share
+        // a time).
+        var moments = [(record.spawn, TaskMoment(time: 0, what: "spawned in cycle #\(record.cycle) (\(task.spawnedBy))"))]
+        moments += record.joins.map { ($0, TaskMoment(time: 0, what: "joined by dispatch #\(index.events[$0].dispatch)")) }
+        for id in record.reentries {
+            guard let dispatch = index.dispatches[key(id)] else { continue }
+            let e = index.events[dispatch.event]
+            let entered = dispatch.cycles.first.flatMap { index.cycles[key($0)] }.map { index.events[$0.enter].time }
+            moments.append(
+                (
+                    dispatch.event,
+                    TaskMoment(time: 0, what: "dispatch #\(id) \(e.codeName)(\(e.label))", waited: entered?.minus(e.time))
+                ))
+        }
+        moments += record.cancels.map { ($0, TaskMoment(time: 0, what: "cancelled (\(index.events[$0].codeName))")) }
+        moments += record.settles.map { i in
+            let e = index.events[i]
+            return (i, TaskMoment(time: 0, what: "settled: " + (e.label.isEmpty ? e.codeName : "\(e.codeName)(\(e.label))")))
+        }
+        return moments.sorted { $0.0 < $1.0 }.map { i, moment in
+            var moment = moment
+            moment.time = index.events[i].time
+            return moment
+        }
+    }
+
     /// The sequence diagram of one request's lifecycle, at `width` columns.
     func diagram(of request: Request, options: RenderOptions) -> [String] {
         guard let (index, indices) = lifecycle(of: request) else { return ["(the trace could not be read again)"] }

@@ -199,6 +199,24 @@ struct BrowserScreen {
             if !t.joinedBy.isEmpty {
                 lines.append("  joined by    " + t.joinedBy.map { "#\($0)" }.joined(separator: ", "))
             }
+            // Its life, read back like a request's diagram (only where that is cheap).
+            if data.index != nil || data.lifecycle != nil || data.events <= Self.rereadDetailUpTo,
+                let life = data.life(of: t)
+            {
+                let reentries = life.compactMap(\.waited)
+                lines.append("")
+                lines.append(
+                    "  life (from the trace's first event)"
+                        + (reentries.isEmpty
+                            ? ""
+                            : "; its \(reentries.count) re-entr\(reentries.count == 1 ? "y" : "ies") waited "
+                                + "\(duration(reentries.reduce(0, +))) for the gate"))
+                for m in life {
+                    lines.append(
+                        "  " + pad(duration(m.time &- data.start), 9, right: true) + "  " + m.what
+                            + (m.waited.map { ", waited \(duration($0)) for the gate" } ?? ""))
+                }
+            }
             let siblings = data.tasks.filter { $0.runtime == t.runtime && $0.name == t.name }
             if siblings.count > 1 {
                 let ran = siblings.compactMap(\.ran)

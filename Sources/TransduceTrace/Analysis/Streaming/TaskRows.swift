@@ -30,7 +30,7 @@ public struct TaskRows: TraceConsumer {
     private struct Runtime {
         /// Labels of admissions not yet entered, by dispatch id.
         var queued: [UInt64: String] = [:]
-        var open: (cycle: UInt64, label: String)?
+        var open: (cycle: UInt64, label: String, dispatch: UInt64)?
         /// Tasks cancelled in the open cycle: final when it leaves.
         var cancelledInCycle: [UInt64] = []
     }
@@ -56,7 +56,7 @@ public struct TaskRows: TraceConsumer {
         case .cycleEnter:
             let i = runtimes.slot(r) { Runtime() }
             let label = runtimes[slot: i].queued.removeValue(forKey: e.dispatch) ?? "?"
-            runtimes[slot: i].open = (e.cycle, label)
+            runtimes[slot: i].open = (e.cycle, label, e.dispatch)
         case .cycleLeave:
             guard let i = runtimes.slot(r) else { return }
             if runtimes[slot: i].open?.cycle == e.cycle { runtimes[slot: i].open = nil }
@@ -73,7 +73,7 @@ public struct TaskRows: TraceConsumer {
             let row = TaskReport.Row(
                 runtime: r, task: e.task, name: e.label, policy: e.codeName,
                 spawnedBy: open?.cycle == e.cycle ? open!.label : "?", start: e.time, ran: nil, outcome: "running",
-                replacedBy: 0, joinedBy: [])
+                replacedBy: 0, joinedBy: [], spawnDispatch: open?.cycle == e.cycle ? open!.dispatch : 0)
             if let old = slots[TraceIndex.Key(runtime: r, id: e.task)] {
                 // A second spawn of one id (a damaged trace): the first row ends here, as a
                 // report over the whole trace keeps only the last.
