@@ -124,6 +124,45 @@ import TraceTooling
         #expect(seen.value as? String == "[2,true,\"1\"]", "\(seen.raw)")
     }
 
+    /// Standard input is read whole (it cannot be read again), into the same model as the file.
+    @Test func standardInputMakesTheSameModel() throws {
+        let directory = TemporaryDirectory()
+        let (_, fromFile) = try Self.report([fixtures + "/two-runtimes.jsonl"], in: directory)
+        let path = directory.file("stdin.html")
+        let binary = try #require(builtProduct("trace-view"))
+        let (status, output) = try run(
+            "/bin/sh", ["-c", "'\(binary)' report --output '\(path)' - < '\(fixtures)/two-runtimes.jsonl'"])
+        #expect(status == 0, "\(output)")
+        var fromStdin = try ReportPage.model(in: String(contentsOfFile: path, encoding: .utf8))
+        #expect(fromStdin.summary.source == "standard input")
+        fromStdin.summary.source = fromFile.summary.source
+        #expect(fromStdin == fromFile)
+    }
+
+    /// The page follows the reader's scheme: a dark background when it is dark, a light one
+    /// otherwise, and far from blank either way.
+    @Test(.enabled(if: hasBrowser), arguments: [false, true])
+    func itReadsInLightAndDark(dark: Bool) async throws {
+        let directory = TemporaryDirectory()
+        _ = try Self.report([fixtures + "/demo.jsonl"], in: directory)
+        let python = try #require(Subprocess.which("python3"))
+        let arguments =
+            [
+                SVGExportTests.root + "/scripts/browser-check.py", directory.file("report.html"), "--screenshot",
+                directory.file("shot.png"), "--width", "1200", "--height", "800", "--eval",
+                "getComputedStyle(document.body).backgroundColor",
+            ] + (dark ? ["--dark"] : [])
+        let check = try await offThePool { try Subprocess.run(python, arguments, output: .capture, timeout: 240) }
+        let line = try #require(check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)")
+        #expect(seen["value"] as? String == (dark ? "rgb(13, 17, 23)" : "rgb(255, 255, 255)"), "\(seen)")
+        let screenshot = try #require(seen["screenshot"] as? [String: Any])
+        let brightness = (screenshot["corner"] as? [Int] ?? []).reduce(0, +)
+        #expect(dark ? brightness < 150 : brightness > 600, "\(screenshot)")
+        #expect((screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(screenshot)")
+    }
+
     @Test func wrongArgumentsAreUsageErrors() throws {
         let bad = try traceView(["report", "--format", "html", fixtures + "/demo.jsonl"])
         #expect(bad.status == 64, "\(bad.err)")
