@@ -11,7 +11,7 @@ import TraceTooling
 /// draws a span per request and a row per task, and shows a request's diagram on a click or
 /// through the URL's fragment; no label becomes markup.
 @Suite struct ReportTests {
-    static let hasBrowser = Subprocess.which("chromium") != nil && Subprocess.which("python3") != nil
+    static let hasBrowser = browserAvailable
 
     /// The report of `input` (arguments then the trace), its page and its model.
     static func report(_ input: [String], in directory: TemporaryDirectory) throws -> (page: String, model: ReportModel) {
@@ -118,7 +118,7 @@ import TraceTooling
         let labels = Set(model.requests.map(\.label))
         #expect(labels.contains { $0.contains("\u{1B}") })
         guard Self.hasBrowser else { return }
-        let seen = try await Self.open(
+        let seen = try await browserCheck(
             directory.file("report.html"),
             eval: "JSON.stringify([document.scripts.length, window.pwned === undefined, document.body.dataset.ready])")
         #expect(seen.value as? String == "[2,true,\"1\"]", "\(seen.raw)")
@@ -145,22 +145,13 @@ import TraceTooling
     func itReadsInLightAndDark(dark: Bool) async throws {
         let directory = TemporaryDirectory()
         _ = try Self.report([fixtures + "/demo.jsonl"], in: directory)
-        let python = try #require(Subprocess.which("python3"))
-        let arguments =
-            [
-                SVGExportTests.root + "/scripts/browser-check.py", directory.file("report.html"), "--screenshot",
-                directory.file("shot.png"), "--width", "1200", "--height", "800", "--eval",
-                "getComputedStyle(document.body).backgroundColor",
-            ] + (dark ? ["--dark"] : [])
-        let check = try await offThePool { try Subprocess.run(python, arguments, output: .capture, timeout: 240) }
-        let line = try #require(check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)")
-        #expect(seen["value"] as? String == (dark ? "rgb(13, 17, 23)" : "rgb(255, 255, 255)"), "\(seen)")
-        let screenshot = try #require(seen["screenshot"] as? [String: Any])
-        let brightness = (screenshot["corner"] as? [Int] ?? []).reduce(0, +)
-        #expect(dark ? brightness < 150 : brightness > 600, "\(screenshot)")
-        #expect((screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(screenshot)")
+        let seen = try await browserCheck(
+            directory.file("report.html"), eval: "getComputedStyle(document.body).backgroundColor",
+            screenshot: directory.file("shot.png"), width: 1200, height: 800, dark: dark)
+        #expect(seen.value as? String == (dark ? "rgb(13, 17, 23)" : "rgb(255, 255, 255)"), "\(seen.raw)")
+        let brightness = (seen.screenshot["corner"] as? [Int] ?? []).reduce(0, +)
+        #expect(dark ? brightness < 150 : brightness > 600, "\(seen.screenshot)")
+        #expect((seen.screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(seen.screenshot)")
     }
 
     @Test func wrongArgumentsAreUsageErrors() throws {
@@ -171,35 +162,6 @@ import TraceTooling
         // Standard output, when no --output is given.
         let out = try traceView(["report", fixtures + "/demo.jsonl"])
         #expect(out.status == 0 && out.out.hasPrefix("<!DOCTYPE html>") && out.out.hasSuffix("</html>\n"))
-    }
-
-    /// What headless Chromium saw of a page: errors, requests, the value of `eval`, the
-    /// screenshot's figures.
-    struct Seen {
-        var raw: [String: Any]
-        var value: Any? { raw["value"] }
-        var screenshot: [String: Any] { raw["screenshot"] as? [String: Any] ?? [:] }
-    }
-
-    static func open(
-        _ path: String, eval: String, fragment: String? = nil, screenshot: String? = nil, width: Int = 1400, height: Int = 1000
-    ) async throws -> Seen {
-        let python = try #require(Subprocess.which("python3"))
-        var arguments = [
-            SVGExportTests.root + "/scripts/browser-check.py", path, "--eval", eval, "--width", "\(width)", "--height",
-            "\(height)", "--seconds", "120",
-        ]
-        if let fragment { arguments += ["--fragment", fragment] }
-        if let screenshot { arguments += ["--screenshot", screenshot] }
-        let all = arguments
-        let check = try await offThePool { try Subprocess.run(python, all, output: .capture, timeout: 240) }
-        #expect(check.status == 0, "\(check.output)")
-        let line = try #require(check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(seen["loaded"] as? Bool == true)
-        #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)")
-        #expect((seen["requests"] as? [String])?.isEmpty == true, "\(seen)")
-        return Seen(raw: seen)
     }
 
     /// The browser's count of what the page drew: spans, task rows, and the JSON it read.
@@ -232,7 +194,7 @@ import TraceTooling
         let (_, model) = try Self.report([fixtures + "/demo.jsonl"], in: directory)
         let page = directory.file("report.html")
         let shot = directory.file("report.png")
-        let seen = try await Self.open(page, eval: Self.drawn, screenshot: shot)
+        let seen = try await browserCheck(page, eval: Self.drawn, screenshot: shot)
         let drawn = try Self.decode(seen.value)
         #expect(drawn["ready"] as? String == "1")
         #expect(drawn["spans"] as? Int == model.requests.count && model.requests.count == 12, "\(drawn)")
@@ -253,7 +215,7 @@ import TraceTooling
             "document.querySelector('#timeline rect.span[data-request=\"\(i)\"]').dispatchEvent(new MouseEvent('click', {bubbles: true})), "
             + Self.detail
         for (fragment, eval) in [(nil, click), ("request=8", Self.detail), ("request=0.8", Self.detail)] {
-            let seen = try await Self.open(page, eval: eval, fragment: fragment)
+            let seen = try await browserCheck(page, eval: eval, fragment: fragment)
             let detail = try Self.decode(seen.value)
             #expect(detail["request"] as? String == "0.8", "\(fragment ?? "click"): \(detail)")
             #expect(detail["arrows"] as? Int == arrows, "\(fragment ?? "click"): \(detail)")

@@ -102,29 +102,18 @@ import TraceTooling
     /// Headless Chromium opens the file, with no error and no request, and draws it — far from
     /// blank — on a light background, or a dark one when the reader's scheme is dark.
     @Test(
-        .enabled(if: Subprocess.which("chromium") != nil && Subprocess.which("python3") != nil),
+        .enabled(if: browserAvailable),
         arguments: [false, true])
     func aBrowserRendersIt(dark: Bool) async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.svg")
         let run = try traceView(["export", "--format", "svg", "--request", "1", "--output", path, fixtures + "/demo.jsonl"])
         #expect(run.status == 0, "\(run.err)")
-        let python = try #require(Subprocess.which("python3"))
-        let shot = dir.file("demo.png")
-        let arguments =
-            [
-                Self.root + "/scripts/browser-check.py", path, "--screenshot", shot, "--width", "1000", "--height", "700",
-                "--eval", "document.querySelectorAll('line.msg').length",
-            ] + (dark ? ["--dark"] : [])
-        let check = try await offThePool { try Subprocess.run(python, arguments, output: .capture, timeout: 150) }
-        #expect(check.status == 0, "\(check.output)")
-        let line = try #require(check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(seen["loaded"] as? Bool == true)
-        #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)")
-        #expect((seen["requests"] as? [String])?.isEmpty == true, "\(seen)")
-        #expect((seen["value"] as? Int ?? 0) > 5, "\(seen)")
-        let screenshot = try #require(seen["screenshot"] as? [String: Any])
+        let seen = try await browserCheck(
+            path, eval: "document.querySelectorAll('line.msg').length", screenshot: dir.file("demo.png"), width: 1000,
+            height: 700, dark: dark)
+        #expect((seen.value as? Int ?? 0) > 5, "\(seen.raw)")
+        let screenshot = seen.screenshot
         #expect(screenshot["width"] as? Int == 1000)
         #expect((screenshot["colours"] as? Int ?? 0) >= 4, "\(screenshot)")
         #expect((screenshot["unlike_corner"] as? Double ?? 0) > 0.01, "\(screenshot)")

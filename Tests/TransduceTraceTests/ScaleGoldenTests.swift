@@ -58,7 +58,7 @@ import TraceGenerator
         #expect(model.cycles.count == ReportModel.Limits().cycles && !model.density.isEmpty)
         #expect(model.aggregated.count == 4 && Set(model.runtimes.map(\.pid)).count == 2)
         if ReportTests.hasBrowser {
-            let seen = try await ReportTests.open(page, eval: ReportTests.drawn, screenshot: directory.file("1m.png"))
+            let seen = try await browserCheck(page, eval: ReportTests.drawn, screenshot: directory.file("1m.png"))
             let drawn = try ReportTests.decode(seen.value)
             #expect(drawn["spans"] as? Int == model.requests.count, "\(drawn)")
             #expect(drawn["requestRows"] as? Int == model.requests.count, "\(drawn)")
@@ -68,7 +68,7 @@ import TraceGenerator
             #expect((seen.screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(seen.screenshot)")
             // The slowest request's diagram, through the fragment.
             let slowest = try #require(model.requests.first)
-            let opened = try await ReportTests.open(
+            let opened = try await browserCheck(
                 page, eval: ReportTests.detail, fragment: "request=\(slowest.runtime).\(slowest.dispatch)")
             let detail = try ReportTests.decode(opened.value)
             #expect(detail["request"] as? String == "\(slowest.runtime).\(slowest.dispatch)", "\(detail)")

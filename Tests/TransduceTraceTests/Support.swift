@@ -148,3 +148,41 @@ func traceViewAsync(
 ) async throws -> (status: Int32, out: String, err: String) {
     try await offThePool { try traceView(arguments, columns: columns, environment: environment) }
 }
+
+/// Whether headless Chromium and Python (for `scripts/browser-check.py`) are installed.
+let browserAvailable = Subprocess.which("chromium") != nil && Subprocess.which("python3") != nil
+
+/// What headless Chromium saw of a page (`scripts/browser-check.py`): `raw` is its JSON, with
+/// the value of the evaluated expression and the screenshot's figures.
+struct BrowserSeen {
+    var raw: [String: Any]
+    var value: Any? { raw["value"] }
+    var screenshot: [String: Any] { raw["screenshot"] as? [String: Any] ?? [:] }
+}
+
+/// Opens `path` (at `#fragment`, in a dark scheme when `dark`) in headless Chromium, evaluates
+/// `eval` once it has loaded, and expects it loaded with no console error and no network request.
+func browserCheck(
+    _ path: String, eval: String, fragment: String? = nil, screenshot: String? = nil, width: Int = 1400,
+    height: Int = 1000, dark: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> BrowserSeen {
+    let python = try #require(Subprocess.which("python3"))
+    let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path + "/scripts/browser-check.py"
+    var arguments = [script, path, "--eval", eval, "--width", "\(width)", "--height", "\(height)", "--seconds", "120"]
+    if let fragment { arguments += ["--fragment", fragment] }
+    if let screenshot { arguments += ["--screenshot", screenshot] }
+    if dark { arguments.append("--dark") }
+    let all = arguments
+    let check = try await offThePool { try Subprocess.run(python, all, output: .capture, timeout: 240) }
+    #expect(check.status == 0, "\(check.output)", sourceLocation: sourceLocation)
+    let line = try #require(
+        check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)", sourceLocation: sourceLocation)
+    let seen = try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+    #expect(seen["loaded"] as? Bool == true, sourceLocation: sourceLocation)
+    #expect((seen["errors"] as? [String])?.isEmpty == true, "\(seen)", sourceLocation: sourceLocation)
+    #expect((seen["requests"] as? [String])?.isEmpty == true, "\(seen)", sourceLocation: sourceLocation)
+    return BrowserSeen(raw: seen)
+}
