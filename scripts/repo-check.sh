@@ -2,8 +2,9 @@
 # What the repository must not hold, checked before anything is built:
 #   - a tracked path with a part starting with `-` (a program that took an unknown flag for its
 #     output path once left a binary trace named `--end-with` at the root);
-#   - a binary file outside the fuzz corpus and the test fixtures, the places binary inputs
-#     belong (a trace written by a run, an executable or an archive committed by mistake);
+#   - a binary file outside the fuzz corpus, the test fixtures and the README's PNG images in
+#     docs/ (made by the tests' browser), the places binary files belong (a trace written by a
+#     run, an executable or an archive committed by mistake);
 #   - a commit subject longer than 72 characters, for commits after REPO_CHECK_SINCE (the first
 #     commit the rule applies to; subjects before it are history);
 #   - CI steps whose time limits add up to an hour or more (.ci/run's `step LIMIT ...` lines).
@@ -20,9 +21,9 @@ fi
 # `grep -IL ''` lists the files grep takes for binary (a NUL byte in the first block), and empty
 # files, which are not.
 binaries=$(git ls-files -z | xargs -0 grep -IL '' -- 2>/dev/null |
-    grep -Ev '^(Fuzz/corpus/|Tests/[^/]+/Fixtures/)' | while IFS= read -r f; do [ ! -s "$f" ] || echo "$f"; done || true)
+    grep -Ev '^(Fuzz/corpus/|Tests/[^/]+/Fixtures/|docs/[^/]+[.]png$)' | while IFS= read -r f; do [ ! -s "$f" ] || echo "$f"; done || true)
 if [ -n "$binaries" ]; then
-    echo "repo-check: binary files outside Fuzz/corpus/ and Tests/*/Fixtures/:" >&2
+    echo "repo-check: binary files outside Fuzz/corpus/, Tests/*/Fixtures/ and docs/*.png:" >&2
     echo "$binaries" >&2
     status=1
 fi

@@ -140,18 +140,29 @@ import TraceTooling
     }
 
     /// The page follows the reader's scheme: a dark background when it is dark, a light one
-    /// otherwise, and far from blank either way.
+    /// otherwise, and far from blank either way. The light one is the README's picture
+    /// (`docs/report.png`, written again with `UPDATE_GOLDENS=1`).
     @Test(.enabled(if: hasBrowser), arguments: [false, true])
     func itReadsInLightAndDark(dark: Bool) async throws {
         let directory = TemporaryDirectory()
         _ = try Self.report([fixtures + "/demo.jsonl"], in: directory)
         let seen = try await browserCheck(
             directory.file("report.html"), eval: "getComputedStyle(document.body).backgroundColor",
-            screenshot: directory.file("shot.png"), width: 1200, height: 800, dark: dark)
+            screenshot: directory.file("shot.png"), width: 1100, height: 640, dark: dark)
         #expect(seen.value as? String == (dark ? "rgb(13, 17, 23)" : "rgb(255, 255, 255)"), "\(seen.raw)")
         let brightness = (seen.screenshot["corner"] as? [Int] ?? []).reduce(0, +)
         #expect(dark ? brightness < 150 : brightness > 600, "\(seen.screenshot)")
         #expect((seen.screenshot["unlike_corner"] as? Double ?? 0) > 0.05, "\(seen.screenshot)")
+        guard !dark else { return }
+        let picture = SVGExportTests.root + "/docs/report.png"
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDENS"] != nil {
+            _ = try? FileManager.default.removeItem(atPath: picture)
+            try FileManager.default.copyItem(atPath: directory.file("shot.png"), toPath: picture)
+        }
+        let png = try #require(FileManager.default.contents(atPath: picture), "the README's picture is missing")
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count < 200_000)
+        let readme = try String(contentsOfFile: SVGExportTests.root + "/README.md", encoding: .utf8)
+        #expect(readme.contains("](docs/report.png)"))
     }
 
     @Test func wrongArgumentsAreUsageErrors() throws {
