@@ -69,11 +69,16 @@ final class OracleRun: Sendable {
         (script, model) = OracleModel.generate(seed: seed)
     }
 
+    /// How long a step may take before the run counts as stalled: a hang guard, not a timing.
+    /// 10 s was once not enough for a task to settle beside the busy suite's 1M-event page in
+    /// Chromium, a CPU hog on each core and the rest of the suite.
+    static let patience: Duration = .seconds(30)
+
     private func facts() -> OracleTraceFacts { OracleTraceFacts(recorder.snapshot().events) }
 
-    /// Waits until `condition` holds on the trace so far (10 s at most).
+    /// Waits until `condition` holds on the trace so far (``patience`` at most).
     private func until(_ what: @autoclosure () -> String, _ condition: (OracleTraceFacts) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Self.patience
         while !condition(facts()) {
             guard ContinuousClock.now < deadline else {
                 throw OracleFailureReport(seed: seed, script: script, problems: ["stalled waiting for \(what())"])
@@ -83,7 +88,7 @@ final class OracleRun: Sendable {
     }
 
     private func untilStarted(_ op: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Self.patience
         while !env.hasStarted(op) {
             guard ContinuousClock.now < deadline else {
                 throw OracleFailureReport(seed: seed, script: script, problems: ["op\(op)'s operation never started"])

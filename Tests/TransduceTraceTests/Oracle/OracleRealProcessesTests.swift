@@ -34,6 +34,13 @@ import TransduceTraceCTF
         for (n, run) in runs.enumerated() {
             let trace = try #require(traces[n])
             let runtime = try #require(trace.events.first).runtime
+            // The host's deinit records the runtime's stop when its last task lets go of it,
+            // which can be after `run()` returned: the ring is written once it holds the stop,
+            // as LTTng will (a ring written before it lacked one event of LTTng's).
+            let deadline = ContinuousClock.now + OracleRun.patience
+            while !run.recorder.snapshot().events.contains(where: { $0.kind == .runtimeStop }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             try run.recorder.write(to: directory + "/ring-\(run.seed).tdtrace")
             let results = run.results.withLock { $0 }.map { op, outcome -> String in
                 switch outcome {
