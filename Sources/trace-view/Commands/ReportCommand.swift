@@ -21,7 +21,8 @@ enum ReportCommand: Subcommand {
             holds at most the 10,000 slowest requests, the 10,000 longest-running tasks and the
             20,000 longest cycles (the rest as the share of time they held the gate), and the
             diagrams of the first 100 requests; its top says what was left out. page.html#request=D
-            (or #request=R.D, R the runtime's place in the summary) opens dispatch D's detail.
+            (or #request=R.D, R the runtime's place among the gate cards, from 0) opens dispatch D's
+            detail.
             """)
 
     static func run(_ args: Arguments) throws {
