@@ -100,7 +100,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let (_, demoOut, _) = try traceView(["demo"], columns: nil)
         #expect(
             demoOut.contains(
-                "(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|check|export FILE)"))
+                "(save the trace with --save FILE, then: trace-view tui|report|slow|sequence|contention|tasks|summary|check|export FILE)"
+            ))
         // The same at a width: cut, with the mark.
         let (_, narrow, _) = try traceView(["slow", demo], columns: 80)
         #expect(narrow.contains("…") && !narrow.contains("uniqueRequest(refresh) dispatch #11"))

@@ -43,11 +43,12 @@ enum DemoCommand: Subcommand {
         if let path = args.options["save"] {
             do { try recorder.write(to: path) } catch { throw CLIError.data("\(error)") }
             lines.append("")
-            lines.append("trace saved to \(path); try: trace-view sequence \(path)")
+            lines.append("trace saved to \(path); try: trace-view tui \(path), or trace-view report --output report.html \(path)")
         } else {
             lines.append("")
             lines.append(
-                "(save the trace with --save FILE, then: trace-view sequence|contention|tasks|summary|check|export FILE)")
+                "(save the trace with --save FILE, then: trace-view tui|report|slow|sequence|contention|tasks|summary|check|export FILE)"
+            )
         }
         Terminal.print(lines, options: options)
     }
