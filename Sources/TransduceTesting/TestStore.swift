@@ -1,4 +1,3 @@
-import Synchronization
 import Transduce
 import TransduceTrace
 
@@ -48,7 +47,9 @@ where
 
     private let runtime: BaseRuntime<T>
     private let log: StoreLog<T.Event, T.State>
-    private let progress: Mutex<Progress>
+    // Transduce's pthread-based lock, not `Mutex`: ThreadSanitizer does not see Mutex's futex
+    // on Linux and reported its guarded accesses as races.
+    private let progress: Lock<Progress>
     /// The recorder the runtime reports to: what ``trace`` is made of.
     public let recorder: TraceRecorder
 
@@ -74,7 +75,7 @@ where
         self.log = log
         self.recorder = recorder
         self.runtime = runtime
-        progress = Mutex(Progress(expected: initialState, exhaustivity: exhaustivity, timeout: timeout))
+        progress = Lock(Progress(expected: initialState, exhaustivity: exhaustivity, timeout: timeout))
     }
 
     /// A store for a feature without `Env`; see ``init(of:initialState:env:exhaustivity:timeout:recorderCapacity:)``.
