@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs when any is missing. Uses sudo when not root.
+# Installs the Debian packages the project needs when any is missing (uses sudo when not root),
+# and, for the tests, the Python readers of the export formats (scripts/python-readers.sh).
 # Safe to run repeatedly: it does nothing when all exist.
 #
 #   scripts/bootstrap.sh        everything the tests need
@@ -46,4 +47,8 @@ fi
 if ! command -v swift >/dev/null 2>&1; then
     echo "bootstrap: the Swift toolchain (6.2 or later) must be on PATH" >&2
     exit 1
+fi
+# The formats' own readers for the tests (Python packages, in .build/py; best effort).
+if [ "${1:-}" != demo ]; then
+    scripts/python-readers.sh
 fi

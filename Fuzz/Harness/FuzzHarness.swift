@@ -59,12 +59,15 @@ public enum FuzzHarness {
         var contention = ContentionReport()
         var bytes = 0
         var chrome = ChromeTraceExporter { bytes &+= $0.count }
+        var perfetto = PerfettoTraceExporter { bytes &+= $0.count }
         for event in trace.events {
             summary.consume(event)
             contention.consume(event)
             chrome.consume(event)
+            perfetto.consume(event)
         }
         chrome.finish()
+        perfetto.finish(hosts: trace.hosts)
         summary.recorder = trace.counts
         _ = summary.render(options: options)
         _ = contention.render(options: options)

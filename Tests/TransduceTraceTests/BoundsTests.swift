@@ -226,7 +226,8 @@ import TransduceTestSupport
         }
         for streaming in [
             ["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["tui"], ["export", "--format", "chrome"],
-            ["export", "--format", "csv", "--table", "requests"], ["sequence", "--runtime", "2", "--request", "500"],
+            ["export", "--format", "perfetto"], ["export", "--format", "csv", "--table", "requests"],
+            ["sequence", "--runtime", "2", "--request", "500"],
         ] {
             let result = try await traceViewAsync(streaming + [file], environment: bound)
             #expect(result.status == 0, "\(streaming): \(result.err)")

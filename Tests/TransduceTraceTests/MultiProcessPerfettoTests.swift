@@ -4,8 +4,9 @@ import Testing
 @testable import TransduceTrace
 
 extension LTTngTests {
-    /// Real processes at once under one LTTng session: their Chrome export opens clean in
-    /// Perfetto, each process under its own pid, each request lasting what the trace says.
+    /// Real processes at once under one LTTng session: their Chrome and Perfetto exports open
+    /// clean in Perfetto, each process under its own pid, each request lasting what the trace
+    /// says.
     @Suite(.disabled(if: underThreadSanitizer)) struct MultiProcess {
         /// Three `TracedExample --repeat 2` (two runtimes each, the same runtime ids, dispatch ids
         /// and labels in every process) started together under `trace-view record`; each keeps its
@@ -69,6 +70,13 @@ extension LTTngTests {
             let chrome = try traceView(["export", "--format", "chrome", "--output", path, ctf])
             #expect(chrome.status == 0, "\(chrome.err)")
             try await PerfettoTests.expectClean(path, of: events, hosts: read.hosts)
+            // The same in Perfetto's native format, read by Perfetto's own definitions too.
+            if PerfettoNativeTests.readersAvailable {
+                let native = dir.file("processes.pftrace")
+                let exported = try traceView(["export", "--format", "perfetto", "--output", native, ctf])
+                #expect(exported.status == 0, "\(exported.err)")
+                try await PerfettoNativeTests.expectClean(native, of: events, hosts: read.hosts)
+            }
         }
     }
 }

@@ -33,20 +33,27 @@ import TransduceTestSupport
     static func perfetto(_ path: String) async throws -> (
         counts: [String: Int], errors: [String: Int], requests: [[Int]], threads: [[String]]
     ) {
-        let python = try #require(Subprocess.which("python3"))
-        let ui = ui
-        let result = try await offThePool {
-            try Subprocess.run(
-                python, [root + "/scripts/perfetto-check.py", ui, path, "90"], output: .capture, timeout: 150)
-        }
-        #expect(result.status == 0, "\(result.output)")
-        let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let object = try await perfettoObject(path)
         let threads = (object["threads"] as? [[Any]] ?? []).map { $0.map { $0 as? String ?? "" } }
         return (
             object.compactMapValues { $0 as? Int }, object["errors"] as? [String: Int] ?? [:],
             object["request_slices"] as? [[Int]] ?? [], threads
         )
+    }
+
+    /// Everything `scripts/perfetto-check.py` printed of what Perfetto made of `path` (a Chrome
+    /// or a Perfetto trace), waited for off the concurrency pool, for `seconds` at most.
+    static func perfettoObject(_ path: String, seconds: Int = 90) async throws -> [String: Any] {
+        let python = try #require(Subprocess.which("python3"))
+        let ui = ui
+        let result = try await offThePool {
+            try Subprocess.run(
+                python, [root + "/scripts/perfetto-check.py", ui, path, "\(seconds)"], output: .capture,
+                timeout: Double(seconds + 60))
+        }
+        #expect(result.status == 0, "\(result.output)")
+        let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
     /// What the export holds: slices (complete, instant and async), requests, flow links.
@@ -72,10 +79,9 @@ import TransduceTestSupport
         return (slices, requests, points.values.reduce(0) { $0 + $1 - 1 }, tracks.count)
     }
 
-    @Test(.enabled(if: PerfettoTests.available)) func perfettoEndsEveryRequestAndLinksEveryFlow() async throws {
-        let dir = TemporaryDirectory()
-        // The demo, and 40 oracle runs side by side (one runtime each), for a trace with every
-        // dispatch style, replacements, joins, re-entries and requests made inside tasks.
+    /// The demo, and 40 oracle runs side by side (one runtime each), for a trace with every
+    /// dispatch style, replacements, joins, re-entries and requests made inside tasks.
+    static func mixedTrace() async throws -> [TraceEvent] {
         var events = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: fixtures + "/demo.jsonl"))))
             .readAll().events
         for seed in UInt64(1)...40 {
@@ -86,6 +92,39 @@ import TransduceTestSupport
                 var e = $0; e.runtime = 100 + seed; return e
             }
         }
+        return events
+    }
+
+    /// Three processes of two runtimes each, run at the same moments (oracle runs, their times
+    /// laid over each other): the same runtime ids, dispatch ids and labels in every process;
+    /// in recording order, with each process's host.
+    static func processesTrace() async throws -> (events: [TraceEvent], hosts: [UInt32: String]) {
+        var events: [TraceEvent] = []
+        var hosts: [UInt32: String] = [:]
+        for process in UInt32(0)..<3 {
+            hosts[4001 + process] = "host-\(process)"
+            for runtime in UInt64(1)...2 {
+                let run = OracleRun(seed: 200 + UInt64(process) * 2 + runtime)
+                // A hang detector: on a machine busy with the rest of the suite a run can take long.
+                let trace = try await withTimeout(90) { try await run.run() }
+                let start = trace.start ?? 0
+                events += trace.events.map {
+                    var e = $0
+                    e.process = 4001 + process
+                    e.runtime = runtime
+                    e.time = 1_000_000_000 + (e.time - start) + UInt64(process) * 7 + runtime * 3
+                    return e
+                }
+            }
+        }
+        // Recording order: by time (a stable sort keeps each runtime's own order).
+        events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return (events, hosts)
+    }
+
+    @Test(.enabled(if: PerfettoTests.available)) func perfettoEndsEveryRequestAndLinksEveryFlow() async throws {
+        let dir = TemporaryDirectory()
+        let events = try await Self.mixedTrace()
         let input = dir.file("mixed.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: input)
         let path = dir.file("mixed.json")
@@ -134,30 +173,10 @@ import TransduceTestSupport
         #expect(threads.allSatisfy { $0[1].hasPrefix("runtime ") && $0[1].contains(" · ") }, "\(threads.prefix(5))")
     }
 
-    /// Three processes of two runtimes each, run at the same moments (oracle runs, their times
-    /// laid over each other): the same runtime ids, dispatch ids and labels in every process.
+    /// ``processesTrace()``: three processes of two runtimes each.
     @Test(.enabled(if: PerfettoTests.available)) func severalProcessesAndRuntimesOpenCleanInPerfetto() async throws {
         let dir = TemporaryDirectory()
-        var events: [TraceEvent] = []
-        var hosts: [UInt32: String] = [:]
-        for process in UInt32(0)..<3 {
-            hosts[4001 + process] = "host-\(process)"
-            for runtime in UInt64(1)...2 {
-                let run = OracleRun(seed: 200 + UInt64(process) * 2 + runtime)
-                // A hang detector: on a machine busy with the rest of the suite a run can take long.
-                let trace = try await withTimeout(90) { try await run.run() }
-                let start = trace.start ?? 0
-                events += trace.events.map {
-                    var e = $0
-                    e.process = 4001 + process
-                    e.runtime = runtime
-                    e.time = 1_000_000_000 + (e.time - start) + UInt64(process) * 7 + runtime * 3
-                    return e
-                }
-            }
-        }
-        // Recording order: by time (a stable sort keeps each runtime's own order).
-        events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let (events, hosts) = try await Self.processesTrace()
         var trace = Trace(events: events)
         trace.hosts = hosts
         let input = dir.file("processes.tdtrace")

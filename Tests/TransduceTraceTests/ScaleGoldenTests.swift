@@ -52,7 +52,20 @@ import TraceGenerator
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         digest += Self.digest("report model", String(decoding: try encoder.encode(model), as: UTF8.self))
+        // Perfetto's native format: pinned, at most 30 bytes an event, and read clean by
+        // Perfetto's own definitions and trace processor (the JSON export of this size is
+        // 133 bytes an event, past what a browser loads at ten times the size).
+        let native = directory.file("1m.pftrace")
+        let perfetto = try await traceViewAsync(["export", "--format", "perfetto", "--output", native, file])
+        #expect(perfetto.status == 0, "perfetto: \(perfetto.err)")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: native)))
+        digest += "== perfetto: \(bytes.count) bytes, crc32 \(String(CRC32.checksum(bytes), radix: 16))\n"
+        #expect(Double(bytes.count) / Double(written) <= 30, "\(bytes.count) bytes for \(written) events")
         try expectGolden(digest, "scale-1m.txt")
+        if PerfettoNativeTests.readersAvailable {
+            let trace = try TraceFileReader(path: file).readAll()
+            try await PerfettoNativeTests.expectClean(native, of: trace.events, hosts: trace.hosts)
+        }
         #expect(model.requests.count == ReportModel.Limits().requests && model.summary.requests > model.requests.count)
         #expect(model.tasks.count == ReportModel.Limits().tasks && model.summary.tasks > model.tasks.count)
         #expect(model.cycles.count == ReportModel.Limits().cycles && !model.density.isEmpty)

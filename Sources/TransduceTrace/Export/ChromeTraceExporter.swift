@@ -22,7 +22,7 @@
 /// Timestamps are microseconds from the first event; every event's args keep its absolute
 /// CLOCK_MONOTONIC time (`time_ns`) and recording thread (`thread`), and `otherData` the origin.
 /// Memory: what is in flight (cycles, tasks, requests) and one entry per track, never the whole
-/// trace. The layout is ``ExportLayout``'s, shared with ``PerfettoTraceExporter``.
+/// trace. The layout is shared with ``PerfettoTraceExporter``.
 public struct ChromeTraceExporter: TraceConsumer {
     private var layout = ExportLayout()
     private var writer: Writer

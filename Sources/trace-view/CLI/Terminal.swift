@@ -31,11 +31,14 @@ enum Terminal {
     /// ``askedWidth``, or 80 to lay out by where there is none.
     static var width: Int { askedWidth ?? 80 }
 
+    /// Whether standard output is a terminal (where binary output must not go).
+    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+
     /// Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb`.
     static var color: Bool {
         if getenv("NO_COLOR") != nil { return false }
         if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
-        return isatty(STDOUT_FILENO) != 0
+        return outputIsTerminal
     }
 
     static func options(_ arguments: Arguments) throws -> RenderOptions {

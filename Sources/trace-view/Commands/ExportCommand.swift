@@ -1,11 +1,13 @@
 import TransduceTrace
 
-/// `trace-view export`: Chrome Trace JSON, Mermaid, PlantUML, SVG, JSON Lines or CSV.
+/// `trace-view export`: Perfetto's native format, Chrome Trace JSON, Mermaid, PlantUML, SVG,
+/// JSON Lines or CSV.
 enum ExportCommand: Subcommand {
-    static let formats = ["chrome", "mermaid", "plantuml", "svg", "jsonl", "csv"]
+    static let formats = ["perfetto", "chrome", "mermaid", "plantuml", "svg", "jsonl", "csv"]
 
     static let spec = CommandSpec(
-        name: "export", abstract: "Chrome Trace JSON (Perfetto), Mermaid, PlantUML, SVG, JSON Lines or CSV tables",
+        name: "export",
+        abstract: "Perfetto's native format, Chrome Trace JSON, Mermaid, PlantUML, SVG, JSON Lines or CSV tables",
         options: [
             OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
             OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
@@ -16,6 +18,11 @@ enum ExportCommand: Subcommand {
             OptionSpec("table", ExportTables.names.joined(separator: "|"), "csv: which table (see COLUMNS below)"),
         ],
         discussion: """
+            perfetto: Perfetto's native protobuf format (TrackEvent), for ui.perfetto.dev and its
+            trace processor, which load it where JSON is too large (past about 10M events): the
+            layout chrome has below, with each process's runtimes as tracks under it and each
+            runtime's tracks under that, names interned, times the trace's own (CLOCK_MONOTONIC),
+            about 26 bytes an event. Binary: needs --output, or standard output not a terminal.
             chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
             host), each runtime's tracks grouped and named with it: cycles on its gate track, a
             queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
@@ -40,10 +47,13 @@ enum ExportCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         guard let format = args.options["format"] else {
-            throw CLIError.usage("export needs --format chrome|mermaid|plantuml|svg|jsonl|csv")
+            throw CLIError.usage("export needs --format " + formats.joined(separator: "|"))
         }
         guard formats.contains(format) else {
-            throw CLIError.usage("unknown format '\(format)' (chrome, mermaid, plantuml, svg, jsonl or csv)")
+            throw CLIError.usage("unknown format '\(format)' (perfetto, chrome, mermaid, plantuml, svg, jsonl or csv)")
+        }
+        if format == "perfetto", args.options["output"] == nil, Terminal.outputIsTerminal {
+            throw CLIError.usage("--format perfetto writes binary: give --output FILE, or redirect standard output")
         }
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
@@ -54,7 +64,7 @@ enum ExportCommand: Subcommand {
         } else if args.options["table"] != nil {
             throw CLIError.usage("--table goes with --format csv")
         }
-        if format == "chrome" || format == "jsonl" || format == "csv",
+        if format == "perfetto" || format == "chrome" || format == "jsonl" || format == "csv",
             args.options["request"] != nil || args.options["from"] != nil
                 || args.options["to"] != nil
         {
@@ -69,6 +79,11 @@ enum ExportCommand: Subcommand {
             try selection.check()
         case "chrome":
             var exporter = ChromeTraceExporter { output.write($0) }
+            (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
+            exporter.finish(hosts: input.hosts)
+            try selection.check()
+        case "perfetto":
+            var exporter = PerfettoTraceExporter { output.write($0) }
             (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
             exporter.finish(hosts: input.hosts)
             try selection.check()

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import TraceTooling
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+/// `export --format perfetto` read by the Perfetto project's own protobuf definitions (PyPI's
+/// `perfetto`, in .build/py from scripts/python-readers.sh: scripts/perfetto-proto-check.py) and
+/// opened in Perfetto's own UI (as the Chrome export is, ``PerfettoTests``), each checked against
+/// what the trace's events say happened. Skipped where the readers are missing (they come from a
+/// package index, which a machine may not reach).
+@Suite(.serialized, .disabled(if: underThreadSanitizer)) struct PerfettoNativeTests {
+    static let python = PerfettoTests.root + "/.build/py/bin/python"
+    /// Whether the Python definitions are here; when not, the log says so.
+    static var readersAvailable: Bool {
+        let here = FileManager.default.isExecutableFile(atPath: python)
+        if !here { print("Perfetto protobuf tests skipped: missing .build/py (scripts/python-readers.sh)") }
+        return here
+    }
+
+    /// What `scripts/perfetto-proto-check.py` read in `path`.
+    static func read(_ path: String) async throws -> [String: Any] {
+        let python = python
+        let result = try await offThePool {
+            try Subprocess.run(
+                python, [PerfettoTests.root + "/scripts/perfetto-proto-check.py", path], output: .captureSeparately,
+                timeout: 600)
+        }
+        #expect(result.status == 0, "\(result.errors)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    /// What the events say the export must show: each awaited request resumed as [dispatch
+    /// time, latency, dispatch], those never resumed, and each runtime's number of queue-depth
+    /// values (one at each dispatch and each cycle's enter).
+    struct Expected {
+        var resumed: [[Int]] = []
+        var notResumed = 0
+        var depthValues: [RuntimeKey: Int] = [:]
+
+        init(_ events: [TraceEvent]) {
+            var awaited: [TraceIndex.Key: UInt64] = [:]
+            for e in events {
+                let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+                switch e.kind {
+                case .dispatch:
+                    depthValues[e.runtimeKey, default: 0] += 1
+                    if e.isAwaitedDispatch { awaited[key] = e.time }
+                case .cycleEnter:
+                    depthValues[e.runtimeKey, default: 0] += 1
+                case .requestResume:
+                    if let start = awaited.removeValue(forKey: key) {
+                        resumed.append([Int(start), Int(e.time.minus(start)), Int(e.dispatch)])
+                    }
+                default: break
+                }
+            }
+            notResumed = awaited.count
+            resumed.sort { $0.lexicographicallyPrecedes($1) }
+        }
+    }
+
+    /// Expects the Perfetto export at `path` of `events` read clean by Perfetto's definitions
+    /// and, where the UI is here, by Perfetto's trace processor: nothing refused, every slice
+    /// ended, every request one slice from its dispatch to its resume exactly, one flow per
+    /// request, a queue-depth counter per runtime with a value at every dispatch and enter, each
+    /// process named with its pid and host. Returns what the definitions read.
+    @discardableResult
+    static func expectClean(
+        _ path: String, of events: [TraceEvent], hosts: [UInt32: String], ui: Bool = true
+    ) async throws -> [String: Any] {
+        let expected = Expected(events)
+        let read = try await read(path)
+        #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+        let requests = try #require(read["requests"] as? [[Any]])
+        let resumed = requests.filter { $0[3] as? String != "not resumed" }.map { Array($0.prefix(3)).map { $0 as? Int ?? -1 } }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(resumed.count == expected.resumed.count && resumed.count > 10)
+        let wrong = zip(resumed, expected.resumed).filter { $0 != $1 }
+        #expect(wrong.isEmpty, "\(wrong.count) request slices differ from their requests, first: \(wrong.prefix(3))")
+        #expect(requests.count - resumed.count == expected.notResumed)
+        #expect(read["flows"] as? Int == expected.resumed.count + expected.notResumed)
+        #expect(read["unterminated_flows"] as? Int == expected.notResumed)
+        let counters = try #require(read["counter_tracks"] as? [[Any]])
+        #expect(counters.map { $0[1] as? Int ?? -1 }.sorted() == expected.depthValues.values.sorted())
+        let pids = Set(events.map(\.process))
+        let names = Set(pids.map { ($0 == 0 ? "process" : "pid \($0)") + (hosts[$0].map { " on \($0)" } ?? "") })
+        let processes = try #require(read["processes"] as? [[Any]])
+        #expect(Set(processes.map { $0[1] as? String ?? "" }) == names)
+        guard ui, PerfettoTests.available else { return read }
+        let seen = try await PerfettoTests.perfettoObject(path, seconds: 300)
+        #expect((seen["errors"] as? [String: Int] ?? ["no answer": 1]).isEmpty, "Perfetto's importer: \(seen["errors"] ?? "")")
+        #expect(seen["unfinished"] as? Int == 0)
+        #expect(seen["slices"] as? Int == read["slices"] as? Int)
+        #expect(seen["flows"] as? Int == read["links"] as? Int)
+        #expect(seen["requests"] as? Int == requests.count)
+        #expect(seen["counter_tracks"] as? Int == expected.depthValues.count)
+        #expect(seen["counter_values"] as? Int == expected.depthValues.values.reduce(0, +))
+        // The trace processor's request slices are the ones read above (times: CLOCK_MONOTONIC,
+        // the trace's own, through the export's clock snapshot).
+        let slices = requests.map { [$0[0] as? Int ?? -1, $0[1] as? Int ?? -1] }.sorted { $0.lexicographicallyPrecedes($1) }
+        let uiSlices = (seen["request_slices"] as? [[Int]] ?? []).sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(uiSlices == slices, "the UI's request slices differ from the requests: \(uiSlices.prefix(3)) \(slices.prefix(3))")
+        let uiProcesses = (seen["processes"] as? [[Any]] ?? []).map { $0[0] as? String ?? "" }
+        #expect(Set(uiProcesses) == names)
+        return read
+    }
+
+    static func export(_ events: [TraceEvent], hosts: [UInt32: String] = [:], in dir: TemporaryDirectory) async throws
+        -> String
+    {
+        var trace = Trace(events: events)
+        trace.hosts = hosts
+        let input = dir.file("trace.tdtrace")
+        try TraceFileWriter.write(trace, to: input)
+        let path = dir.file("trace.pftrace")
+        let (status, _, err) = try await traceViewAsync(["export", "--format", "perfetto", "--output", path, input])
+        #expect(status == 0, "\(err)")
+        return path
+    }
+
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsCleanAndOpensInPerfetto() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("demo.pftrace")
+        let (status, _, err) = try await traceViewAsync([
+            "export", "--format", "perfetto", "--output", path, fixtures + "/demo.jsonl",
+        ])
+        #expect(status == 0, "\(err)")
+        let events = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let read = try await Self.expectClean(path, of: events, hosts: [:])
+        // Every awaited request's flow runs from its dispatch through a cycle to its resume.
+        #expect((read["links"] as? Int ?? 0) >= 2 * Expected(events).resumed.count)
+    }
+
+    /// Every dispatch style, replacements, joins, re-entries and requests made inside tasks, in
+    /// 41 runtimes.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadCleanAndOpenInPerfetto() async throws {
+        let dir = TemporaryDirectory()
+        let events = try await PerfettoTests.mixedTrace()
+        let path = try await Self.export(events, in: dir)
+        try await Self.expectClean(path, of: events, hosts: [:])
+    }
+
+    /// Three processes of two runtimes each, with the same runtime ids, dispatch ids and labels.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
+        let dir = TemporaryDirectory()
+        let (events, hosts) = try await PerfettoTests.processesTrace()
+        let path = try await Self.export(events, hosts: hosts, in: dir)
+        let read = try await Self.expectClean(path, of: events, hosts: hosts)
+        // Each process's track lists its runtimes.
+        let processes = try #require(read["processes"] as? [[Any]])
+        #expect(processes.allSatisfy { ($0[2] as? [String])?.count == 2 }, "\(processes)")
+    }
+
+    /// Standard output (not a terminal) gets the same bytes as --output; what selects a
+    /// diagram is refused with the usage status.
+    @Test func standardOutputAndWrongFlags() async throws {
+        let dir = TemporaryDirectory()
+        let binary = try #require(builtProduct("trace-view"))
+        let file = dir.file("file.pftrace")
+        let piped = dir.file("piped.pftrace")
+        let demo = fixtures + "/demo.jsonl"
+        #expect(try traceView(["export", "--format", "perfetto", "--output", file, demo]).status == 0)
+        let shell = try Subprocess.run(
+            "/bin/sh", ["-c", "\"$0\" export --format perfetto \"$1\" > \"$2\"", binary, demo, piped], output: .capture,
+            timeout: 120)
+        #expect(shell.status == 0, "\(shell.output)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let pipedBytes = try Data(contentsOf: URL(fileURLWithPath: piped))
+        #expect(bytes.count > 1000 && bytes == pipedBytes)
+        let request = try traceView(["export", "--format", "perfetto", "--request", "3", demo])
+        #expect(request.status == 64 && request.err.contains("--request"), "\(request.err)")
+        let unknown = try traceView(["export", "--format", "protobuf", demo])
+        #expect(unknown.status == 64 && unknown.err.contains("perfetto"), "\(unknown.err)")
+    }
+}
