@@ -37,7 +37,7 @@ enum ReportCommand: Subcommand {
             // A file: read as a stream, its kept index (a trace file's) found or built in the
             // same pass for the diagrams; a second pass finds the largest parts (as tui).
             let path = input.path
-            let allProcesses = args.flag("all-processes")
+            let again = TraceInput.rereading(path, allProcesses: args.flag("all-processes"), args: args)
             var first: (notes: [String], counts: TraceCounts?, index: TraceFileIndex?)?
             let read = { (body: (TraceEvent) -> Void) throws in
                 if first == nil {
@@ -48,8 +48,7 @@ enum ReportCommand: Subcommand {
                     }
                     try selection.check()
                 } else {
-                    var again = try Selection(args)
-                    try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+                    try again(body)
                 }
             }
             data = try BrowserData(reading: read, hosts: { input.hosts }, maxRows: limits.requests)

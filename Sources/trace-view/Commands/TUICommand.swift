@@ -34,11 +34,7 @@ enum TUICommand: Subcommand {
         var selection = try Selection(args)
         let allProcesses = args.flag("all-processes")
         let path = input.path
-        // A later pass (a diagram, the largest parts) reads the file anew, as the first did.
-        let again = { @Sendable (body: (TraceEvent) -> Void) throws in
-            var again = try Selection(args)
-            try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
-        }
+        let again = TraceInput.rereading(path, allProcesses: allProcesses, args: args)
         if input.rereadable, TerminalSession.available {
             // A file on a terminal: the screen comes at once and fills while the file is read on a
             // thread of its own (BrowserFeed), in bounded memory whatever the trace's length.

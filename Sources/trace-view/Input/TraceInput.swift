@@ -289,3 +289,17 @@ private final class HostTable {
     var lossesUnknown = false
     var stop = false
 }
+
+extension TraceInput {
+    /// A later pass over the file at `path` (a diagram, the largest parts of the slowest
+    /// requests): read anew as the first pass read it, through a fresh selection from `args`.
+    /// The first pass is the caller's own: it checks the selection and says what was damaged.
+    static func rereading(
+        _ path: String, allProcesses: Bool, args: Arguments
+    ) -> @Sendable ((TraceEvent) -> Void) throws -> Void {
+        { body in
+            var again = try Selection(args)
+            try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
+        }
+    }
+}
