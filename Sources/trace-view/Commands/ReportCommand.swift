@@ -73,9 +73,16 @@ enum ReportCommand: Subcommand {
         let source = input.path == "-" ? "standard input" : (input.path.split(separator: "/").last.map(String.init) ?? input.path)
         let (model, diagrams) = ReportModel.make(
             data: data, cycles: cycles, source: source, hosts: input.hosts, limits: limits)
-        var page: [UInt8] = []
-        ReportPage.write(model: model, diagrams: diagrams) { page.append(contentsOf: $0.utf8) }
-        output.write(page)
+        // Written as it is made, in 64 KiB writes: the page is never whole in memory.
+        var buffer: [UInt8] = []
+        ReportPage.write(model: model, diagrams: diagrams) { piece in
+            buffer.append(contentsOf: piece.utf8)
+            if buffer.count >= 1 << 16 {
+                output.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        output.write(buffer)
         try output.close()
         try finish(notes: notes)
     }
