@@ -73,6 +73,17 @@ struct ReportModel: Codable, Equatable {
         var lower: UInt64
         var upper: UInt64
         var count: UInt64
+
+        init(lower: UInt64, upper: UInt64, count: UInt64) {
+            self.lower = lower
+            self.upper = upper
+            self.count = count
+        }
+
+        /// One bucket of a gate's wait or hold histogram (``BrowserData/Gate/waitRanges``).
+        init(_ range: (lower: UInt64, upper: UInt64, count: UInt64)) {
+            self.init(lower: range.lower, upper: range.upper, count: range.count)
+        }
     }
 
     struct Holder: Codable, Equatable {
@@ -80,6 +91,18 @@ struct ReportModel: Codable, Equatable {
         var cycles: Int
         var total: UInt64
         var longest: UInt64
+
+        init(label: String, cycles: Int, total: UInt64, longest: UInt64) {
+            self.label = label
+            self.cycles = cycles
+            self.total = total
+            self.longest = longest
+        }
+
+        /// One of a gate's top holders (``BrowserData/Gate/topHolders``, or by action).
+        init(_ top: (label: String, cycles: Int, total: UInt64, longest: UInt64)) {
+            self.init(label: top.label, cycles: top.cycles, total: top.total, longest: top.longest)
+        }
     }
 
     struct Wait: Codable, Equatable {
@@ -186,10 +209,9 @@ extension ReportModel {
             Runtime(
                 name: g.runtime.name, pid: g.runtime.process, id: g.runtime.runtime, host: g.host, cycles: g.cycles,
                 maxDepth: g.maxDepth, waitP99: g.waitP99, longestHold: g.longestHold, holder: g.holder,
-                holdingNow: g.holdingNow, waits: g.waitRanges.map { Range(lower: $0.lower, upper: $0.upper, count: $0.count) },
-                holds: g.holdRanges.map { Range(lower: $0.lower, upper: $0.upper, count: $0.count) },
-                byEvent: g.topHolders.map { Holder(label: $0.label, cycles: $0.cycles, total: $0.total, longest: $0.longest) },
-                byAction: g.topActions.map { Holder(label: $0.label, cycles: $0.cycles, total: $0.total, longest: $0.longest) },
+                holdingNow: g.holdingNow, waits: g.waitRanges.map(Range.init),
+                holds: g.holdRanges.map(Range.init),
+                byEvent: g.topHolders.map(Holder.init), byAction: g.topActions.map(Holder.init),
                 longestWaits: g.longestWaits.map { w in
                     Wait(dispatch: w.dispatch, label: w.label, waited: w.waited, heldBy: w.heldBy.map(\.label))
                 }, depthStart: rel(g.depthStart), depthWidth: g.depthWidth, depth: g.depthBuckets,
