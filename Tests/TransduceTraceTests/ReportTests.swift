@@ -95,9 +95,13 @@ import TraceTooling
         // And the same model made in this process from the same trace.
         let data = BrowserData(trace: trace)
         var cycles = ReportCycles(limit: ReportModel.Limits().cycles)
-        for e in events { cycles.consume(e) }
+        var totals = ReportTotals()
+        for e in events {
+            cycles.consume(e)
+            totals.consume(e)
+        }
         cycles.finish()
-        let made = ReportModel.make(data: data, cycles: cycles, source: name, hosts: trace.hosts)
+        let made = ReportModel.make(data: data, cycles: cycles, totals: totals, source: name, hosts: trace.hosts)
         #expect(made.model == model)
     }
 

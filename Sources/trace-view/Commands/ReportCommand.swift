@@ -31,6 +31,7 @@ enum ReportCommand: Subcommand {
         let output = try OutputFile(path: args.options["output"])
         var limits = ReportModel.Limits()
         var cycles = ReportCycles(limit: limits.cycles)
+        var totals = ReportTotals()
         var data: BrowserData
         let notes: [String]
         if input.rereadable {
@@ -45,6 +46,7 @@ enum ReportCommand: Subcommand {
                         guard selection.keep($0) else { return }
                         body($0)
                         cycles.consume($0)
+                        totals.consume($0)
                     }
                     try selection.check()
                 } else {
@@ -66,13 +68,16 @@ enum ReportCommand: Subcommand {
             let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
             try selection.check()
             data = BrowserData(trace: trace)
-            for e in trace.events { cycles.consume(e) }
+            for e in trace.events {
+                cycles.consume(e)
+                totals.consume(e)
+            }
             notes = trace.notes
         }
         cycles.finish()
         let source = input.path == "-" ? "standard input" : (input.path.split(separator: "/").last.map(String.init) ?? input.path)
         let (model, diagrams) = ReportModel.make(
-            data: data, cycles: cycles, source: source, hosts: input.hosts, limits: limits)
+            data: data, cycles: cycles, totals: totals, source: source, hosts: input.hosts, limits: limits)
         // Written as it is made, in 64 KiB writes: the page is never whole in memory.
         var buffer: [UInt8] = []
         ReportPage.write(model: model, diagrams: diagrams) { piece in

@@ -54,10 +54,8 @@ struct ReportCycles {
     private var asyncCycles: [RuntimeKey: UInt64] = [:]
     private var kept: TopHeap<Cycle>
     private var densities: [RuntimeKey: Density] = [:]
-    /// Cycles seen (entered), awaited requests dispatched, task instances spawned.
+    /// Cycles seen (entered).
     private(set) var count = 0
-    private(set) var requests = 0
-    private(set) var tasks = 0
     /// The last event's time.
     private(set) var end: UInt64 = 0
 
@@ -68,8 +66,6 @@ struct ReportCycles {
     mutating func consume(_ e: TraceEvent) {
         end = max(end, e.time)
         switch e.kind {
-        case .dispatch where e.isAwaitedDispatch: requests += 1
-        case .taskSpawn: tasks += 1
         case .effect where e.code == EffectKind.asyncAction.rawValue: asyncCycles[e.runtimeKey] = e.cycle
         default: break
         }

@@ -6,8 +6,8 @@ import TransduceTrace
 /// are nanoseconds from the trace's first event; runtimes are positions in ``runtimes``.
 ///
 /// Made from the terminal UI's data (``BrowserData``: the same analyses as the batch commands)
-/// and the cycles of one pass (``ReportCycles``), so the page shows what `tui`, `slow`, `tasks`
-/// and `contention` print.
+/// with the cycles and totals of one pass (``ReportCycles``, ``ReportTotals``), so the page shows
+/// what `tui`, `slow`, `tasks` and `contention` print.
 struct ReportModel: Codable, Equatable {
     /// How much a page draws: past these, the slowest requests, the longest-running tasks and the
     /// longest cycles are kept, and the rest of the cycles are drawn as their share of each stretch
@@ -200,7 +200,8 @@ extension ReportModel {
     /// The model of `data` with the cycles of `cycles`, cut to `limits`, and the diagrams of its
     /// first ``Limits/diagrams`` requests (SVG documents, by position in ``requests``).
     static func make(
-        data: BrowserData, cycles: ReportCycles, source: String, hosts: [UInt32: String], limits: Limits = Limits()
+        data: BrowserData, cycles: ReportCycles, totals: ReportTotals, source: String, hosts: [UInt32: String],
+        limits: Limits = Limits()
     ) -> (model: ReportModel, diagrams: [Int: String]) {
         let start = data.start
         let position = Dictionary(uniqueKeysWithValues: data.gates.enumerated().map { ($1.runtime, $0) })
@@ -219,9 +220,9 @@ extension ReportModel {
         }
         var aggregated: [String] = []
         let shownRequests = Array(data.requests.prefix(limits.requests))
-        if cycles.requests > shownRequests.count {
+        if totals.requests > shownRequests.count {
             aggregated.append(
-                "requests: the \(shownRequests.count) slowest of \(cycles.requests) are drawn and listed (the others are in "
+                "requests: the \(shownRequests.count) slowest of \(totals.requests) are drawn and listed (the others are in "
                     + "trace-view slow and export --format csv --table requests)")
         }
         var diagrams: [Int: String] = [:]
@@ -252,9 +253,9 @@ extension ReportModel {
                 taskRows.indices.sorted { (taskRows[$0].ran ?? .max, $1) > (taskRows[$1].ran ?? .max, $0) }.prefix(limits.tasks))
             taskRows = taskRows.indices.filter(keep.contains).map { taskRows[$0] }
         }
-        if cycles.tasks > taskRows.count {
+        if totals.tasks > taskRows.count {
             aggregated.append(
-                "tasks: the \(taskRows.count) longest-running of \(cycles.tasks) instances are listed (all of them: trace-view tasks)"
+                "tasks: the \(taskRows.count) longest-running of \(totals.tasks) instances are listed (all of them: trace-view tasks)"
             )
         }
         let tasks = taskRows.map { t in
@@ -274,8 +275,8 @@ extension ReportModel {
         let pids = Set(data.gates.map(\.runtime.process)).union(hosts.keys).sorted()
         let summary = Summary(
             source: source, events: data.events, lost: data.lost, start: start, span: cycles.end > start ? cycles.end - start : 0,
-            processes: pids.map { Process(pid: $0, host: hosts[$0] ?? "") }, requests: cycles.requests,
-            tasks: cycles.tasks, cycles: cycles.count)
+            processes: pids.map { Process(pid: $0, host: hosts[$0] ?? "") }, requests: totals.requests,
+            tasks: totals.tasks, cycles: cycles.count)
         let model = ReportModel(
             summary: summary, runtimes: runtimes, requests: requests, tasks: tasks,
             cycles: drawn.map {
