@@ -11,7 +11,9 @@ Usage: perfetto-check.py UI_DIR TRACE [SECONDS]
 
 Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe), so nothing
 beyond the Python standard library is needed. Exit status: 0 with the JSON on stdout; 2 when the
-UI did not load the trace within SECONDS (default 90)."""
+UI did not load the trace within SECONDS (default 90). With PERFETTO_SCREENSHOT=FILE.png it also
+saves what the UI drew there (its tracks expanded), to look at."""
+import base64
 import functools
 import http.server
 import json
@@ -110,6 +112,16 @@ def main():
             value = result.get("result", {}).get("value")
             if value:
                 print(json.dumps(value))
+                if os.environ.get("PERFETTO_SCREENSHOT"):
+                    # What the UI drew, to look at (the tracks expanded as a user would).
+                    for _ in range(3):  # a level of groups each time: processes, runtimes
+                        browser.call("Runtime.evaluate", {"expression": """
+                            try { window.app.commands.runCommand('dev.perfetto.ExpandAllGroups'); } catch (e) {}
+                            """, "returnByValue": True}, session)
+                        time.sleep(1.5)
+                    shot = browser.call("Page.captureScreenshot", {"format": "png"}, session)
+                    with open(os.environ["PERFETTO_SCREENSHOT"], "wb") as f:
+                        f.write(base64.b64decode(shot["data"]))
                 return 0
             time.sleep(0.5)
         print("perfetto-check: the Perfetto UI did not load the trace", file=sys.stderr)
