@@ -99,10 +99,14 @@ import TraceGenerator
         }
     }
 
-    /// A view's output as its golden keeps it: size, checksum and its first lines.
+    /// A view's output as its golden keeps it: size, checksum and its first lines. Lines end at
+    /// each line feed, a CSV's CRLF included (as characters, "\r\n" is one, which no "\n" split
+    /// finds: the whole table would be one "first line").
     static func digest(_ name: String, _ output: String) -> String {
         let bytes = Array(output.utf8)
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)
+        }
         let crc = String(CRC32.checksum(bytes), radix: 16)
         return "== \(name): \(lines.count) lines, \(bytes.count) bytes, crc32 \(crc)\n"
             + lines.prefix(12).map { "  " + $0 + "\n" }.joined()
