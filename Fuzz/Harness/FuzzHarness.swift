@@ -72,6 +72,7 @@ public enum FuzzHarness {
         _ = summary.render(options: options)
         _ = contention.render(options: options)
         let index = TraceIndex(trace.events)
+        OTLPTraceExport(index: index, hosts: trace.hosts, wallClockOffset: 0).write { bytes &+= $0.count }
         _ = TaskReport(index: index).render(options: options)
         let diagram = SequenceDiagram(index: index, options: options)
         _ = diagram.render(Array(index.events.indices))

@@ -217,7 +217,7 @@ import TransduceTestSupport
         let file = directory.file("bounded.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: file)
         let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]
-        for holding in [["sequence"], ["export", "--format", "mermaid"]] {
+        for holding in [["sequence"], ["export", "--format", "mermaid"], ["export", "--format", "otlp"]] {
             let over = try await traceViewAsync(holding + [file], environment: bound)
             #expect(over.status == 80, "\(holding): \(over.err)")
             #expect(over.err.contains("more than 1000 events") && over.err.contains("TRACE_VIEW_MAX_EVENTS"), "\(over.err)")

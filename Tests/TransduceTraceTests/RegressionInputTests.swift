@@ -31,7 +31,8 @@ import TraceTooling
         ["summary"], ["contention"], ["tasks"], ["sequence"], ["sequence", "--request", "1"],
         ["sequence", "--from", "18446744073709551000", "--to", "18446744073709551615"],
         ["export", "--format", "chrome"], ["export", "--format", "mermaid"], ["export", "--format", "plantuml"],
-        ["export", "--format", "svg"], ["export", "--format", "jsonl"], ["export", "--format", "perfetto"], ["report"],
+        ["export", "--format", "svg"], ["export", "--format", "jsonl"], ["export", "--format", "perfetto"],
+        ["export", "--format", "otlp"], ["report"],
     ]
 
     @Test func theCorpusIsThere() {

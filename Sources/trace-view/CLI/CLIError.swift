@@ -19,6 +19,9 @@ enum ExitStatus: Int32, CaseIterable {
     case diskFull = 74
     /// `record`: LTTng's consumer daemon, which writes the trace, went away (EX_TEMPFAIL).
     case consumerGone = 75
+    /// `export --otlp-endpoint`: the collector could not be reached, or refused the spans
+    /// (EX_PROTOCOL).
+    case collectorFailed = 76
     /// `record`: LTTng discarded events (its channel was full), without `--allow-loss`.
     case eventsLost = 79
     /// A view that holds the trace in memory was given more events than it may hold.
@@ -38,6 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .sessionDaemonGone: "record: LTTng's session daemon went away while the command ran"
         case .diskFull: "record: the trace's file system filled up"
         case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
+        case .collectorFailed: "export --otlp-endpoint: the collector could not be reached or refused the spans"
         case .eventsLost: "record: LTTng discarded events (a full channel), and --allow-loss was not given"
         case .tooLarge: "a view that holds the trace in memory was given more events than it may hold (TRACE_VIEW_MAX_EVENTS)"
         }

@@ -31,6 +31,16 @@ enum Terminal {
     /// ``askedWidth``, or 80 to lay out by where there is none.
     static var width: Int { askedWidth ?? 80 }
 
+    /// `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` now: where a trace's monotonic times fall on the
+    /// wall clock, for a trace recorded on this machine since its last boot.
+    static var wallClockOffsetNow: Int64 {
+        var real = timespec()
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        clock_gettime(CLOCK_REALTIME, &real)
+        return (Int64(real.tv_sec) - Int64(monotonic.tv_sec)) * 1_000_000_000 + Int64(real.tv_nsec) - Int64(monotonic.tv_nsec)
+    }
+
     /// Whether standard output is a terminal (where binary output must not go).
     static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
 

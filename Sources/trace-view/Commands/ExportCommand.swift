@@ -1,16 +1,20 @@
 import TransduceTrace
 
-/// `trace-view export`: Perfetto's native format, Chrome Trace JSON, Mermaid, PlantUML, SVG,
-/// JSON Lines or CSV.
+/// `trace-view export`: Perfetto's native format, Chrome Trace JSON, OpenTelemetry (OTLP JSON),
+/// Mermaid, PlantUML, SVG, JSON Lines or CSV.
 enum ExportCommand: Subcommand {
-    static let formats = ["perfetto", "chrome", "mermaid", "plantuml", "svg", "jsonl", "csv"]
+    static let formats = ["perfetto", "chrome", "otlp", "mermaid", "plantuml", "svg", "jsonl", "csv"]
 
     static let spec = CommandSpec(
         name: "export",
-        abstract: "Perfetto's native format, Chrome Trace JSON, Mermaid, PlantUML, SVG, JSON Lines or CSV tables",
+        abstract:
+            "Perfetto's native format, Chrome Trace JSON, OpenTelemetry spans, Mermaid, PlantUML, SVG, JSON Lines or CSV tables",
         options: [
             OptionSpec("format", formats.joined(separator: "|"), "The output format", required: true),
             OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
+            OptionSpec(
+                "otlp-endpoint", "URL",
+                "otlp: POST the spans to an OpenTelemetry collector (OTLP/HTTP JSON; http://HOST:PORT gets /v1/traces)"),
         ] + OptionSpec.selection + [
             OptionSpec("request", "ID", "mermaid, plantuml, svg: only dispatch #ID's lifecycle (as sequence --request)"),
             OptionSpec("from", "T", "mermaid, plantuml, svg: start of the time window (as sequence --from)"),
@@ -23,6 +27,19 @@ enum ExportCommand: Subcommand {
             layout chrome has below, with each process's runtimes as tracks under it and each
             runtime's tracks under that, names interned, times the trace's own (CLOCK_MONOTONIC),
             about 26 bytes an event. Binary: needs --output, or standard output not a terminal.
+            otlp: OpenTelemetry spans as OTLP JSON, one TracesData a line (the Collector's file
+            exporter's shape; each line is also an OTLP/HTTP body for /v1/traces): a trace per
+            resumed request, its root span (kind INTERNAL) from dispatch to resume, under it a
+            span per part of its latency as slow splits it (gate wait, each cycle's work and
+            actions, the tasks that carried it, re-entry waits, resume), which tile it exactly; a
+            wait's span has an event per cycle that held the gate; a part in a task another
+            request started links to that request (transduce.link: joined, replaced, carried);
+            an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
+            it has one (a ring dump's), else this machine's clocks now (with a warning). Holds the
+            trace, like sequence. --otlp-endpoint URL sends each line to a collector instead (one
+            POST of up to 256 requests' spans each, 10 s limit a step); a collector that cannot
+            be reached or answers other than 2xx stops it with exit status 76, saying how many
+            requests it had taken.
             chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
             host), each runtime's tracks grouped and named with it: cycles on its gate track, a
             queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
@@ -50,7 +67,7 @@ enum ExportCommand: Subcommand {
             throw CLIError.usage("export needs --format " + formats.joined(separator: "|"))
         }
         guard formats.contains(format) else {
-            throw CLIError.usage("unknown format '\(format)' (perfetto, chrome, mermaid, plantuml, svg, jsonl or csv)")
+            throw CLIError.usage("unknown format '\(format)' (perfetto, chrome, otlp, mermaid, plantuml, svg, jsonl or csv)")
         }
         if format == "perfetto", args.options["output"] == nil, Terminal.outputIsTerminal {
             throw CLIError.usage("--format perfetto writes binary: give --output FILE, or redirect standard output")
@@ -64,11 +81,18 @@ enum ExportCommand: Subcommand {
         } else if args.options["table"] != nil {
             throw CLIError.usage("--table goes with --format csv")
         }
-        if format == "perfetto" || format == "chrome" || format == "jsonl" || format == "csv",
+        if ["perfetto", "chrome", "otlp", "jsonl", "csv"].contains(format),
             args.options["request"] != nil || args.options["from"] != nil
                 || args.options["to"] != nil
         {
             throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid, plantuml or svg")
+        }
+        let endpoint = try args.options["otlp-endpoint"].map { url in
+            guard format == "otlp" else { throw CLIError.usage("--otlp-endpoint goes with --format otlp") }
+            guard args.options["output"] == nil else {
+                throw CLIError.usage("--otlp-endpoint sends the spans: it does not go with --output")
+            }
+            return try HTTPPost(url: url, defaultPath: "/v1/traces")
         }
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
@@ -87,6 +111,26 @@ enum ExportCommand: Subcommand {
             (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
             exporter.finish(hosts: input.hosts)
             try selection.check()
+        case "otlp":
+            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
+            notes = trace.notes
+            try selection.check()
+            let offset: Int64
+            if let anchored = OTLPTraceExport.wallClockOffset(trace.counts) {
+                offset = anchored
+            } else {
+                offset = Terminal.wallClockOffsetNow
+                Terminal.error(
+                    "trace-view: warning: the trace has no wall-clock anchor: span times are placed by this machine's clocks "
+                        + "now (right for a trace recorded here since the last boot)")
+            }
+            let export = OTLPTraceExport(
+                index: TraceIndex(trace.events), hosts: trace.hosts.merging(input.hosts) { $1 }, wallClockOffset: offset)
+            if let endpoint {
+                try send(export, to: endpoint)
+            } else {
+                export.write { output.write($0) }
+            }
         case "jsonl":
             var buffer: [UInt8] = []
             var written = 0
@@ -160,5 +204,32 @@ enum ExportCommand: Subcommand {
         }
         try output.close()
         try finish(notes: notes)
+    }
+
+    /// Sends each line of `export` to the collector at `endpoint`, stopping at the first it does
+    /// not take.
+    private static func send(_ export: OTLPTraceExport, to endpoint: HTTPPost) throws {
+        var sent = 0
+        var failure: CLIError?
+        export.write { line in
+            guard failure == nil else { return }
+            let where_ = "\(endpoint.host):\(endpoint.port)\(endpoint.path)"
+            do throws(HTTPPost.Failure) {
+                let answer = try endpoint.post(line, contentType: "application/json")
+                guard (200..<300).contains(answer.status) else {
+                    let said = answer.body.isEmpty ? "" : ": " + TraceInput.oneLine(answer.body)
+                    failure = CLIError(
+                        "the collector at \(where_) answered \(answer.status)\(said) (it took \(sent) of "
+                            + "\(export.requests) requests)", .collectorFailed)
+                    return
+                }
+                sent += min(OTLPTraceExport.requestsPerLine, export.requests - sent)
+            } catch {
+                failure = CLIError(
+                    "\(error.reason) (the collector took \(sent) of \(export.requests) requests)", .collectorFailed)
+            }
+        }
+        if let failure { throw failure }
+        Terminal.error("trace-view: sent the spans of \(sent) requests to \(endpoint.host):\(endpoint.port)\(endpoint.path)")
     }
 }

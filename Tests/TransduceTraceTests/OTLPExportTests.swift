@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+import TraceTooling
+import Transduce
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+/// `export --format otlp` read by the OpenTelemetry project's own protobuf definitions (PyPI's
+/// `opentelemetry-proto`, in .build/py from scripts/python-readers.sh: scripts/otlp-check.py),
+/// each request's spans checked against what the trace's events say happened. Skipped where the
+/// readers are missing.
+@Suite(.disabled(if: underThreadSanitizer)) struct OTLPExportTests {
+    /// What `scripts/otlp-check.py` read in `path`.
+    static func read(_ path: String) async throws -> [String: Any] {
+        let python = PerfettoNativeTests.python
+        let result = try await offThePool {
+            try Subprocess.run(
+                python, [PerfettoTests.root + "/scripts/otlp-check.py", path], output: .captureSeparately, timeout: 300)
+        }
+        #expect(result.status == 0, "\(result.errors)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    /// Expects the OTLP export at `path` of `events` read clean by OpenTelemetry's definitions:
+    /// nothing refused, every parent and link target there, the parts tiling each request, and
+    /// one root span per resumed request lasting exactly from its dispatch to its resume, each
+    /// placed on the wall clock by the same offset (`offset`, where the trace says it), an error
+    /// resume's with status ERROR.
+    static func expectClean(_ path: String, of events: [TraceEvent], offset: Int64? = nil) async throws {
+        let read = try await read(path)
+        #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+        var expected: [[Int]] = []
+        var dispatched: [TraceIndex.Key: UInt64] = [:]
+        for e in events {
+            let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+            if e.kind == .dispatch, e.isAwaitedDispatch { dispatched[key] = e.time }
+            if e.kind == .requestResume, let start = dispatched.removeValue(forKey: key) {
+                let error = e.code == ResumeOutcome.error.rawValue ? 2 : 0
+                expected.append([Int(e.process), Int(e.runtime), Int(e.dispatch), Int(start), Int(e.time - start), error])
+            }
+        }
+        expected.sort { $0.lexicographicallyPrecedes($1) }
+        let roots = try #require(read["roots"] as? [[Int]])
+        #expect(roots.count == expected.count && roots.count > 10)
+        var offsets = Set<Int>()
+        var wrong: [([Int], [Int])] = []
+        for (root, want) in zip(roots, expected) {
+            offsets.insert(root[3] - want[3])
+            if root[0..<3] != want[0..<3] || root[4] != want[4] || root[5] != want[5] || root[6] < 1 {
+                wrong.append((root, want))
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) requests differ, first: \(wrong.prefix(3))")
+        #expect(offsets.count == 1, "the requests are placed by \(offsets.count) different offsets")
+        if let offset { #expect(offsets == [Int(offset)]) }
+    }
+
+    static func export(_ events: [TraceEvent], hosts: [UInt32: String] = [:]) async throws -> (TemporaryDirectory, String) {
+        let dir = TemporaryDirectory()
+        var trace = Trace(events: events)
+        trace.hosts = hosts
+        let input = dir.file("trace.tdtrace")
+        try TraceFileWriter.write(trace, to: input)
+        let path = dir.file("trace.otlp.jsonl")
+        let (status, _, err) = try await traceViewAsync(["export", "--format", "otlp", "--output", path, input])
+        #expect(status == 0, "\(err)")
+        // No wall-clock anchor in these: placed by this machine's clocks, and said so.
+        #expect(err.contains("no wall-clock anchor"), "\(err)")
+        return (dir, path)
+    }
+
+    /// The demo carries its ring's wall-clock anchor: every span is placed by it.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsClean() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("demo.otlp.jsonl")
+        let (status, out, err) = try await traceViewAsync([
+            "export", "--format", "otlp", "--output", path, fixtures + "/demo.jsonl",
+        ])
+        #expect(status == 0 && out.isEmpty && err.isEmpty, "\(err)")
+        let trace = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
+        let anchor = try #require(OTLPTraceExport.wallClockOffset(trace.counts))
+        try await Self.expectClean(path, of: trace.events, offset: anchor)
+        let read = try await Self.read(path)
+        // The shared task's part links to the request whose cycle started it.
+        #expect((read["links"] as? Int ?? 0) > 0)
+        // Standard output gets the same lines.
+        let piped = try await traceViewAsync(["export", "--format", "otlp", fixtures + "/demo.jsonl"])
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(piped.status == 0 && piped.out == written)
+    }
+
+    /// Every dispatch style, replacements, joins, re-entries and requests made inside tasks.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadClean() async throws {
+        let events = try await PerfettoTests.mixedTrace()
+        let (dir, path) = try await Self.export(events)
+        try await Self.expectClean(path, of: events)
+        _ = dir
+    }
+
+    /// Three processes of two runtimes each, with the same runtime ids, dispatch ids and labels:
+    /// each request its own trace, under a resource naming its process, host and runtime.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
+        let (events, hosts) = try await PerfettoTests.processesTrace()
+        let (dir, path) = try await Self.export(events, hosts: hosts)
+        try await Self.expectClean(path, of: events)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for host in hosts.values { #expect(text.contains(#"{"key":"host.name","value":{"stringValue":"\#(host)"}}"#)) }
+        _ = dir
+    }
+
+    /// A stand-in collector (`scripts/otlp-receiver.py`, decoding with OpenTelemetry's
+    /// definitions), started, its port read, and stopped when `body` returns; `body` gets the
+    /// port and the receiver's log.
+    static func withReceiver<T>(
+        _ mode: String, _ body: (Int, String) async throws -> T
+    ) async throws -> T {
+        let dir = TemporaryDirectory()
+        let log = dir.file("received.jsonl")
+        let child = try Subprocess.start(
+            PerfettoNativeTests.python, [PerfettoTests.root + "/scripts/otlp-receiver.py", mode, log],
+            errors: dir.file("receiver.err"))
+        defer {
+            kill(child.pid, SIGTERM)
+            _ = try? Subprocess.wait(child.pid, timeout: 30, name: "otlp-receiver")
+            close(child.output)
+        }
+        // Its first line is its port: the signal that it listens (a minute at most).
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !line.contains(0x0A), ContinuousClock.now < deadline {
+            var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) >= 0 else { break }
+            if ready.revents != 0 {
+                guard Glibc.read(child.output, &byte, 1) == 1 else { break }
+                line.append(byte)
+            }
+        }
+        let port = try #require(
+            Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            "the receiver did not start: \((try? String(contentsOfFile: dir.file("receiver.err"), encoding: .utf8)) ?? "")")
+        return try await body(port, log)
+    }
+
+    /// What the receiver logged, a JSON object a POST.
+    static func received(_ log: String) throws -> [[String: Any]] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    /// Spans POSTed to a collector as OTLP/HTTP JSON, in batches: every batch decoded by
+    /// OpenTelemetry's definitions, every resumed request there; a collector answering 500 and
+    /// one that is down each stop the export with status 76 and say why.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func spansGoToACollector() async throws {
+        let events = try await PerfettoTests.mixedTrace()
+        let (dir, file) = try await Self.export(events)
+        let expected = try #require(try await Self.read(file)["roots"] as? [[Int]]).count
+        #expect(expected > OTLPTraceExport.requestsPerLine, "one batch would not test batching")
+        let input = dir.file("trace.tdtrace")
+        try await Self.withReceiver("ok") { port, log in
+            let sent = try await traceViewAsync([
+                "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)", input,
+            ])
+            #expect(sent.status == 0 && sent.out.isEmpty, "\(sent.err)")
+            #expect(sent.err.contains("sent the spans of \(expected) requests to 127.0.0.1:\(port)/v1/traces"), "\(sent.err)")
+            let posts = try Self.received(log)
+            #expect(posts.count == (expected + OTLPTraceExport.requestsPerLine - 1) / OTLPTraceExport.requestsPerLine)
+            #expect(posts.allSatisfy { $0["error"] == nil }, "\(posts)")
+            #expect(posts.map { $0["requests"] as? Int ?? 0 }.reduce(0, +) == expected)
+        }
+        try await Self.withReceiver("fail") { port, log in
+            let refused = try await traceViewAsync([
+                "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)/v1/traces", input,
+            ])
+            #expect(refused.status == 76, "\(refused.err)")
+            #expect(
+                refused.err.contains("answered 500") && refused.err.contains("took 0 of \(expected) requests"), "\(refused.err)")
+            #expect(try Self.received(log).count == 1, "it goes on after a refusal")
+        }
+        let down = try Loopback.freePorts(1)[0]
+        let unreachable = try await traceViewAsync([
+            "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(down)", input,
+        ])
+        #expect(unreachable.status == 76 && unreachable.err.contains("cannot connect"), "\(unreachable.err)")
+        let wrong = try await traceViewAsync(["export", "--format", "otlp", "--otlp-endpoint", "https://127.0.0.1:4318", input])
+        #expect(wrong.status == 64 && wrong.err.contains("https is not supported"), "\(wrong.err)")
+    }
+}
