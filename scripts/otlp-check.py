@@ -12,31 +12,13 @@ Prints one JSON object: counts, the problems found (empty when none), and each r
 
 Usage: otlp-check.py FILE
 Exit status: 0 with the JSON on stdout (problems included); 2 when a line does not parse."""
-import base64
 import json
+import os
 import sys
 
 sys.dont_write_bytecode = True
-from google.protobuf import json_format  # noqa: E402
-from opentelemetry.proto.trace.v1 import trace_pb2  # noqa: E402
-
-
-def b64(hex_id):
-    return base64.b64encode(bytes.fromhex(hex_id)).decode()
-
-
-def rewrite(data):
-    """OTLP JSON's hex ids as protobuf JSON's base64."""
-    for rs in data.get("resourceSpans", []):
-        for ss in rs.get("scopeSpans", []):
-            for span in ss.get("spans", []):
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = b64(span[key])
-                for link in span.get("links", []):
-                    link["traceId"] = b64(link["traceId"])
-                    link["spanId"] = b64(link["spanId"])
-    return data
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from otlp_json import traces_data  # noqa: E402
 
 
 def main():
@@ -48,7 +30,7 @@ def main():
             continue
         lines += 1
         try:
-            message = json_format.ParseDict(rewrite(json.loads(line)), trace_pb2.TracesData())
+            message = traces_data(line)
         except Exception as error:  # protobuf's own refusal
             print(f"otlp-check: line {number} does not parse: {error}", file=sys.stderr)
             return 2

@@ -8,34 +8,16 @@ received to LOG, one JSON line a request: {"spans": N, "requests": M} where it t
 
 Usage: otlp-receiver.py ok|fail LOG
 Prints the port it listens on, then serves until it is stopped."""
-import base64
 import http.server
 import json
+import os
 import sys
 
 sys.dont_write_bytecode = True
-from google.protobuf import json_format  # noqa: E402
-from opentelemetry.proto.trace.v1 import trace_pb2  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from otlp_json import traces_data  # noqa: E402
 
 mode, log = sys.argv[1], sys.argv[2]
-
-
-def b64(hex_id):
-    return base64.b64encode(bytes.fromhex(hex_id)).decode()
-
-
-def rewrite(data):
-    """OTLP JSON's hex ids as protobuf JSON's base64."""
-    for rs in data.get("resourceSpans", []):
-        for ss in rs.get("scopeSpans", []):
-            for span in ss.get("spans", []):
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = b64(span[key])
-                for link in span.get("links", []):
-                    link["traceId"] = b64(link["traceId"])
-                    link["spanId"] = b64(link["spanId"])
-    return data
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -65,7 +47,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             if self.headers.get("Content-Type") != "application/json":
                 raise ValueError(f"content type {self.headers.get('Content-Type')}")
-            message = json_format.ParseDict(rewrite(json.loads(body)), trace_pb2.TracesData())
+            message = traces_data(body)
         except Exception as error:
             self.record({"error": str(error)})
             return self.answer(400, {"code": 3, "message": str(error)})
