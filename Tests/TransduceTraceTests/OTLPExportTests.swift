@@ -56,18 +56,14 @@ import TransduceTestSupport
         if let offset { #expect(offsets == [Int(offset)]) }
     }
 
-    static func export(_ events: [TraceEvent], hosts: [UInt32: String] = [:]) async throws -> (TemporaryDirectory, String) {
-        let dir = TemporaryDirectory()
-        var trace = Trace(events: events)
-        trace.hosts = hosts
-        let input = dir.file("trace.tdtrace")
-        try TraceFileWriter.write(trace, to: input)
-        let path = dir.file("trace.otlp.jsonl")
-        let (status, _, err) = try await traceViewAsync(["export", "--format", "otlp", "--output", path, input])
-        #expect(status == 0, "\(err)")
-        // No wall-clock anchor in these: placed by this machine's clocks, and said so.
+    /// ``exportTrace(_:hosts:format:in:sourceLocation:)`` as OTLP: these traces have no wall-clock
+    /// anchor, so their spans are placed by this machine's clocks, and trace-view says so.
+    static func export(_ events: [TraceEvent], hosts: [UInt32: String] = [:], in dir: TemporaryDirectory) async throws
+        -> (input: String, path: String)
+    {
+        let (input, path, err) = try await exportTrace(events, hosts: hosts, format: "otlp", in: dir)
         #expect(err.contains("no wall-clock anchor"), "\(err)")
-        return (dir, path)
+        return (input, path)
     }
 
     /// The demo carries its ring's wall-clock anchor: every span is placed by it.
@@ -92,21 +88,21 @@ import TransduceTestSupport
 
     /// Every dispatch style, replacements, joins, re-entries and requests made inside tasks.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadClean() async throws {
+        let dir = TemporaryDirectory()
         let events = try await PerfettoTests.mixedTrace()
-        let (dir, path) = try await Self.export(events)
+        let path = try await Self.export(events, in: dir).path
         try await Self.expectClean(path, of: events)
-        _ = dir
     }
 
     /// Three processes of two runtimes each, with the same runtime ids, dispatch ids and labels:
     /// each request its own trace, under a resource naming its process, host and runtime.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
+        let dir = TemporaryDirectory()
         let (events, hosts) = try await PerfettoTests.processesTrace()
-        let (dir, path) = try await Self.export(events, hosts: hosts)
+        let path = try await Self.export(events, hosts: hosts, in: dir).path
         try await Self.expectClean(path, of: events)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for host in hosts.values { #expect(text.contains(#"{"key":"host.name","value":{"stringValue":"\#(host)"}}"#)) }
-        _ = dir
     }
 
     /// A stand-in collector (`scripts/otlp-receiver.py`, decoding with OpenTelemetry's
@@ -155,11 +151,11 @@ import TransduceTestSupport
     /// OpenTelemetry's definitions, every resumed request there; a collector answering 500 and
     /// one that is down each stop the export with status 76 and say why.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func spansGoToACollector() async throws {
+        let dir = TemporaryDirectory()
         let events = try await PerfettoTests.mixedTrace()
-        let (dir, file) = try await Self.export(events)
+        let (input, file) = try await Self.export(events, in: dir)
         let expected = try #require(try await Self.read(file)["roots"] as? [[Int]]).count
         #expect(expected > OTLPTraceExport.requestsPerLine, "one batch would not test batching")
-        let input = dir.file("trace.tdtrace")
         try await Self.withReceiver("ok") { port, log in
             let sent = try await traceViewAsync([
                 "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)", input,

@@ -107,19 +107,6 @@ import TransduceTestSupport
         return read
     }
 
-    static func export(_ events: [TraceEvent], hosts: [UInt32: String] = [:], in dir: TemporaryDirectory) async throws
-        -> String
-    {
-        var trace = Trace(events: events)
-        trace.hosts = hosts
-        let input = dir.file("trace.tdtrace")
-        try TraceFileWriter.write(trace, to: input)
-        let path = dir.file("trace.pftrace")
-        let (status, _, err) = try await traceViewAsync(["export", "--format", "perfetto", "--output", path, input])
-        #expect(status == 0, "\(err)")
-        return path
-    }
-
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsCleanAndOpensInPerfetto() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.pftrace")
@@ -138,7 +125,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadCleanAndOpenInPerfetto() async throws {
         let dir = TemporaryDirectory()
         let events = try await PerfettoTests.mixedTrace()
-        let path = try await Self.export(events, in: dir)
+        let path = try await exportTrace(events, format: "perfetto", in: dir).path
         try await Self.expectClean(path, of: events, hosts: [:])
     }
 
@@ -146,7 +133,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
         let dir = TemporaryDirectory()
         let (events, hosts) = try await PerfettoTests.processesTrace()
-        let path = try await Self.export(events, hosts: hosts, in: dir)
+        let path = try await exportTrace(events, hosts: hosts, format: "perfetto", in: dir).path
         let read = try await Self.expectClean(path, of: events, hosts: hosts)
         // Each process's track lists its runtimes.
         let processes = try #require(read["processes"] as? [[Any]])

@@ -125,11 +125,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoTests.available)) func perfettoEndsEveryRequestAndLinksEveryFlow() async throws {
         let dir = TemporaryDirectory()
         let events = try await Self.mixedTrace()
-        let input = dir.file("mixed.tdtrace")
-        try TraceFileWriter.write(Trace(events: events), to: input)
-        let path = dir.file("mixed.json")
-        let (status, _, err) = try await traceViewAsync(["export", "--format", "chrome", "--output", path, input])
-        #expect(status == 0, "\(err)")
+        let path = try await exportTrace(events, format: "chrome", in: dir).path
         let expected = try Self.counts(path)
         let (seen, errors, _, _) = try await Self.perfetto(path)
         #expect(errors.isEmpty, "Perfetto's importer: \(errors)")
@@ -177,13 +173,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoTests.available)) func severalProcessesAndRuntimesOpenCleanInPerfetto() async throws {
         let dir = TemporaryDirectory()
         let (events, hosts) = try await Self.processesTrace()
-        var trace = Trace(events: events)
-        trace.hosts = hosts
-        let input = dir.file("processes.tdtrace")
-        try TraceFileWriter.write(trace, to: input)
-        let path = dir.file("processes.json")
-        let (status, _, err) = try await traceViewAsync(["export", "--format", "chrome", "--output", path, input])
-        #expect(status == 0, "\(err)")
+        let path = try await exportTrace(events, hosts: hosts, format: "chrome", in: dir).path
         try await Self.expectClean(path, of: events, hosts: hosts)
     }
 }

@@ -186,3 +186,20 @@ func browserCheck(
     #expect((seen["requests"] as? [String])?.isEmpty == true, "\(seen)", sourceLocation: sourceLocation)
     return BrowserSeen(raw: seen)
 }
+
+/// `events` (their processes on `hosts`) written as a trace file in `dir`, and that file
+/// exported with `trace-view export --format FORMAT` to `dir`'s `export.NAME`: the trace file's
+/// path, the export's, and trace-view's standard error (its status is expected to be 0).
+func exportTrace(
+    _ events: [TraceEvent], hosts: [UInt32: String] = [:], format: String, in dir: TemporaryDirectory,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> (input: String, path: String, err: String) {
+    var trace = Trace(events: events)
+    trace.hosts = hosts
+    let input = dir.file("trace.tdtrace")
+    try TraceFileWriter.write(trace, to: input)
+    let path = dir.file("export." + format)
+    let (status, _, err) = try await traceViewAsync(["export", "--format", format, "--output", path, input])
+    #expect(status == 0, "\(err)", sourceLocation: sourceLocation)
+    return (input, path, err)
+}
