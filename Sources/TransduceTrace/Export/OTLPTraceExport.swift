@@ -34,7 +34,7 @@ public struct OTLPTraceExport {
         self.index = index
         self.hosts = hosts
         offset = wallClockOffset
-        breakdowns = index.latencyBreakdowns().sorted { ($0.start + $0.total, $0.dispatch) < ($1.start + $1.total, $1.dispatch) }
+        breakdowns = index.latencyBreakdowns().sorted { ($0.start.plus($0.total), $0.dispatch) < ($1.start.plus($1.total), $1.dispatch) }
         for e in index.events where e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
         for (i, b) in breakdowns.enumerated() { byDispatch[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)] = i }
     }
@@ -166,7 +166,7 @@ public struct OTLPTraceExport {
         ]
         if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
         span(
-            ids: root, parent: nil, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start + b.total,
+            ids: root, parent: nil, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
             attributes: pairs, error: b.outcome == .error, into: &out, first: &first)
         for (n, part) in b.parts.enumerated() {
             var pairs: [(String, Value)] = [("transduce.part", .string("\(part.kind)"))]
@@ -175,7 +175,7 @@ public struct OTLPTraceExport {
             if part.dispatch != 0 { pairs.append(("transduce.dispatch", .int(part.dispatch))) }
             span(
                 ids: ids(b, span: n + 1), parent: root.span, name: part.title, start: part.start,
-                end: part.start + part.nanos, attributes: pairs, error: false, holders: part.heldBy,
+                end: part.start.plus(part.nanos), attributes: pairs, error: false, holders: part.heldBy,
                 link: link(of: part, in: b), into: &out, first: &first)
         }
     }
