@@ -76,9 +76,9 @@ let package = Package(
         // What the test targets share: one latch, timeouts, a recording instrument.
         .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce", "TransduceTestSupport"]),
-        // The README's "Testing a feature" examples, extracted from README.md at every build into
-        // a source of TransduceTestingTests (the ReadmeExamples plugin): the tests run what the
-        // README shows.
+        // The README's "Testing a feature" examples and the DocC guides' Swift, extracted at every
+        // build into sources of TransduceTestingTests (the ReadmeExamples plugin): the tests run
+        // what the README and the guides show.
         .executableTarget(name: "readme-extract", path: "Plugins/readme-extract"),
         .plugin(name: "ReadmeExamples", capability: .buildTool(), dependencies: ["readme-extract"]),
         .testTarget(

@@ -1,11 +1,12 @@
-// readme-extract README SECTION OUTPUT: writes the Swift blocks of README's section SECTION (a
-// heading line, up to the next heading of its level) as one source file: their imports first,
-// once each, then the rest of every block in order. What the ReadmeExamples plugin runs.
+// readme-extract FILE SECTION OUTPUT: writes the Swift blocks of a Markdown FILE's section
+// SECTION (a heading line, up to the next heading of its level; a title, the whole article) as
+// one source file: their imports first, once each, then the rest of every block in order. What
+// the ReadmeExamples plugin runs, on the README and on the DocC guides.
 import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 else {
-    FileHandle.standardError.write(Data("usage: readme-extract README SECTION OUTPUT\n".utf8))
+    FileHandle.standardError.write(Data("usage: readme-extract FILE SECTION OUTPUT\n".utf8))
     exit(2)
 }
 let (readmePath, heading, outputPath) = (arguments[1], arguments[2], arguments[3])
@@ -46,7 +47,7 @@ guard !bodies.isEmpty else {
     exit(1)
 }
 let source =
-    "// Generated from \(URL(fileURLWithPath: readmePath).lastPathComponent), \(heading.drop { $0 == "#" || $0 == " " }): edit the README, not this.\n"
+    "// Generated from \(URL(fileURLWithPath: readmePath).lastPathComponent), \(heading.drop { $0 == "#" || $0 == " " }): edit that, not this.\n"
     + imports.sorted().joined(separator: "\n") + "\n\n"
     + bodies.map { $0.trimmingCharacters(in: .newlines) }.joined(separator: "\n\n") + "\n"
 do {
