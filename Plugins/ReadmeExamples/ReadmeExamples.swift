@@ -8,7 +8,8 @@ import PackagePlugin
     /// The guides whose Swift blocks are compiled and run: each article's path in the package
     /// and its title (the whole article is its section).
     static let guides = [
-        ("Sources/TransduceTrace/TransduceTrace.docc/SendingSpansToOpenTelemetry.md", "# Sending request spans to OpenTelemetry")
+        ("Sources/TransduceTrace/TransduceTrace.docc/GettingStarted.md", "# Getting started"),
+        ("Sources/TransduceTrace/TransduceTrace.docc/SendingSpansToOpenTelemetry.md", "# Sending request spans to OpenTelemetry"),
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
