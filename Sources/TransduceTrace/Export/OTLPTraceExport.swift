@@ -34,7 +34,9 @@ public struct OTLPTraceExport {
         self.index = index
         self.hosts = hosts
         offset = wallClockOffset
-        breakdowns = index.latencyBreakdowns().sorted { ($0.start.plus($0.total), $0.dispatch) < ($1.start.plus($1.total), $1.dispatch) }
+        breakdowns = index.latencyBreakdowns().sorted {
+            ($0.start.plus($0.total), $0.dispatch) < ($1.start.plus($1.total), $1.dispatch)
+        }
         for e in index.events where e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
         for (i, b) in breakdowns.enumerated() { byDispatch[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)] = i }
     }
