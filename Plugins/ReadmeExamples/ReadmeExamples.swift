@@ -10,6 +10,7 @@ import PackagePlugin
     static let guides = [
         ("Sources/TransduceTrace/TransduceTrace.docc/GettingStarted.md", "# Getting started"),
         ("Sources/TransduceTrace/TransduceTrace.docc/SendingSpansToOpenTelemetry.md", "# Sending request spans to OpenTelemetry"),
+        ("Sources/TransduceTrace/TransduceTrace.docc/TestingWithTraces.md", "# Testing with traces"),
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
