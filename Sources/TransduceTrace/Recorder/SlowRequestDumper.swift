@@ -79,11 +79,22 @@ final class SlowRequestDumper: Sendable {
         clock_gettime(CLOCK_REALTIME, &wall)
         let millis = UInt64(wall.tv_sec) * 1000 + UInt64(wall.tv_nsec) / 1_000_000
         let path = trigger.directory + "/slow-\(getpid())-\(millis)-r\(runtime)-d\(dispatch).tdtrace"
+        Self.makeDirectory(trigger.directory)
         do {
             try write(trace, path)
             written.wrappingAdd(1, ordering: .relaxed)
         } catch {
             failed.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// Creates `directory` and the directories above it that are missing (what is there, or
+    /// cannot be made, is left for the write to report).
+    static func makeDirectory(_ directory: String) {
+        var path = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            path += "/" + component
+            if mkdir(path, 0o755) != 0, errno != EEXIST { return }
         }
     }
 
