@@ -11,6 +11,7 @@ import PackagePlugin
         ("Sources/TransduceTrace/TransduceTrace.docc/GettingStarted.md", "# Getting started"),
         ("Sources/TransduceTrace/TransduceTrace.docc/SendingSpansToOpenTelemetry.md", "# Sending request spans to OpenTelemetry"),
         ("Sources/TransduceTrace/TransduceTrace.docc/TestingWithTraces.md", "# Testing with traces"),
+        ("Sources/TransduceTrace/TransduceTrace.docc/RunningTheRecorderInProduction.md", "# Running the recorder in production"),
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
