@@ -25,7 +25,7 @@ public protocol Transducer: SendableMetatype {
     /// What a `request` caller gets back (``response(state:event:)``; `Void` when nothing).
     associatedtype Response = Void
     /// Defaulted associated type rather than a typealias: a typealias breaks conformers that omit
-    /// `Env`/`Response`, depending on file order (RUNTIME.md A.2).
+    /// `Env`/`Response`, depending on the order of the files that declare them.
     associatedtype Effect = TransducerEffect<Event, Env, Response>
     /// What a task's operation returns: settle, or an event to re-enter as request or response.
     typealias TaskReturn = Transduce.TaskReturn<Event>

@@ -1,4 +1,4 @@
-/* The LTTng-UST tracepoint provider `transduce` (TRACING.md, section 2). Not part of the Swift
+/* The LTTng-UST tracepoint provider `transduce` (TheTraceContract.md in TransduceTrace's documentation). Not part of the Swift
  * module (module.modulemap lists only clttng.h). Included by clttng.c, which defines the
  * tracepoints with dynamic linkage, and by clttng_probes.c, which creates the probes (registered
  * when liblttng-ust is loaded). Keep it in step with clttng.c and clttng.h. */

@@ -1,4 +1,4 @@
-/// One diagnostic event of a runtime, as defined by the trace schema (TRACING.md, section 2).
+/// One diagnostic event of a runtime, as defined by the trace schema (TheTraceContract.md in TransduceTrace's documentation).
 ///
 /// A flat, trivially copyable value (13 words, no references): the runtime fills in the fields its
 /// ``kind`` uses and leaves the rest zero, so handing one to an instrument and storing it are plain

@@ -1,8 +1,9 @@
 /// An in-memory index over a trace: who dispatched what, which cycle ran it, which tasks it
 /// started, who resumed whom. Built in one pass; memory grows with the trace.
 ///
-/// Causal links come from the events alone (TRACING.md §2): a cycle names its dispatch, a task
-/// its cycle, a re-entry dispatch its origin task, a resume the cycle or task that resumed it.
+/// Causal links come from the events alone (<doc:TheTraceContract>): a cycle names its dispatch,
+/// a task its cycle, a re-entry dispatch its origin task, a resume the cycle or task that resumed
+/// it.
 public struct TraceIndex: Sendable {
     /// One runtime's object (dispatch, cycle or task) by id.
     public struct Key: Hashable, Sendable {

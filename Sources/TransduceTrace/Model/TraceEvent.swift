@@ -6,7 +6,7 @@ import Transduce
 /// `RuntimeEvent.Kind` for which). Identifiers are unique within a runtime; `0` means "none". Labels are
 /// strings without payloads (`loaded`, not `loaded(["a"])`).
 public struct TraceEvent: Sendable, Hashable {
-    /// The kinds of the trace schema (TRACING.md, section 2), in schema order: the runtime's own
+    /// The kinds of the trace schema (<doc:TheTraceContract>), in schema order: the runtime's own
     /// (`RuntimeEvent.Kind` of Transduce), so a kind has one code everywhere.
     public typealias Kind = RuntimeEvent.Kind
 

@@ -1,5 +1,6 @@
 /// The named fields of each kind: one table shared by JSON Lines, the LTTng reader, exports and
-/// renderers, so a field has the same name everywhere (the LTTng field names of TRACING.md).
+/// renderers, so a field has the same name everywhere (the LTTng field names of
+/// <doc:TheTraceContract>).
 public enum TraceSchema {
     /// Where a named field lives in a ``TraceEvent``.
     public enum Slot: Sendable {

@@ -1,5 +1,5 @@
-/// The runtime invariants a trace can be checked against (RUNTIME.md B.2, as TRACING.md §5
-/// lists them). Each is checked by its own ``TraceRule`` type (``rule(whole:)`` makes it).
+/// The runtime invariants a trace can be checked against (as <doc:TheTraceContract> lists them).
+/// Each is checked by its own ``TraceRule`` type (``rule(whole:)`` makes it).
 public enum InvariantRule: String, Sendable, CaseIterable {
     /// At most one cycle per runtime at a time; `transduce` only inside its cycle.
     case oneCycleAtATime
