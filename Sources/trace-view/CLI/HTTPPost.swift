@@ -7,7 +7,7 @@
 /// One HTTP/1.1 POST to an `http://` URL on a connection of its own, with a time limit on
 /// connecting, sending and each read: what `export --otlp-endpoint` sends each batch of spans
 /// with (OTLP/HTTP; no TLS: a local OpenTelemetry Collector forwards over TLS where needed).
-struct HTTPPost {
+struct HTTPPost: CustomStringConvertible {
     let host: String
     let port: String
     let path: String
@@ -45,6 +45,9 @@ struct HTTPPost {
         self.port = String(number)
         self.path = path.isEmpty || path == "/" ? defaultPath : String(path)
     }
+
+    /// `HOST:PORT/PATH`, for messages.
+    var description: String { "\(host):\(port)\(path)" }
 
     /// What the server answered: its status code and the start of its body.
     struct Response {

@@ -213,13 +213,12 @@ enum ExportCommand: Subcommand {
         var failure: CLIError?
         export.write { line in
             guard failure == nil else { return }
-            let where_ = "\(endpoint.host):\(endpoint.port)\(endpoint.path)"
             do throws(HTTPPost.Failure) {
                 let answer = try endpoint.post(line, contentType: "application/json")
                 guard (200..<300).contains(answer.status) else {
                     let said = answer.body.isEmpty ? "" : ": " + TraceInput.oneLine(answer.body)
                     failure = CLIError(
-                        "the collector at \(where_) answered \(answer.status)\(said) (it took \(sent) of "
+                        "the collector at \(endpoint) answered \(answer.status)\(said) (it took \(sent) of "
                             + "\(export.requests) requests)", .collectorFailed)
                     return
                 }
@@ -230,6 +229,6 @@ enum ExportCommand: Subcommand {
             }
         }
         if let failure { throw failure }
-        Terminal.error("trace-view: sent the spans of \(sent) requests to \(endpoint.host):\(endpoint.port)\(endpoint.path)")
+        Terminal.error("trace-view: sent the spans of \(sent) requests to \(endpoint)")
     }
 }
