@@ -73,7 +73,7 @@ extension LTTngTests {
             // The same in Perfetto's native format, read by Perfetto's own definitions too.
             if PerfettoNativeTests.readersAvailable {
                 let native = dir.file("processes.pftrace")
-                let exported = try traceView(["export", "--format", "perfetto", "--output", native, ctf])
+                let exported = try await traceViewAsync(["export", "--format", "perfetto", "--output", native, ctf])
                 #expect(exported.status == 0, "\(exported.err)")
                 try await PerfettoNativeTests.expectClean(native, of: events, hosts: read.hosts)
             }

@@ -89,7 +89,7 @@ import TransduceTestSupport
     /// Every dispatch style, replacements, joins, re-entries and requests made inside tasks.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadClean() async throws {
         let dir = TemporaryDirectory()
-        let events = try await PerfettoTests.mixedTrace()
+        let events = try await PerfettoTests.mixed.value
         let path = try await Self.export(events, in: dir).path
         try await Self.expectClean(path, of: events)
     }
@@ -98,7 +98,7 @@ import TransduceTestSupport
     /// each request its own trace, under a resource naming its process, host and runtime.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
         let dir = TemporaryDirectory()
-        let (events, hosts) = try await PerfettoTests.processesTrace()
+        let (events, hosts) = try await PerfettoTests.processes.value
         let path = try await Self.export(events, hosts: hosts, in: dir).path
         try await Self.expectClean(path, of: events)
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -121,17 +121,22 @@ import TransduceTestSupport
             _ = try? Subprocess.wait(child.pid, timeout: 30, name: "otlp-receiver")
             close(child.output)
         }
-        // Its first line is its port: the signal that it listens (a minute at most).
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !line.contains(0x0A), ContinuousClock.now < deadline {
-            var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 1000) >= 0 else { break }
-            if ready.revents != 0 {
-                guard Glibc.read(child.output, &byte, 1) == 1 else { break }
-                line.append(byte)
+        // Its first line is its port: the signal that it listens (a minute at most), waited for
+        // off the concurrency pool.
+        let output = child.output
+        let line = try await offThePool { () -> [UInt8] in
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !line.contains(0x0A), ContinuousClock.now < deadline {
+                var ready = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 1000) >= 0 else { break }
+                if ready.revents != 0 {
+                    guard Glibc.read(output, &byte, 1) == 1 else { break }
+                    line.append(byte)
+                }
             }
+            return line
         }
         let port = try #require(
             Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
@@ -152,7 +157,7 @@ import TransduceTestSupport
     /// one that is down each stop the export with status 76 and say why.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func spansGoToACollector() async throws {
         let dir = TemporaryDirectory()
-        let events = try await PerfettoTests.mixedTrace()
+        let events = try await PerfettoTests.mixed.value
         let (input, file) = try await Self.export(events, in: dir)
         let expected = try #require(try await Self.read(file)["roots"] as? [[Int]]).count
         #expect(expected > OTLPTraceExport.requestsPerLine, "one batch would not test batching")

@@ -34,7 +34,7 @@ import TransduceTestSupport
     /// What the events say the export must show: each awaited request resumed as [dispatch
     /// time, latency, dispatch], those never resumed, and each runtime's number of queue-depth
     /// values (one at each dispatch and each cycle's enter).
-    struct Expected {
+    struct Expected: Sendable {
         var resumed: [[Int]] = []
         var notResumed = 0
         var depthValues: [RuntimeKey: Int] = [:]
@@ -70,7 +70,7 @@ import TransduceTestSupport
     static func expectClean(
         _ path: String, of events: [TraceEvent], hosts: [UInt32: String], ui: Bool = true
     ) async throws -> [String: Any] {
-        let expected = Expected(events)
+        let expected = try await offThePool { Expected(events) }
         let read = try await read(path)
         #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
         let requests = try #require(read["requests"] as? [[Any]])
@@ -124,7 +124,7 @@ import TransduceTestSupport
     /// 41 runtimes.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func oracleRunsReadCleanAndOpenInPerfetto() async throws {
         let dir = TemporaryDirectory()
-        let events = try await PerfettoTests.mixedTrace()
+        let events = try await PerfettoTests.mixed.value
         let path = try await exportTrace(events, format: "perfetto", in: dir).path
         try await Self.expectClean(path, of: events, hosts: [:])
     }
@@ -132,7 +132,7 @@ import TransduceTestSupport
     /// Three processes of two runtimes each, with the same runtime ids, dispatch ids and labels.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func severalProcessesAndRuntimesReadClean() async throws {
         let dir = TemporaryDirectory()
-        let (events, hosts) = try await PerfettoTests.processesTrace()
+        let (events, hosts) = try await PerfettoTests.processes.value
         let path = try await exportTrace(events, hosts: hosts, format: "perfetto", in: dir).path
         let read = try await Self.expectClean(path, of: events, hosts: hosts)
         // Each process's track lists its runtimes.
@@ -148,17 +148,19 @@ import TransduceTestSupport
         let file = dir.file("file.pftrace")
         let piped = dir.file("piped.pftrace")
         let demo = fixtures + "/demo.jsonl"
-        #expect(try traceView(["export", "--format", "perfetto", "--output", file, demo]).status == 0)
-        let shell = try Subprocess.run(
-            "/bin/sh", ["-c", "\"$0\" export --format perfetto \"$1\" > \"$2\"", binary, demo, piped], output: .capture,
-            timeout: 120)
+        #expect(try await traceViewAsync(["export", "--format", "perfetto", "--output", file, demo]).status == 0)
+        let shell = try await offThePool {
+            try Subprocess.run(
+                "/bin/sh", ["-c", "\"$0\" export --format perfetto \"$1\" > \"$2\"", binary, demo, piped],
+                output: .capture, timeout: 120)
+        }
         #expect(shell.status == 0, "\(shell.output)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         let pipedBytes = try Data(contentsOf: URL(fileURLWithPath: piped))
         #expect(bytes.count > 1000 && bytes == pipedBytes)
-        let request = try traceView(["export", "--format", "perfetto", "--request", "3", demo])
+        let request = try await traceViewAsync(["export", "--format", "perfetto", "--request", "3", demo])
         #expect(request.status == 64 && request.err.contains("--request"), "\(request.err)")
-        let unknown = try traceView(["export", "--format", "protobuf", demo])
+        let unknown = try await traceViewAsync(["export", "--format", "protobuf", demo])
         #expect(unknown.status == 64 && unknown.err.contains("perfetto"), "\(unknown.err)")
     }
 }

@@ -79,6 +79,11 @@ import TransduceTestSupport
         return (slices, requests, points.values.reduce(0) { $0 + $1 - 1 }, tracks.count)
     }
 
+    /// ``mixedTrace()`` and ``processesTrace()``, made once for every test that reads them: their
+    /// oracle runs are not free on a busy machine, and each test exports them its own way.
+    static let mixed = Task { try await mixedTrace() }
+    static let processes = Task { try await processesTrace() }
+
     /// The demo, and 40 oracle runs side by side (one runtime each), for a trace with every
     /// dispatch style, replacements, joins, re-entries and requests made inside tasks.
     static func mixedTrace() async throws -> [TraceEvent] {
@@ -124,7 +129,7 @@ import TransduceTestSupport
 
     @Test(.enabled(if: PerfettoTests.available)) func perfettoEndsEveryRequestAndLinksEveryFlow() async throws {
         let dir = TemporaryDirectory()
-        let events = try await Self.mixedTrace()
+        let events = try await Self.mixed.value
         let path = try await exportTrace(events, format: "chrome", in: dir).path
         let expected = try Self.counts(path)
         let (seen, errors, _, _) = try await Self.perfetto(path)
@@ -172,7 +177,7 @@ import TransduceTestSupport
     /// ``processesTrace()``: three processes of two runtimes each.
     @Test(.enabled(if: PerfettoTests.available)) func severalProcessesAndRuntimesOpenCleanInPerfetto() async throws {
         let dir = TemporaryDirectory()
-        let (events, hosts) = try await Self.processesTrace()
+        let (events, hosts) = try await Self.processes.value
         let path = try await exportTrace(events, hosts: hosts, format: "chrome", in: dir).path
         try await Self.expectClean(path, of: events, hosts: hosts)
     }
