@@ -26,7 +26,10 @@ import TraceTooling
         return commands
     }
 
-    @Test(arguments: ["GettingStarted.md", "WhyWasThisRequestSlow.md", "SendingSpansToOpenTelemetry.md"])
+    @Test(arguments: [
+        "GettingStarted.md", "WhyWasThisRequestSlow.md", "ProfilingGateContention.md", "VisualizingARequestsLifecycle.md",
+        "SendingSpansToOpenTelemetry.md",
+    ])
     func theGuidesCommandsRun(_ guide: String) async throws {
         let commands = try Self.commands(in: guide)
         #expect(commands.count >= 2, "\(guide) shows no commands")
