@@ -14,7 +14,9 @@
 #   disabled_instructions: one send with a disabled trace recorder attached (its ratio to
 #                        send_instructions is the instruction count behind disabled_ratio)
 #   traced_send_instructions: one send with a trace recorder feeding its ring buffer (LTTng off);
-#                        traced_send_instructions_ratio is it ÷ send_instructions
+#                        traced_send_instructions_ratio is it ÷ send_instructions (a send under
+#                        no TraceContext: what the context costs unset is in it)
+#   context_send_instructions: the traced send made under a set TraceContext (one event more)
 #   request_task_instructions, task_floor_instructions: a request whose effect is a task that
 #                        returns `.response`, and a bare task resuming a continuation (its floor);
 #                        all threads' instructions, as valgrind runs them one at a time
@@ -76,6 +78,8 @@ disabled=$(per disabled $small $large) && figures[disabled_instructions_ratio]=$
     echo "disabled_instructions: $disabled per send (disabled_instructions_ratio: $(ratio "$send" "$disabled" 3))"
 traced=$(per traced $small $large) && figures[traced_send_instructions_ratio]=$(ratio "$traced" "$send" 3) &&
     echo "traced_send_instructions: $traced per send (traced_send_instructions_ratio: $(ratio "$traced" "$send" 3))"
+context=$(per context $small $large) &&
+    echo "context_send_instructions: $context per send (over traced: $(ratio "$context" "$traced" 3))"
 request=$(per request 1000 3000) && floor=$(per floor 1000 3000) &&
     figures[request_task_ratio]=$(ratio "$request" "$floor") &&
     echo "request_task_instructions: $request, task_floor_instructions: $floor (ratio $(ratio "$request" "$floor"))"

@@ -7,8 +7,14 @@ into protobuf JSON's base64 (the one way the OTLP JSON encoding departs from the
 mapping). Then checks what a tracing backend relies on: ids of the right length, every parent and
 every link target present, every child inside its parent, a root's children tiling it.
 
-Prints one JSON object: counts, the problems found (empty when none), and each root span as
-[pid, runtime, dispatch, start, duration, status code, child count] (Unix ns).
+A request span whose dispatch was made under a recorded trace context has a parent outside the
+file (the caller's span, a server's say): such a span — one with `transduce.dispatch` and no
+`transduce.part` — counts as a request's root like a span with no parent, and is listed in
+`external_parents` as [pid, runtime, dispatch, trace id hex, parent span id hex]. Any other span
+whose parent is missing is a problem.
+
+Prints one JSON object: counts, the problems found (empty when none), and each request's root
+span as [pid, runtime, dispatch, start, duration, status code, child count] (Unix ns).
 
 Usage: otlp-check.py FILE
 Exit status: 0 with the JSON on stdout (problems included); 2 when a line does not parse."""
@@ -46,13 +52,22 @@ def main():
                     spans[key] = (span, resource)
     children = {}
     links = 0
-    for (trace, _), (span, _) in spans.items():
+    external = set()  # (trace, span) of request spans whose parent is the caller's
+
+    def is_request(span):
+        keys = {a.key for a in span.attributes}
+        return "transduce.dispatch" in keys and "transduce.part" not in keys
+
+    for (trace, span_id), (span, _) in spans.items():
         if span.end_time_unix_nano < span.start_time_unix_nano:
             problems.append(f"span {span.name!r} ends before it starts")
         if span.parent_span_id:
             parent = spans.get((trace, span.parent_span_id))
             if parent is None:
-                problems.append(f"span {span.name!r}: its parent is not in the file")
+                if is_request(span):
+                    external.add((trace, span_id))
+                else:
+                    problems.append(f"span {span.name!r}: its parent is not in the file")
                 continue
             children.setdefault((trace, span.parent_span_id), []).append(span)
             p = parent[0]
@@ -63,8 +78,9 @@ def main():
             if (link.trace_id, link.span_id) not in spans:
                 problems.append(f"span {span.name!r}: its link's target is not in the file")
     roots = []
+    external_parents = []
     for (trace, span_id), (span, resource) in spans.items():
-        if span.parent_span_id:
+        if span.parent_span_id and (trace, span_id) not in external:
             continue
         kids = sorted(children.get((trace, span_id), []), key=lambda s: s.start_time_unix_nano)
         # The parts tile the request: each starts where the one before ended.
@@ -77,14 +93,19 @@ def main():
             problems.append(f"{span.name!r}: its parts end at {at}, not at its end")
         attributes = {a.key: a.value for a in span.attributes}
         pid = resource["process.pid"].int_value if "process.pid" in resource else 0
-        roots.append([pid, resource["transduce.runtime"].int_value, attributes["transduce.dispatch"].int_value,
+        runtime = resource["transduce.runtime"].int_value
+        dispatch = attributes["transduce.dispatch"].int_value
+        roots.append([pid, runtime, dispatch,
                       span.start_time_unix_nano, span.end_time_unix_nano - span.start_time_unix_nano,
                       span.status.code, len(kids)])
+        if (trace, span_id) in external:
+            external_parents.append([pid, runtime, dispatch, trace.hex(), span.parent_span_id.hex()])
     print(json.dumps({
         "lines": lines,
         "spans": len(spans),
         "links": links,
         "roots": sorted(roots),
+        "external_parents": sorted(external_parents),
         "problems": problems[:50],
         "problem_count": len(problems),
     }))

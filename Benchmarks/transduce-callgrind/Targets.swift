@@ -32,6 +32,13 @@ enum CallgrindTargets {
     /// are off, or one whose ring buffer records (LTTng off: the ring is the always-on part).
     enum Attached { case none, disabled, ring }
 
+    /// The sends of ``sendLoop(_:attached:)`` with a ring recorder, each made under a set
+    /// `TraceContext` (so each records one event more); the context is set once, around the loop.
+    static func contextSendLoop(_ n: Int) async {
+        let context = TraceContext(traceIDHigh: 1, traceIDLow: 2, spanID: 3)
+        await TraceContext.withCurrent(context) { await sendLoop(n, attached: .ring) }
+    }
+
     static func sendLoop(_ n: Int, attached: Attached = .none) async {
         let recorder: TraceRecorder? =
             switch attached {

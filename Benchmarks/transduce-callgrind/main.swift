@@ -3,6 +3,7 @@
 //   transduce-callgrind send N     N uncontended sends on BaseRuntime, from a detached task
 //   transduce-callgrind disabled N the same sends with a disabled trace recorder attached
 //   transduce-callgrind traced N   the same sends with a trace recorder feeding its ring buffer
+//   transduce-callgrind context N  the traced sends, each under a set TraceContext
 //   transduce-callgrind hop N      N calls of an empty method on a plain actor, the same way
 //   transduce-callgrind request N  N requests whose effect is a task returning `.response`
 //   transduce-callgrind floor N    N bare tasks that resume a continuation the caller waits on
@@ -20,10 +21,10 @@ import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first,
-    ["record", "send", "disabled", "traced", "hop", "request", "floor", "observable"].contains(mode),
+    ["record", "send", "disabled", "traced", "context", "hop", "request", "floor", "observable"].contains(mode),
     let n = Int(arguments.dropFirst().first ?? ""), n > 0
 else {
-    print("usage: transduce-callgrind record|send|disabled|traced|hop|request|floor|observable COUNT")
+    print("usage: transduce-callgrind record|send|disabled|traced|context|hop|request|floor|observable COUNT")
     exit(64)
 }
 if mode == "record" {
@@ -42,6 +43,7 @@ if mode == "record" {
         switch mode {
         case "disabled": await CallgrindTargets.sendLoop(n, attached: .disabled)
         case "traced": await CallgrindTargets.sendLoop(n, attached: .ring)
+        case "context": await CallgrindTargets.contextSendLoop(n)
         case "hop": await CallgrindTargets.hopLoop(n)
         case "request": await CallgrindTargets.requestLoop(n)
         case "floor": await CallgrindTargets.taskFloorLoop(n)

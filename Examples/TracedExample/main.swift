@@ -12,8 +12,12 @@
 //                                                     # or trap-while-writing: trap while another
 //                                                     # thread writes a large trace to FILE
 //
-// Under an LTTng session that enables `transduce:*`, the same events also go to LTTng.
+// Under an LTTng session that enables `transduce:*`, the same events also go to LTTng. With
+// TRACEPARENT set (a W3C `traceparent`, the environment carrier OpenTelemetry uses between
+// processes), the workload's dispatches are made under that trace context, and an OTLP export
+// parents its requests' spans there.
 import Foundation
+import Transduce
 import TransduceDemo
 import TransduceTrace
 
@@ -33,7 +37,7 @@ enum TracedExample {
         if arguments.first == "--repeat", arguments.count == 3, let times = Int(arguments[1]) {
             // A burst of events for LTTng (e.g. to overrun a small channel); the ring keeps the last.
             let recorder = TraceRecorder(capacity: 1 << 16)
-            for _ in 0..<max(1, times) { _ = try await DemoWorkload.run(instrument: recorder) }
+            for _ in 0..<max(1, times) { _ = try await workload(instrument: recorder) }
             try recorder.write(to: arguments[2])
             print("\(times) runs of the workload: \(recorder.ring.counts.offered) events offered")
             return
@@ -44,7 +48,7 @@ enum TracedExample {
                 exit(64)
             }
             // Hosts pick up the bootstrapped recorder; the dump happens at exit.
-            let runtime = try await DemoWorkload.run(instrument: nil)
+            let runtime = try await workload(instrument: nil)
             print("runtime \(runtime) done; the trace is written at exit")
             return
         }
@@ -60,18 +64,24 @@ enum TracedExample {
         if serve {
             recorder.dumpOnSignal(to: path)
             recorder.dumpAtExit(to: path)
-            _ = try await DemoWorkload.run(instrument: recorder)
+            _ = try await workload(instrument: recorder)
             print("ready \(getpid())")
             fflush(nil)
             while readLine() != nil {}
             return
         }
-        let runtime = try await DemoWorkload.run(instrument: recorder)
+        let runtime = try await workload(instrument: recorder)
         try recorder.write(to: path)
         print("runtime \(runtime): \(recorder.snapshot().events.count) events written to \(path)")
     }
 
     struct Thrown: Error {}
+
+    /// The demo workload, under the trace context of TRACEPARENT when that is set.
+    static func workload(instrument: (any RuntimeInstrument)?) async throws -> RuntimeID {
+        let context = ProcessInfo.processInfo.environment["TRACEPARENT"].flatMap { TraceContext(traceparent: $0) }
+        return try await TraceContext.withCurrent(context) { try await DemoWorkload.run(instrument: instrument) }
+    }
 
     static func end(with how: String) async throws -> Never {
         guard TraceRecorder.bootstrapFromEnvironment() != nil else {
@@ -80,7 +90,7 @@ enum TracedExample {
         }
         // TRANSDUCE_EXAMPLE_RUNS=N runs the workload N times first (a dump larger than a pipe's buffer).
         let runs = getenv("TRANSDUCE_EXAMPLE_RUNS").flatMap { Int(String(cString: $0)) } ?? 1
-        for _ in 0..<max(1, runs) { _ = try await DemoWorkload.run(instrument: nil) }
+        for _ in 0..<max(1, runs) { _ = try await workload(instrument: nil) }
         // When the ending starts (CLOCK_MONOTONIC ns), so a test can time the ending alone.
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

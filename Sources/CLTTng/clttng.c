@@ -42,7 +42,8 @@ int clttng_any_enabled(void) {
         lttng_ust_tracepoint_enabled(transduce, task_cancel) ||
         lttng_ust_tracepoint_enabled(transduce, task_settle) ||
         lttng_ust_tracepoint_enabled(transduce, request_resume) ||
-        lttng_ust_tracepoint_enabled(transduce, event_dropped);
+        lttng_ust_tracepoint_enabled(transduce, event_dropped) ||
+        lttng_ust_tracepoint_enabled(transduce, trace_context);
 }
 #else
 int clttng_any_enabled(void) { return 0; }
@@ -187,5 +188,15 @@ void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_pt
     }
 #else
     (void)runtime; (void)cycle; (void)event_ptr; (void)event_len; (void)reason;
+#endif
+}
+
+void clttng_trace_context(uint64_t runtime, uint64_t dispatch, uint64_t trace_id_high, uint64_t trace_id_low, uint64_t parent_span_id, uint32_t trace_flags) {
+#if CLTTNG_HAVE_LTTNG
+    if (lttng_ust_tracepoint_enabled(transduce, trace_context)) {
+        lttng_ust_do_tracepoint(transduce, trace_context, runtime, dispatch, trace_id_high, trace_id_low, parent_span_id, trace_flags);
+    }
+#else
+    (void)runtime; (void)dispatch; (void)trace_id_high; (void)trace_id_low; (void)parent_span_id; (void)trace_flags;
 #endif
 }

@@ -22,6 +22,7 @@ extension RuntimeEvent {
         case .taskSettle(_, let outcome, _, _): "settle(\(outcome))"
         case .requestResume(_, let outcome, _, _, _, _): "resume(\(outcome))"
         case .eventDropped(_, let event, let reason): "dropped(\(event),\(reason))"
+        case .traceContext(_, let context): "context(\(context))"
         }
     }
 }

@@ -23,7 +23,8 @@ import TransduceDemo
         // (Under ThreadSanitizer the backtracer itself cannot run: TSan rejects its clone from a
         // signal handler, with or without the dump.)
         let backtracer = how == "trap" && !underThreadSanitizer
-        var environment = ["TRANSDUCE_TRACE": path]
+        // Under a caller's trace context, so that every kind is there to keep.
+        var environment = ["TRANSDUCE_TRACE": path, "TRACEPARENT": TraceContextTests.server.traceparent]
         if !backtracer { environment["SWIFT_BACKTRACE"] = "enable=no" }
         let (status, output) = try run(example, ["--end-with", how], environment: environment)
         #expect(status == 128 + signal, "\(output)")

@@ -9,7 +9,9 @@ import TraceTooling
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let path = dir.file("exit.jsonl")
-        let (status, output) = try run(example, [], environment: ["TRANSDUCE_TRACE": path])
+        // Under a caller's trace context, so that every kind is there to keep.
+        let (status, output) = try run(
+            example, [], environment: ["TRANSDUCE_TRACE": path, "TRACEPARENT": TraceContextTests.server.traceparent])
         #expect(status == 0, "\(output)")
         let trace = try JSONLinesReader(path: path).readAll()
         #expect(trace.notes.isEmpty)

@@ -75,7 +75,10 @@ struct Comparable: Hashable {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
         let ringFile = dir.file("ring.tdtrace")
-        let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
+        // Under a caller's trace context (env execs the example, keeping its pid), so that every
+        // kind is there.
+        let (ctf, pid) = try LTTngTools.record(
+            into: dir.path, "/usr/bin/env", ["TRACEPARENT=\(TraceContextTests.server.traceparent)", example, ringFile])
 
         // babeltrace2 itself reads the trace.
         let (status, text) = try run(LTTngTools.babeltrace!, [ctf])
@@ -111,7 +114,10 @@ struct Comparable: Hashable {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let ringFile = dir.file("ring.jsonl")
-        let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
+        // Under a caller's trace context (env execs the example, keeping its pid), so that every
+        // kind is there.
+        let (ctf, pid) = try LTTngTools.record(
+            into: dir.path, "/usr/bin/env", ["TRACEPARENT=\(TraceContextTests.server.traceparent)", example, ringFile])
         // Event times are stamped by each sink, so what derives from them (time spans, a task's
         // run from its spawn to its settle, queue-depth columns) may differ: durations are masked,
         // and so is the padding that a duration's width gives its column (one run of the tasks

@@ -10,11 +10,23 @@ import TransduceTestSupport
         let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
         // A hang detector, not a speed bound: under ThreadSanitizer, with the suites that block
         // threads on children running at once, ten of these took over 10 s.
-        let runtime = try await withTimeout(60) { try await DemoWorkload.run(instrument: recorder) }
+        // Under a server's trace context, so that every kind shows up.
+        let context = try #require(TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+        let runtime = try await withTimeout(60) {
+            try await TraceContext.withCurrent(context) { try await DemoWorkload.run(instrument: recorder) }
+        }
         let trace = recorder.snapshot()
         let events = trace.events.filter { $0.runtime == runtime.rawValue }
         #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
         #expect(Set(events.map(\.kind)) == Set(TraceEvent.Kind.allCases))
+        // Each dispatch from outside the runtime comes after its context; a task's own have none.
+        var contexts: [UInt64: TraceContext] = [:]
+        for e in events {
+            if e.kind == .traceContext { contexts[e.dispatch] = e.traceContext }
+            guard e.kind == .dispatch || e.kind == .dispatchRejected else { continue }
+            let fromOutside = e.otherTask == 0
+            #expect(contexts[e.dispatch] == (fromOutside ? context : nil), "\(e.kind) #\(e.dispatch) \(e.codeName)")
+        }
         #expect(events.allSatisfy { $0.thread != 0 })
         // The chart: request(load) → cycle → spawn(load) → leave(handedOff) → send(ping) gets through
         // → task settles → taskRequest(loaded) → cycle → resume of the request by that cycle.

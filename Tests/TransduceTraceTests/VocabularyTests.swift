@@ -94,7 +94,7 @@ import Transduce
     @Test func theNamesTracesHoldDoNotChange() {
         #expect(
             TraceNames.kinds.joined(separator: " ")
-                == "runtimeStart runtimeStop dispatch dispatchRejected cycleEnter transduce effect cycleLeave taskSpawn taskJoin taskCancel taskSettle requestResume eventDropped"
+                == "runtimeStart runtimeStop dispatch dispatchRejected cycleEnter transduce effect cycleLeave taskSpawn taskJoin taskCancel taskSettle requestResume eventDropped traceContext"
         )
         #expect(TraceNames.lttngKinds[4] == "cycle_enter" && TraceNames.lttngKinds[3] == "dispatch_rejected")
         #expect(TraceNames.styles == ["post", "send", "request", "uniqueRequest", "initial", "taskRequest", "taskResponse"])

@@ -39,6 +39,7 @@ void clttng_task_cancel(uint64_t runtime, uint64_t task, uint8_t reason);
 void clttng_task_settle(uint64_t runtime, uint64_t task, uint8_t outcome, const char *label_ptr, uint32_t label_len, uint64_t ran_ns);
 void clttng_request_resume(uint64_t runtime, uint64_t dispatch, uint8_t outcome, const char *error_ptr, uint32_t error_len, uint64_t by_cycle, uint64_t by_task, uint64_t latency_ns);
 void clttng_event_dropped(uint64_t runtime, uint64_t cycle, const char *event_ptr, uint32_t event_len, uint8_t reason);
+void clttng_trace_context(uint64_t runtime, uint64_t dispatch, uint64_t trace_id_high, uint64_t trace_id_low, uint64_t parent_span_id, uint32_t trace_flags);
 
 #ifdef __cplusplus
 }

@@ -175,6 +175,20 @@ LTTNG_UST_TRACEPOINT_EVENT(transduce, event_dropped,
     )
 )
 
+/* The W3C trace context a dispatch was made under (the trace id in two halves, the parent span
+ * id, the flags), before that dispatch (same thread); only when one was set. */
+LTTNG_UST_TRACEPOINT_EVENT(transduce, trace_context,
+    LTTNG_UST_TP_ARGS(uint64_t, runtime, uint64_t, dispatch, uint64_t, trace_id_high, uint64_t, trace_id_low, uint64_t, parent_span_id, uint32_t, trace_flags),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, runtime, runtime)
+        lttng_ust_field_integer(uint64_t, dispatch, dispatch)
+        lttng_ust_field_integer_hex(uint64_t, trace_id_high, trace_id_high)
+        lttng_ust_field_integer_hex(uint64_t, trace_id_low, trace_id_low)
+        lttng_ust_field_integer_hex(uint64_t, parent_span_id, parent_span_id)
+        lttng_ust_field_integer(uint32_t, trace_flags, trace_flags)
+    )
+)
+
 #endif /* TRANSDUCE_TP_H */
 
 #include <lttng/tracepoint-event.h>

@@ -57,6 +57,7 @@ extension RuntimeCore {
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
         let task = callerTask
+        if let instrument, task == nil { emitTraceContext(of: dispatch, at: now, instrument) }
         try queue(
             Admission(event: event, style: style, waiters: [], dispatch: dispatch, enqueuedAt: now, origin: task ?? 0),
             isPost: true, fromTask: task != nil, recording: instrument)
@@ -71,7 +72,7 @@ extension RuntimeCore {
     /// ``callerTask``.
     @inlinable
     func admit(_ event: T.Event, style: DispatchStyle, task: UInt64?) throws -> Admitted {
-        let start = try startDispatch(event, style: style)
+        let start = try startDispatch(event, style: style, task: task)
         guard task == nil else { return .queue(start, task: task) }
         return try claimIdleGate(event, start)
     }
@@ -111,15 +112,16 @@ extension RuntimeCore {
     /// host is gone): the caller suspends until its waiter is resolved.
     @inlinable
     func dispatch(_ event: T.Event, style: DispatchStyle) async throws -> T.Response? {
-        let start = try startDispatch(event, style: style)
-        return try await enqueueAndWait(event, start, task: callerTask)
+        let task = callerTask
+        let start = try startDispatch(event, style: style, task: task)
+        return try await enqueueAndWait(event, start, task: task)
     }
 
-    /// Numbers an awaited dispatch and reads the instrument once; throws
-    /// ``RuntimeError/reentrantDispatch`` when the caller is this runtime's drain task (it would
-    /// wait for its own gate).
+    /// Numbers an awaited dispatch, reads the instrument once and records the caller's trace
+    /// context (`task`: the caller's ``callerTask``); throws ``RuntimeError/reentrantDispatch``
+    /// when the caller is this runtime's drain task (it would wait for its own gate).
     @inlinable
-    func startDispatch(_ event: T.Event, style: DispatchStyle) throws -> DispatchStart {
+    func startDispatch(_ event: T.Event, style: DispatchStyle, task: UInt64?) throws -> DispatchStart {
         let kind: DispatchKind =
             switch style {
             case .send: .send
@@ -129,6 +131,7 @@ extension RuntimeCore {
         let dispatch = nextDispatch.wrappingAdd(1, ordering: .relaxed).newValue
         let instrument = recording
         let now = instrument == nil ? 0 : MonotonicClock.now()
+        if let instrument, task == nil { emitTraceContext(of: dispatch, at: now, instrument) }
         if isComputeTask() {
             if let instrument {
                 control.withLock { control in
@@ -139,6 +142,18 @@ extension RuntimeCore {
             throw RuntimeError.reentrantDispatch
         }
         return DispatchStart(kind: kind, dispatch: dispatch, instrument: instrument, now: now)
+    }
+
+    /// Records the ``TraceContext`` the caller of `dispatch` runs under, if one is set: before
+    /// the dispatch, stamped with its time, so a reader has it when the dispatch comes.
+    /// Costs a recording dispatch one atomic load until a context is first set in the process,
+    /// then a task-local read. Only for dispatches from
+    /// outside the runtime's managed tasks: a task's own dispatches belong to the request whose
+    /// cycle started it (their `originTask` says so), whatever context the task inherited.
+    @inlinable
+    func emitTraceContext(of dispatch: UInt64, at now: UInt64, _ instrument: Recording) {
+        guard let context = TraceContext.currentIfAny else { return }
+        emit(.traceContext(dispatch: dispatch, context: context), instrument, at: now)
     }
 
     /// Claims the idle gate for an inline cycle, or learns that the admission must queue, in one

@@ -41,6 +41,8 @@ extension RuntimeEvent {
             latencyNanos: UInt64)
         /// An event was discarded without being transduced, and why.
         case eventDropped(cycle: UInt64, event: EventLabel, reason: DropReason)
+        /// Dispatch `dispatch` was made under `context` (recorded before its dispatch).
+        case traceContext(dispatch: UInt64, context: TraceContext)
     }
 
     /// An event of `runtime` at `time` (nanoseconds of `CLOCK_MONOTONIC`) with the fields of
@@ -131,6 +133,13 @@ extension RuntimeEvent {
             self.cycle = cycle
             self.label = event
             self.code = reason.rawValue
+        case .traceContext(let dispatch, let context):
+            self.init(kind: .traceContext, time: time, runtime: runtime)
+            self.dispatch = dispatch
+            self.cycle = context.traceIDHigh
+            self.task = context.traceIDLow
+            self.otherTask = context.spanID
+            self.count = UInt32(context.flags)
         }
     }
 
@@ -177,6 +186,11 @@ extension RuntimeEvent {
                 dispatch: dispatch, outcome: decode(code, as: ResumeOutcome.self), error: optional(label),
                 byCycle: cycle, byTask: task, latencyNanos: nanos)
         case .eventDropped: return .eventDropped(cycle: cycle, event: label, reason: decode(code, as: DropReason.self))
+        case .traceContext:
+            return .traceContext(
+                dispatch: dispatch,
+                context: TraceContext(
+                    unchecked: cycle, traceIDLow: task, spanID: otherTask, flags: UInt8(truncatingIfNeeded: count)))
         }
     }
 }

@@ -20,18 +20,21 @@ public struct RuntimeEvent: Sendable, BitwiseCopyable {
     public var time: UInt64
     /// The runtime (host) that emitted the event.
     public var runtime: RuntimeID
-    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume).
+    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume,
+    /// traceContext).
     public var dispatch: UInt64 = 0
     /// The cycle id (cycleEnter, transduce, effect, cycleLeave, taskSpawn, eventDropped; the
-    /// resuming cycle of a requestResume).
+    /// resuming cycle of a requestResume); a traceContext's trace id high bits.
     public var cycle: UInt64 = 0
-    /// The task id (task events; the resuming task of a requestResume).
+    /// The task id (task events; the resuming task of a requestResume); a traceContext's trace id
+    /// low bits.
     public var task: UInt64 = 0
-    /// Origin task (dispatch), replaced task (taskSpawn).
+    /// Origin task (dispatch), replaced task (taskSpawn), parent span id (traceContext).
     public var otherTask: UInt64 = 0
     /// Waited, held, duration, ran or latency, by kind.
     public var nanos: UInt64 = 0
-    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter) or waiters (taskSpawn).
+    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter), waiters (taskSpawn) or
+    /// trace flags (traceContext).
     public var count: UInt32 = 0
     /// The event, task name, error or transducer name, by kind.
     public var label: EventLabel = .empty
@@ -82,5 +85,9 @@ public struct RuntimeEvent: Sendable, BitwiseCopyable {
         case requestResume
         /// `cycle`, `label` event, `code` reason (``DropReason``).
         case eventDropped
+        /// The ``TraceContext`` dispatch `dispatch` was made under, recorded before its `dispatch`
+        /// (or `dispatchRejected`), on the same thread, when one was set: `cycle` and `task` the trace id's
+        /// high and low 64 bits, `otherTask` the parent span id, `count` the trace flags.
+        case traceContext
     }
 }

@@ -1,3 +1,5 @@
+import Transduce
+
 /// An in-memory index over a trace: who dispatched what, which cycle ran it, which tasks it
 /// started, who resumed whom. Built in one pass; memory grows with the trace.
 ///
@@ -91,6 +93,8 @@ public struct TraceIndex: Sendable {
     public private(set) var cycles: [Key: CycleRecord] = [:]
     /// Every task instance, by runtime and id.
     public private(set) var tasks: [Key: TaskRecord] = [:]
+    /// The trace context each dispatch made under one was made under, by runtime and dispatch id.
+    public private(set) var traceContexts: [Key: TraceContext] = [:]
     /// Runtimes (their ``RuntimeKey``s) in order of first appearance.
     public private(set) var runtimes: [RuntimeKey] = []
 
@@ -154,6 +158,8 @@ public struct TraceIndex: Sendable {
                 tasks[Key(runtime: r, id: e.task)]?.settles.append(i)
             case .requestResume:
                 dispatches[Key(runtime: r, id: e.dispatch)]?.resumes.append(i)
+            case .traceContext:
+                if let context = e.traceContext { traceContexts[Key(runtime: r, id: e.dispatch)] = context }
             case .runtimeStart, .runtimeStop, .dispatchRejected:
                 break
             }

@@ -319,7 +319,7 @@ struct ExportLayout {
                         .give(slot, at: e.time)
                 }
             }
-        case .dispatchRejected, .transduce, .eventDropped:
+        case .dispatchRejected, .transduce, .eventDropped, .traceContext:
             break
         }
     }

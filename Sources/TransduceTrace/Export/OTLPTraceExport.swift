@@ -1,11 +1,15 @@
+import Transduce
+
 /// A trace's awaited requests as OpenTelemetry spans, in OTLP's JSON encoding (the protobuf
 /// JSON mapping with OTLP's own rules: trace and span ids as hex, enums as integers, 64-bit
 /// integers as strings, field names in lowerCamelCase), one `TracesData` object a line — the
 /// shape of the OpenTelemetry Collector's file exporter, and the body OTLP/HTTP takes at
 /// `/v1/traces`.
 ///
-/// Each resumed request is a trace of its own: a root span (kind INTERNAL) from its dispatch to
-/// its resume, named `style(label)`, and under it a span per part of its latency
+/// Each resumed request is a span (kind INTERNAL) from its dispatch to its resume, named
+/// `style(label)`: a child of the span its dispatch was made in when the trace recorded a
+/// `TraceContext` for it (a server's request span, say: the same trace id, that span as parent),
+/// else the root of a trace of its own. Under it a span per part of its latency
 /// (``LatencyBreakdown``: the admission's gate wait, each cycle's work and actions, the tasks that
 /// carried its waiter, re-entry waits, the resume), which tile it exactly. A wait's span has an
 /// event for each cycle that held the gate meanwhile. A part spent in a task that another
@@ -78,13 +82,18 @@ public struct OTLPTraceExport {
         Self.fnv("\(hosts[runtime.process] ?? "")/\(runtime.process)/\(runtime.runtime)")
     }
 
-    /// The request's trace id (its runtime's hash, then its dispatch) and the id of its span
-    /// number `n` (0: the root): the same trace gives the same ids.
+    /// The trace context the request's dispatch was made under, if the trace recorded one.
+    private func context(of b: LatencyBreakdown) -> TraceContext? {
+        index.traceContexts[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)]
+    }
+
+    /// The request's trace id (its context's, else its runtime's hash, then its dispatch) and the
+    /// id of its span number `n` (0: the request's): the same trace gives the same ids.
     private func ids(_ b: LatencyBreakdown, span n: Int) -> (trace: String, span: String) {
         let high = runtimeHash(b.runtime)
         var span = (high ^ b.dispatch &* 0x9e37_79b9_7f4a_7c15) &+ UInt64(n)
         if span == 0 { span = 1 }
-        return (hex(high) + hex(b.dispatch), hex(span))
+        return (context(of: b)?.traceID ?? hex(high) + hex(b.dispatch), hex(span))
     }
 
     private func hex(_ value: UInt64) -> String {
@@ -167,8 +176,10 @@ public struct OTLPTraceExport {
             ("transduce.event", .string(b.label)), ("transduce.outcome", .string(b.outcomeName)),
         ]
         if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
+        // Under the caller's span when the dispatch recorded one.
+        let parent = context(of: b).map { hex($0.spanID) }
         span(
-            ids: root, parent: nil, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
+            ids: root, parent: parent, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
             attributes: pairs, error: b.outcome == .error, into: &out, first: &first)
         for (n, part) in b.parts.enumerated() {
             var pairs: [(String, Value)] = [("transduce.part", .string("\(part.kind)"))]

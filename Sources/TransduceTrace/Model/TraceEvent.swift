@@ -75,6 +75,14 @@ public struct TraceEvent: Sendable, Hashable {
         return style == .request || style == .uniqueRequest || style == .taskRequest
     }
 
+    /// The trace context of a `traceContext` event (`nil` for any other kind, or for one whose
+    /// ids are zero).
+    public var traceContext: TraceContext? {
+        guard kind == .traceContext else { return nil }
+        return TraceContext(
+            traceIDHigh: cycle, traceIDLow: task, spanID: otherTask, flags: UInt8(truncatingIfNeeded: count))
+    }
+
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
     public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
 }

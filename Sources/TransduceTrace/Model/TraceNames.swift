@@ -33,7 +33,7 @@ package enum TraceNames {
         case .taskSettle: taskOutcomes
         case .requestResume: resumeOutcomes
         case .eventDropped: dropReasons
-        case .runtimeStart, .cycleEnter, .transduce, .taskJoin: []
+        case .runtimeStart, .cycleEnter, .transduce, .taskJoin, .traceContext: []
         }
     }
 

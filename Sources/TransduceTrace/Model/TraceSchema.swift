@@ -88,6 +88,11 @@ public enum TraceSchema {
                 .init("by_task", .task), .init("latency_ns", .nanos),
             ]
         case .eventDropped: [.init("cycle", .cycle), .init("event", .label), .init("reason", .code)]
+        case .traceContext:
+            [
+                .init("dispatch", .dispatch), .init("trace_id_high", .cycle), .init("trace_id_low", .task),
+                .init("parent_span_id", .otherTask), .init("trace_flags", .count),
+            ]
         }
     }
 }

@@ -37,6 +37,8 @@ enum LTTngSink {
             }
         case .eventDropped:
             text(e.label) { l, ll in clttng_event_dropped(runtime, e.cycle, l, ll, e.code) }
+        case .traceContext:
+            clttng_trace_context(runtime, e.dispatch, e.cycle, e.task, e.otherTask, e.count)
         }
     }
 

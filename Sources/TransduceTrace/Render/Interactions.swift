@@ -97,6 +97,9 @@ extension TraceIndex {
                 e.resumeOutcome == .error ? .error : .resume)
         case .eventDropped:
             return make(.transduce, .transduce, "dropped(\(e.label)): \(e.codeName)", .quiet)
+        case .traceContext:
+            // Context of the dispatch that follows it, not an interaction of its own.
+            return nil
         }
     }
 

@@ -30,7 +30,9 @@ extension SummaryReport {
         for note in notes { lines.append(options.paint("  warning: \(note)", .error)) }
         lines.append("")
         lines.append(options.paint("Events by kind", .bold))
-        for kind in TraceEvent.Kind.allCases {
+        // A trace context is what a caller may set, not something the runtime does: a trace
+        // without one does not list it.
+        for kind in TraceEvent.Kind.allCases where kind != .traceContext || counts[Int(kind.rawValue)] > 0 {
             lines.append("  " + pad(kind.description, 18) + pad(String(counts[Int(kind.rawValue)]), 10, right: true))
         }
         lines.append("")

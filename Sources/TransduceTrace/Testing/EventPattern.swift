@@ -74,6 +74,9 @@ public struct EventPattern: Sendable, CustomStringConvertible {
         .init(kind: .eventDropped, label: event, code: reason?.rawValue)
     }
 
+    /// A `traceContext`: the trace context a dispatch was made under.
+    public static let context = EventPattern(kind: .traceContext)
+
     /// Whether `e` matches; `index` resolves the task a task event concerns.
     public func matches(_ e: TraceEvent, in index: TraceIndex) -> Bool {
         if let kind, e.kind != kind { return false }
@@ -106,6 +109,7 @@ public struct EventPattern: Sendable, CustomStringConvertible {
         case .taskSettle: return "settle(\(task), \(code)" + (self.label == nil ? ")" : ", \(label))")
         case .requestResume: return "resume(\(code))"
         case .eventDropped: return "dropped(\(label), \(code))"
+        case .traceContext: return "context"
         }
     }
 }
@@ -137,6 +141,7 @@ package enum ShapeText {
         case .taskSettle: return "settle(\(task), \(e.codeName)" + (e.label.isEmpty ? ")" : ", \(e.label))")
         case .requestResume: return "resume(\(e.codeName))"
         case .eventDropped: return "dropped(\(e.label), \(e.codeName))"
+        case .traceContext: return "context(\(e.traceContext?.traceparent ?? "invalid"))"
         }
     }
 }

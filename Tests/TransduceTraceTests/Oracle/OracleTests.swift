@@ -223,7 +223,7 @@ struct OracleChecks {
             case .taskCancel:
                 let causer = facts.opOfTask[e.task].flatMap { run.model.cancelledBy[$0] }
                 inside = taskIds.contains(e.task) || (e.codeName != "runtimeStop" && causer.map(ops.contains) ?? false)
-            case .runtimeStart, .runtimeStop, .dispatchRejected:
+            case .runtimeStart, .runtimeStop, .dispatchRejected, .traceContext:
                 inside = false
             }
             if inside { expected.insert(i) }

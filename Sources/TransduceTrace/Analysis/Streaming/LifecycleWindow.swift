@@ -195,7 +195,7 @@ public struct LifecycleWindow: TraceConsumer {
             }
             t.end(e.task)
             t.requested.remove(e.task)
-        case .runtimeStart, .runtimeStop, .dispatchRejected:
+        case .runtimeStart, .runtimeStop, .dispatchRejected, .traceContext:
             break
         }
     }

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import TraceTooling
+import Transduce
+import TransduceDemo
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+/// The W3C trace context a dispatch is made under: read from `traceparent`, recorded with the
+/// dispatches of the callers that set it (and no others), kept by every trace format, and turned
+/// by the OTLP export into the parent of the request's span — read back by the OpenTelemetry
+/// project's own definitions (scripts/otlp-check.py).
+@Suite struct TraceContextTests {
+    static let server = TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")!
+    static let worker = TraceContext(traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")!
+
+    @Test func traceparentIsReadAsW3CTraceContextSays() {
+        let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let context = TraceContext(traceparent: valid)
+        #expect(context?.traceIDHigh == 0x4bf9_2f35_77b3_4da6 && context?.traceIDLow == 0xa3ce_929d_0e0e_4736)
+        #expect(context?.spanID == 0x00f0_67aa_0ba9_02b7 && context?.flags == 1 && context?.isSampled == true)
+        #expect(context?.traceparent == valid && context?.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(Self.worker.isSampled == false && Self.worker.traceparent.hasSuffix("-00"))
+        // A later version is read by its first four fields; more may follow after a dash.
+        #expect(TraceContext(traceparent: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-later")?.flags == 0)
+        for bad in [
+            "", "00", valid.uppercased(), valid + "-", valid + "0", String(valid.dropLast()),
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",  // version ff is invalid
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",  // so is a zero trace id
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",  // and a zero span id
+            "00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01",
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00x",
+        ] {
+            #expect(TraceContext(traceparent: bad) == nil, "\(bad)")
+        }
+        #expect(TraceContext(traceIDHigh: 0, traceIDLow: 0, spanID: 1) == nil)
+        #expect(TraceContext(traceIDHigh: 0, traceIDLow: 1, spanID: 1) != nil)
+    }
+
+    /// Three runtimes at once: one under the server's context, one under the worker's, one under
+    /// none. Returns the trace and each runtime's context.
+    static func record() async throws -> (trace: Trace, contexts: [UInt64: TraceContext?]) {
+        let recorder = TraceRecorder(capacity: 1 << 14, lttng: false)
+        let run = { @Sendable (context: TraceContext?) in
+            try await TraceContext.withCurrent(context) { try await DemoWorkload.run(instrument: recorder) }
+        }
+        let (a, b, c) = try await withTimeout(120) {
+            async let a = run(Self.server)
+            async let b = run(Self.worker)
+            async let c = run(nil)
+            return try await (a, b, c)
+        }
+        let trace = recorder.snapshot()
+        #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
+        return (trace, [a.rawValue: Self.server, b.rawValue: Self.worker, c.rawValue: nil])
+    }
+
+    @Test func eachCallersDispatchesRecordItsContextAndNoOthers() async throws {
+        let (trace, contexts) = try await Self.record()
+        let index = TraceIndex(trace.events)
+        var checked = 0
+        for (i, e) in trace.events.enumerated() where e.kind == .dispatch || e.kind == .dispatchRejected {
+            let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+            let expected = e.otherTask == 0 ? contexts[e.runtime] ?? nil : nil
+            #expect(index.traceContexts[key] == expected, "runtime \(e.runtime) \(e.kind) #\(e.dispatch) \(e.codeName)")
+            // Recorded before the dispatch, at its time.
+            let isItsContext = { (c: TraceEvent) in
+                c.kind == .traceContext && c.runtimeKey == e.runtimeKey && c.dispatch == e.dispatch
+            }
+            if expected != nil, let at = trace.events.firstIndex(where: isItsContext) {
+                #expect(at < i && trace.events[at].time == e.time || e.kind == .dispatchRejected)
+                checked += 1
+            }
+        }
+        #expect(checked >= 8, "\(checked) dispatches under a context")
+        #expect(trace.events.filter { $0.kind == .traceContext }.count == index.traceContexts.count)
+    }
+
+    /// The trace file and JSON Lines keep every context as it was recorded.
+    @Test func traceFormatsKeepTheContexts() async throws {
+        let (trace, _) = try await Self.record()
+        let recorded = trace.events.filter { $0.kind == .traceContext }
+        #expect(!recorded.isEmpty)
+        let dir = TemporaryDirectory()
+        let file = dir.file("t.tdtrace")
+        try TraceFileWriter.write(trace, to: file)
+        let fromFile = try TraceFileReader(path: file).readAll().events.filter { $0.kind == .traceContext }
+        #expect(fromFile == recorded)
+        let jsonl = trace.jsonLinesBytes()
+        let fromJSONL = JSONLinesReader(bytes: jsonl).readAll().events.filter { $0.kind == .traceContext }
+        #expect(fromJSONL.map(\.traceContext) == recorded.map(\.traceContext))
+        #expect(fromJSONL.map(\.dispatch) == recorded.map(\.dispatch))
+        let text = String(decoding: jsonl, as: UTF8.self)
+        #expect(text.contains(#""kind":"traceContext""#) && text.contains(#""trace_id_high":"#), "\(text.prefix(300))")
+    }
+
+    /// The OTLP export puts each request dispatched under a context under that context's span,
+    /// in its trace; the others stay roots of traces of their own.
+    @Test(.disabled(if: underThreadSanitizer), .enabled(if: PerfettoNativeTests.readersAvailable))
+    func requestSpansAreChildrenOfTheCallersSpan() async throws {
+        let (trace, _) = try await Self.record()
+        let dir = TemporaryDirectory()
+        let (_, path) = try await OTLPExportTests.export(trace.events, in: dir)
+        try await OTLPExportTests.expectClean(path, of: trace.events)
+        let read = try await OTLPExportTests.read(path)
+        let parents = try #require(read["external_parents"] as? [[Any]])
+        #expect(parents.map { $0.map { "\($0)" }.joined(separator: " ") } == Self.expectedParents(trace.events))
+        #expect(parents.count >= 4)
+    }
+
+    /// "pid runtime dispatch trace-id parent-span-id" of each resumed awaited request made under a
+    /// context, in otlp-check.py's order.
+    static func expectedParents(_ events: [TraceEvent]) -> [String] {
+        var contexts: [TraceIndex.Key: TraceContext] = [:]
+        var dispatched = Set<TraceIndex.Key>()
+        var rows: [(Int, Int, Int, String, String)] = []
+        for e in events {
+            let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+            if let context = e.traceContext { contexts[key] = context }
+            if e.kind == .dispatch, e.isAwaitedDispatch { dispatched.insert(key) }
+            if e.kind == .requestResume, dispatched.remove(key) != nil, let context = contexts[key] {
+                let span = String(context.traceparent.dropFirst(36).prefix(16))
+                rows.append((Int(e.process), Int(e.runtime), Int(e.dispatch), context.traceID, span))
+            }
+        }
+        rows.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+        return rows.map { "\($0.0) \($0.1) \($0.2) \($0.3) \($0.4)" }
+    }
+}
+
+extension LTTngTests.Trust {
+    /// Two processes under one session, each under the trace context its TRACEPARENT gives it:
+    /// LTTng carries each context (babeltrace2 prints them), and the OTLP export of the session
+    /// puts each process's requests under its own caller's span — as its own ring recorded them.
+    @Test(.enabled(if: LTTngTools.available && PerfettoNativeTests.readersAvailable))
+    func traceContextsCrossProcessesThroughLTTng() async throws {
+        let example = try #require(builtProduct("TracedExample"))
+        let babeltrace = try #require(LTTngTools.babeltrace)
+        let dir = TemporaryDirectory()
+        let (a, b) = (dir.file("a.tdtrace"), dir.file("b.tdtrace"))
+        let ctf = dir.file("ctf")
+        let (server, worker) = (TraceContextTests.server, TraceContextTests.worker)
+        let script = #"TRACEPARENT="$3" "$0" "$1" & TRACEPARENT="$4" "$0" "$2"; wait"#
+        let (status, output) = try await offThePool {
+            try traceViewRecord(
+                ["--output", ctf, "--", "/bin/sh", "-c", script, example, a, b, server.traceparent, worker.traceparent])
+        }
+        #expect(status == 0, "\(output)")
+        // Each ring is the oracle of its process: its requests, under its context.
+        var expected: [String] = []
+        var recorded = 0
+        for (ring, context) in [(a, server), (b, worker)] {
+            let events = try TraceFileReader(path: ring).readAll().events
+            let contexts = events.compactMap(\.traceContext)
+            #expect(!contexts.isEmpty && contexts.allSatisfy { $0 == context })
+            recorded += contexts.count
+            expected += TraceContextTests.expectedParents(events)
+        }
+        #expect(expected.contains { $0.contains(server.traceID) } && expected.contains { $0.contains(worker.traceID) })
+        let printed = try await offThePool {
+            try Subprocess.run(babeltrace, [ctf], output: .captureSeparately, timeout: 120)
+        }
+        let lines = printed.output.split(separator: "\n").filter { $0.contains("transduce:trace_context") }
+        #expect(lines.count == recorded, "\(printed.errors)")
+        #expect(lines.contains { $0.lowercased().contains("trace_id_high = 0x4bf92f3577b34da6") }, "\(lines.prefix(2))")
+        let otlp = dir.file("ctf.otlp.jsonl")
+        let export = try await traceViewAsync(["export", "--format", "otlp", "--output", otlp, ctf])
+        #expect(export.status == 0, "\(export.err)")
+        let read = try await OTLPExportTests.read(otlp)
+        #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+        let parents = try #require(read["external_parents"] as? [[Any]])
+        #expect(parents.map { $0.map { "\($0)" }.joined(separator: " ") }.sorted() == expected.sorted())
+    }
+}
