@@ -1,7 +1,7 @@
 import TransduceTestSupport
 
-// The reference model of the oracle: what each script step must do, by RUNTIME.md's rules, as
-// plain bookkeeping over op ids. It generates the script too, so a release only ever names a
+// The reference model of the oracle: what each script step must do, by the rules of
+// TheRuntimeGuarantees (Transduce's documentation), as plain bookkeeping over op ids. It generates the script too, so a release only ever names a
 // task that the rules say is live.
 
 /// How an awaited caller must be resumed.
