@@ -14,13 +14,16 @@ struct ProtobufBuffer {
         case length = 2
     }
 
-    @inline(__always) mutating func varint(_ value: UInt64) {
+    @inline(__always) mutating func varint(_ value: UInt64) { Self.varint(value, into: &bytes) }
+
+    /// Appends `value` as a varint (7 bits a byte, least significant first) to `out`.
+    @inline(__always) static func varint(_ value: UInt64, into out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
         }
-        bytes.append(UInt8(v))
+        out.append(UInt8(v))
     }
 
     @inline(__always) mutating func tag(_ field: UInt64, _ wire: Wire) { varint(field << 3 | wire.rawValue) }
@@ -63,12 +66,7 @@ struct ProtobufBuffer {
             return
         }
         var prefix: [UInt8] = []
-        var v = UInt64(length)
-        while v >= 0x80 {
-            prefix.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        prefix.append(UInt8(v))
+        Self.varint(UInt64(length), into: &prefix)
         bytes.replaceSubrange((start - 1)..<start, with: prefix)
     }
 }
