@@ -70,8 +70,7 @@ public struct ChromeTraceExporter: TraceConsumer {
         /// document.
         mutating func finish(processes: [UInt32: Int], runtimeLabels: [UInt32: [String]], hosts: [UInt32: String]) {
             for (process, pid) in processes.sorted(by: { $0.value < $1.value }) {
-                var name = process == 0 ? "process" : "pid \(process)"
-                if let host = hosts[process], !host.isEmpty { name += " on \(host)" }
+                let name = ExportLayout.processName(process, hosts: hosts)
                 emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(json(name))}"#)
                 emit(#""name":"process_sort_index","ph":"M","pid":\#(pid),"args":{"sort_index":\#(pid)}"#)
                 if let labels = runtimeLabels[process] {
@@ -234,7 +233,7 @@ public struct ChromeTraceExporter: TraceConsumer {
                 extra = ",\"dispatch\":\(dispatch)" + (outcome.map { ",\"outcome\":\(json($0))" } ?? "")
             }
             let tid = tid(slice.track)
-            head(name, slice.kind.category, "X", pid: slice.track.process, tid: tid)
+            head(name, slice.kind.category.name, "X", pid: slice.track.process, tid: tid)
             raw(#","ts":"#)
             micros(slice.start)
             raw(#","dur":"#)
@@ -255,7 +254,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             case .resume(let dispatch, let outcome): name = "resume dispatch #\(dispatch): \(outcome)"
             }
             let tid = tid(moment.track)
-            head(name, moment.kind.category, "i", pid: moment.track.process, tid: tid)
+            head(name, moment.kind.category.name, "i", pid: moment.track.process, tid: tid)
             raw(#","ts":"#)
             micros(moment.event.time)
             raw(",")

@@ -38,6 +38,14 @@ struct ExportLayout {
         }
     }
 
+    /// The name of OS process `pid` in an export: `pid 4242 on web-1` (`process` when the trace
+    /// does not say which).
+    static func processName(_ pid: UInt32, hosts: [UInt32: String]) -> String {
+        var name = pid == 0 ? "process" : "pid \(pid)"
+        if let host = hosts[pid], !host.isEmpty { name += " on \(host)" }
+        return name
+    }
+
     struct TrackKey: Hashable {
         var runtime: RuntimeKey
         var lane: Lane
@@ -56,6 +64,25 @@ struct ExportLayout {
         var order: Int { runtimeOrder * 1_000_000 + key.lane.order }
     }
 
+    /// The category of a slice or moment: Chrome's `cat`, Perfetto's interned category.
+    enum Category: Int, CaseIterable {
+        case cycle, action, task, request, lifecycle, dispatch, join, resume
+
+        /// Its name in both formats.
+        var name: StaticString {
+            switch self {
+            case .cycle: "cycle"
+            case .action: "action"
+            case .task: "task"
+            case .request: "request"
+            case .lifecycle: "lifecycle"
+            case .dispatch: "dispatch"
+            case .join: "join"
+            case .resume: "resume"
+            }
+        }
+    }
+
     /// What a slice is.
     enum SliceKind {
         /// A cycle: its number, the style and label of the dispatch it ran (nil when the trace
@@ -69,13 +96,12 @@ struct ExportLayout {
         /// was resumed (nil: not resumed when the trace ends).
         case request(UInt64, name: String, outcome: String?)
 
-        /// The Chrome category, and the Perfetto one.
-        var category: StaticString {
+        var category: Category {
             switch self {
-            case .cycle: return "cycle"
-            case .action: return "action"
-            case .task: return "task"
-            case .request: return "request"
+            case .cycle: .cycle
+            case .action: .action
+            case .task: .task
+            case .request: .request
             }
         }
     }
@@ -99,12 +125,12 @@ struct ExportLayout {
         case join(UInt64)
         case resume(UInt64, outcome: String)
 
-        var category: StaticString {
+        var category: Category {
             switch self {
-            case .stop: return "lifecycle"
-            case .dispatch: return "dispatch"
-            case .join: return "join"
-            case .resume: return "resume"
+            case .stop: .lifecycle
+            case .dispatch: .dispatch
+            case .join: .join
+            case .resume: .resume
             }
         }
     }
@@ -342,3 +368,13 @@ struct ExportLayout {
         taskStarts.removeAll()
     }
 }
+
+/// A timeline export that takes a trace's events in order and writes as it goes, drawing
+/// ``ExportLayout``'s marks: what `trace-view export` streams a trace into.
+package protocol StreamingTimelineExport {
+    mutating func consume(_ e: TraceEvent)
+    mutating func finish(hosts: [UInt32: String])
+}
+
+extension ChromeTraceExporter: StreamingTimelineExport {}
+extension PerfettoTraceExporter: StreamingTimelineExport {}

@@ -61,6 +61,9 @@ public struct PerfettoTraceExporter: TraceConsumer {
         /// Interning: each distinct text's id, and the entries new in the packet being written.
         private var names: [String: UInt64] = [:]
         private var categories: [String: UInt64] = [:]
+        /// Each category's interned id, by its raw value (0: not interned yet), so that an event
+        /// finds it without hashing its name.
+        private var categoryIIDs = [UInt64](repeating: 0, count: ExportLayout.Category.allCases.count)
         private var argumentNames: [String: UInt64] = [:]
         private var texts: [String: UInt64] = [:]
         private var interned = ProtobufBuffer()
@@ -264,7 +267,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
 
         /// A track event packet at `time`, on track `uuid`.
         private mutating func event(
-            _ type: EventType, at time: UInt64, track uuid: UInt64, name: String? = nil, category: StaticString? = nil,
+            _ type: EventType, at time: UInt64, track uuid: UInt64, name: String? = nil, category: ExportLayout.Category? = nil,
             arguments: [Argument] = [], riders: Riders = Riders(), counter: UInt32 = 0
         ) {
             let packet = out.begin(Field.tracePacket)
@@ -277,8 +280,13 @@ public struct PerfettoTraceExporter: TraceConsumer {
                 out.uint(Field.nameIID, Self.intern(name, &names, &interned, field: Field.eventNames))
             }
             if let category {
-                let text = category.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-                out.uint(Field.categoryIIDs, Self.intern(text, &categories, &interned, field: Field.eventCategories))
+                var iid = categoryIIDs[category.rawValue]
+                if iid == 0 {
+                    let text = category.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+                    iid = Self.intern(text, &categories, &interned, field: Field.eventCategories)
+                    categoryIIDs[category.rawValue] = iid
+                }
+                out.uint(Field.categoryIIDs, iid)
             }
             for argument in arguments {
                 let annotation = out.begin(Field.annotations)
@@ -464,8 +472,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
             }
             pendingDepths.removeAll()
             for (process, number) in processes.sorted(by: { $0.value < $1.value }) {
-                var name = process == 0 ? "process" : "pid \(process)"
-                if let host = hosts[process], !host.isEmpty { name += " on \(host)" }
+                let name = ExportLayout.processName(process, hosts: hosts)
                 let uuid = processTrack(number)
                 describeProcess(uuid, number: number, name: name, labels: runtimeLabels[process] ?? [])
             }

@@ -62,6 +62,18 @@ enum ExportCommand: Subcommand {
             """,
         epilogue: ExportTables.help)
 
+    /// Streams the selected events of `input` into `exporter` and finishes it; returns the
+    /// input's notes.
+    private static func stream(
+        _ input: TraceInput, _ selection: inout Selection, into exporter: some StreamingTimelineExport
+    ) throws -> [String] {
+        var exporter = exporter
+        let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
+        exporter.finish(hosts: input.hosts)
+        try selection.check()
+        return notes
+    }
+
     static func run(_ args: Arguments) throws {
         guard let format = args.options["format"] else {
             throw CLIError.usage("export needs --format " + formats.joined(separator: "|"))
@@ -102,15 +114,9 @@ enum ExportCommand: Subcommand {
                 args.options["table"]!, input: input, selection: &selection, args: args, output: output)
             try selection.check()
         case "chrome":
-            var exporter = ChromeTraceExporter { output.write($0) }
-            (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
-            exporter.finish(hosts: input.hosts)
-            try selection.check()
+            notes = try stream(input, &selection, into: ChromeTraceExporter { output.write($0) })
         case "perfetto":
-            var exporter = PerfettoTraceExporter { output.write($0) }
-            (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
-            exporter.finish(hosts: input.hosts)
-            try selection.check()
+            notes = try stream(input, &selection, into: PerfettoTraceExporter { output.write($0) })
         case "otlp":
             let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
             notes = trace.notes
