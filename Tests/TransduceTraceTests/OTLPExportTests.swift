@@ -105,6 +105,50 @@ import TransduceTestSupport
         for host in hosts.values { #expect(text.contains(#"{"key":"host.name","value":{"stringValue":"\#(host)"}}"#)) }
     }
 
+    /// Every span of the OTLP file at `path`, as JSON objects.
+    static func spans(_ path: String) throws -> [[String: Any]] {
+        var spans: [[String: Any]] = []
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            let data = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            for resource in data["resourceSpans"] as? [[String: Any]] ?? [] {
+                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
+                    spans += scope["spans"] as? [[String: Any]] ?? []
+                }
+            }
+        }
+        return spans
+    }
+
+    /// A request whose task is cancelled under it: the task's span has the cancellation as an
+    /// event, with its reason, and the request's status is ERROR with the error it got.
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func aCancelledTaskIsAnEventAndItsErrorTheStatus()
+        async throws
+    {
+        let recording = TraceRecording()
+        let started = Latch("load started")
+        let host = BaseRuntime(of: Abandoned.self, env: started, instrument: recording.instrument)
+        let input = host.input
+        let request = Task { try await input.request(.load) }
+        try await started.waitForArrivals()
+        try input.post(.stop)
+        await #expect(throws: CancellationError.self) { try await withTimeout { try await request.value } }
+        let events = recording.trace().events
+        let dir = TemporaryDirectory()
+        let path = try await Self.export(events, in: dir).path
+        let read = try await Self.read(path)
+        #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+        let spans = try Self.spans(path)
+        let load = try #require(spans.first { $0["name"] as? String == "request(load)" })
+        let status = try #require(load["status"] as? [String: Any])
+        #expect(status["code"] as? Int == 2)
+        #expect((status["message"] as? String)?.contains("CancellationError") == true, "\(status)")
+        let cancels = spans.flatMap { span in
+            (span["events"] as? [[String: Any]] ?? []).filter { ($0["name"] as? String)?.hasPrefix("task cancelled") == true }
+        }
+        #expect(cancels.map { $0["name"] as? String } == ["task cancelled: cancelEffect"])
+        withExtendedLifetime(host) {}
+    }
+
     /// A stand-in collector (`scripts/otlp-receiver.py`, decoding with OpenTelemetry's
     /// definitions), started, its port read, and stopped when `body` returns; `body` gets the
     /// port and the receiver's log.
@@ -189,4 +233,29 @@ import TransduceTestSupport
         let wrong = try await traceViewAsync(["export", "--format", "otlp", "--otlp-endpoint", "https://127.0.0.1:4318", input])
         #expect(wrong.status == 64 && wrong.err.contains("https is not supported"), "\(wrong.err)")
     }
+}
+
+/// A request whose task waits until cancelled (`stop` cancels it), for the export of a
+/// cancellation.
+nonisolated enum Abandoned: Transducer {
+    struct State: Sendable, Equatable {}
+    enum Event: Sendable, Equatable { case load, stop, loaded }
+    typealias Response = Int
+    typealias Env = Latch
+
+    static var initialState: State { State() }
+
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        switch event {
+        case .load:
+            return .task(id: "load") { _, started in
+                try await started.waitCooperatively()
+                return .loaded
+            }
+        case .stop: return .cancel("load")
+        case .loaded: return .none
+        }
+    }
+
+    static func response(state: State, event: Event) -> Int { 1 }
 }

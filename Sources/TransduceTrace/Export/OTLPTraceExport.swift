@@ -12,10 +12,12 @@ import Transduce
 /// else the root of a trace of its own. Under it a span per part of its latency
 /// (``LatencyBreakdown``: the admission's gate wait, each cycle's work and actions, the tasks that
 /// carried its waiter, re-entry waits, the resume), which tile it exactly. A wait's span has an
-/// event for each cycle that held the gate meanwhile. A part spent in a task that another
-/// request's cycle started links to that request's root span (`transduce.link`: `joined`,
-/// `replaced`, or `carried`); an error resume sets the root's status to ERROR. The resource names
-/// the service (the runtime's transducer), the host, the process and the runtime.
+/// event for each cycle that held the gate meanwhile; a task's span, an event for each
+/// cancellation of the task while it carried the request, with its reason. A part spent in a task
+/// that another request's cycle started links to that request's span (`transduce.link`:
+/// `joined`, `replaced`, or `carried`); an error resume sets the request's status to ERROR, with
+/// the error it recorded as the message. The resource names the service (the runtime's
+/// transducer), the host, the process and the runtime.
 ///
 /// Times: the trace's are `CLOCK_MONOTONIC`; a span's are Unix times, `wallClockOffset` added
 /// (the trace's own anchor where it has one, ``TraceCounts/realtimeOrigin``).
@@ -180,17 +182,47 @@ public struct OTLPTraceExport {
         let parent = context(of: b).map { hex($0.spanID) }
         span(
             ids: root, parent: parent, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
-            attributes: pairs, error: b.outcome == .error, into: &out, first: &first)
+            attributes: pairs, error: b.outcome == .error ? errorMessage(of: b) : nil, into: &out, first: &first)
         for (n, part) in b.parts.enumerated() {
             var pairs: [(String, Value)] = [("transduce.part", .string("\(part.kind)"))]
             if part.cycle != 0 { pairs.append(("transduce.cycle", .int(part.cycle))) }
             if part.task != 0 { pairs.append(("transduce.task", .int(part.task))) }
             if part.dispatch != 0 { pairs.append(("transduce.dispatch", .int(part.dispatch))) }
+            let end = part.start.plus(part.nanos)
             span(
-                ids: ids(b, span: n + 1), parent: root.span, name: part.title, start: part.start,
-                end: part.start.plus(part.nanos), attributes: pairs, error: false, holders: part.heldBy,
+                ids: ids(b, span: n + 1), parent: root.span, name: part.title, start: part.start, end: end,
+                attributes: pairs, error: nil, events: holders(of: part) + cancels(of: part, in: b, until: end),
                 link: link(of: part, in: b), into: &out, first: &first)
         }
+    }
+
+    /// A span event: when, what, and its attributes.
+    private typealias SpanEvent = (time: UInt64, name: String, attributes: [(String, Value)])
+
+    /// An event for each cycle that held the gate while `part` waited, at the wait's start.
+    private func holders(of part: LatencyBreakdown.Part) -> [SpanEvent] {
+        part.heldBy.map { h in
+            var held: [(String, Value)] = [("transduce.held_ns", .int(h.nanos))]
+            if h.cycle != 0 { held.append(("transduce.cycle", .int(h.cycle))) }
+            return (part.start, h.cycle == 0 ? "held by other cycles" : "held by cycle #\(h.cycle) \(h.label)", held)
+        }
+    }
+
+    /// An event for each cancellation of `part`'s task while the part lasted (a replacement, a
+    /// `.cancel`, a `uniqueRequest`, the runtime's stop), with its reason.
+    private func cancels(of part: LatencyBreakdown.Part, in b: LatencyBreakdown, until end: UInt64) -> [SpanEvent] {
+        guard part.task != 0, let task = index.tasks[TraceIndex.Key(runtime: b.runtime, id: part.task)] else { return [] }
+        return task.cancels.map { index.events[$0] }.filter { $0.time >= part.start && $0.time <= end }.map { e in
+            let attributes: [(String, Value)] = [("transduce.task", .int(e.task)), ("transduce.reason", .string(e.codeName))]
+            return (e.time, "task cancelled: \(e.codeName)", attributes)
+        }
+    }
+
+    /// The status message of a request resumed with an error: the error its resume recorded.
+    private func errorMessage(of b: LatencyBreakdown) -> String {
+        let resume = index.dispatches[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)]?.resumes.first
+        let label = resume.map { index.events[$0].label } ?? ""
+        return label.isEmpty ? "error" : label
     }
 
     /// The request whose cycle started the task of `part`, when not `b` itself, and how.
@@ -210,7 +242,7 @@ public struct OTLPTraceExport {
 
     private func span(
         ids: (trace: String, span: String), parent: String?, name: String, start: UInt64, end: UInt64,
-        attributes pairs: [(String, Value)], error: Bool, holders: [LatencyBreakdown.Holder] = [],
+        attributes pairs: [(String, Value)], error: String?, events: [SpanEvent] = [],
         link: (LatencyBreakdown, String)? = nil, into out: inout [UInt8], first: inout Bool
     ) {
         if !first { out.append(0x2C) }
@@ -223,17 +255,14 @@ public struct OTLPTraceExport {
             contentsOf: #","kind":1,"startTimeUnixNano":"\#(unix(start))","endTimeUnixNano":"\#(unix(max(end, start)))","#
                 .utf8)
         attributes(pairs, into: &out)
-        if !holders.isEmpty {
+        if !events.isEmpty {
             out.append(contentsOf: #","events":["#.utf8)
-            for (i, h) in holders.enumerated() {
+            for (i, event) in events.enumerated() {
                 if i > 0 { out.append(0x2C) }
-                let what = h.cycle == 0 ? "held by other cycles" : "held by cycle #\(h.cycle) \(h.label)"
-                out.append(contentsOf: #"{"timeUnixNano":"\#(unix(start))","name":"#.utf8)
-                JSONLines.appendString(what, to: &out)
+                out.append(contentsOf: #"{"timeUnixNano":"\#(unix(event.time))","name":"#.utf8)
+                JSONLines.appendString(event.name, to: &out)
                 out.append(0x2C)
-                var held: [(String, Value)] = [("transduce.held_ns", .int(h.nanos))]
-                if h.cycle != 0 { held.append(("transduce.cycle", .int(h.cycle))) }
-                attributes(held, into: &out)
+                attributes(event.attributes, into: &out)
                 out.append(0x7D)
             }
             out.append(0x5D)
@@ -244,7 +273,11 @@ public struct OTLPTraceExport {
             attributes([("transduce.link", .string(how)), ("transduce.dispatch", .int(other.dispatch))], into: &out)
             out.append(contentsOf: "}]".utf8)
         }
-        if error { out.append(contentsOf: #","status":{"code":2,"message":"error"}"#.utf8) }
+        if let error {
+            out.append(contentsOf: #","status":{"code":2,"message":"#.utf8)
+            JSONLines.appendString(error, to: &out)
+            out.append(0x7D)
+        }
         out.append(0x7D)
     }
 }
