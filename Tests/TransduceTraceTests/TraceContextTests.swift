@@ -110,6 +110,34 @@ import TransduceTestSupport
         #expect(parents.count >= 4)
     }
 
+    /// `slow` names each request's trace, so that a request found in a tracing backend is found
+    /// here too: in its JSON and in the header of each breakdown.
+    @Test func slowNamesEachRequestsTrace() async throws {
+        let (trace, contexts) = try await Self.record()
+        let dir = TemporaryDirectory()
+        let file = dir.file("t.tdtrace")
+        try TraceFileWriter.write(trace, to: file)
+        let (status, out, err) = try await traceViewAsync(["slow", "--json", "--top", "1000", file])
+        #expect(status == 0, "\(err)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        // One process: a request is its runtime and dispatch.
+        var origin: [[UInt64]: UInt64] = [:]
+        for e in trace.events where e.kind == .dispatch { origin[[e.runtime, e.dispatch]] = e.otherTask }
+        var named = 0
+        for row in rows {
+            let runtime = try #require(row["runtime"] as? Int)
+            let dispatch = try #require(row["dispatch"] as? Int)
+            let fromOutside = origin[[UInt64(runtime), UInt64(dispatch)]] == 0
+            let expected = fromOutside ? contexts[UInt64(runtime)] ?? nil : nil
+            #expect(row["trace_id"] as? String == expected?.traceID, "runtime \(runtime) dispatch \(dispatch)")
+            #expect(row["parent_span_id"] as? String == expected?.spanIDHex)
+            if expected != nil { named += 1 }
+        }
+        #expect(named >= 4 && rows.count > named, "\(named) of \(rows.count)")
+        let text = try await traceViewAsync(["slow", "--top", "1000", file], columns: 200)
+        #expect(text.out.contains(", trace \(Self.server.traceID)") && text.out.contains(", trace \(Self.worker.traceID)"))
+    }
+
     /// "pid runtime dispatch trace-id parent-span-id" of each resumed awaited request made under a
     /// context, in otlp-check.py's order.
     static func expectedParents(_ events: [TraceEvent]) -> [String] {
@@ -121,8 +149,7 @@ import TransduceTestSupport
             if let context = e.traceContext { contexts[key] = context }
             if e.kind == .dispatch, e.isAwaitedDispatch { dispatched.insert(key) }
             if e.kind == .requestResume, dispatched.remove(key) != nil, let context = contexts[key] {
-                let span = String(context.traceparent.dropFirst(36).prefix(16))
-                rows.append((Int(e.process), Int(e.runtime), Int(e.dispatch), context.traceID, span))
+                rows.append((Int(e.process), Int(e.runtime), Int(e.dispatch), context.traceID, context.spanIDHex))
             }
         }
         rows.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }

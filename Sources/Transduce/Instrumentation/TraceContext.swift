@@ -101,9 +101,12 @@ public struct TraceContext: Sendable, Hashable, BitwiseCopyable, CustomStringCon
     /// The trace id as 32 lowercase hex digits.
     public var traceID: String { Self.hex(traceIDHigh) + Self.hex(traceIDLow) }
 
+    /// The span id as 16 lowercase hex digits.
+    public var spanIDHex: String { Self.hex(spanID) }
+
     /// The `traceparent` header of this context (version 00).
     public var traceparent: String {
-        "00-\(traceID)-\(Self.hex(spanID))-\(Self.hex(UInt64(flags)).suffix(2))"
+        "00-\(traceID)-\(spanIDHex)-\(Self.hex(UInt64(flags)).suffix(2))"
     }
 
     /// Whether the caller sampled the trace (flag bit 0).

@@ -106,6 +106,9 @@ public struct LatencyBreakdown: Sendable {
     public var offPath: [UInt64]
     /// The dispatch's origin task, for a request made inside a task (0 otherwise).
     public var originTask: UInt64
+    /// The caller's trace context, when its dispatch recorded one (the trace id to find the
+    /// request by in a tracing backend).
+    public var traceContext: TraceContext? = nil
 }
 
 extension TraceIndex {
@@ -311,7 +314,8 @@ extension TraceIndex {
         advance(to: end, last)
         return LatencyBreakdown(
             runtime: runtime, dispatch: dispatch, label: d.label, styleCode: d.code, outcomeCode: resume.code, start: d.time,
-            total: end - d.time, parts: parts, offPath: offPath, originTask: d.otherTask)
+            total: end - d.time, parts: parts, offPath: offPath, originTask: d.otherTask,
+            traceContext: traceContexts[Key(runtime: runtime, id: dispatch)])
     }
 
     /// Time a cycle spent in sync and async actions (their effects' durations).

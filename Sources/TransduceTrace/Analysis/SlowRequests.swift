@@ -1,3 +1,5 @@
+import Transduce
+
 /// The slowest awaited requests of a trace, each with its ``LatencyBreakdown``, narrowed by event
 /// label and a threshold, slowest first, and latency by event label (``LatencyByEvent``).
 /// Rendered by `trace-view slow` (as text or JSON).
@@ -87,7 +89,12 @@ public struct SlowRequests: Sendable {
         var breakdowns = WindowedBreakdowns(Array(wanted))
         var shownFound: [TraceIndex.Key: LatencyBreakdown] = [:]
         var tails: [String: LatencyByEvent.Tail] = [:]
+        // A context comes before its dispatch, outside the request's window: kept here.
+        var contexts: [TraceIndex.Key: TraceContext] = [:]
         try read { e in
+            if let context = e.traceContext, shownKeys.contains(TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)) {
+                contexts[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = context
+            }
             breakdowns.consume(e)
             guard !breakdowns.breakdowns.isEmpty else { return }
             for (key, b) in breakdowns.take() {
@@ -95,7 +102,12 @@ public struct SlowRequests: Sendable {
                 if let p = p99[b.label], b.total >= p { tails[b.label, default: LatencyByEvent.Tail()].add(b) }
             }
         }
-        shown = shownRequests.compactMap { shownFound[TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch)] }
+        shown = shownRequests.compactMap { r in
+            let key = TraceIndex.Key(runtime: r.runtime, id: r.dispatch)
+            var b = shownFound[key]
+            b?.traceContext = contexts[key]
+            return b
+        }
         byEvent = LatencyByEvent(totals: totals, tails: tails)
     }
 }

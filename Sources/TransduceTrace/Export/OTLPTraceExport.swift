@@ -84,18 +84,13 @@ public struct OTLPTraceExport {
         Self.fnv("\(hosts[runtime.process] ?? "")/\(runtime.process)/\(runtime.runtime)")
     }
 
-    /// The trace context the request's dispatch was made under, if the trace recorded one.
-    private func context(of b: LatencyBreakdown) -> TraceContext? {
-        index.traceContexts[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)]
-    }
-
     /// The request's trace id (its context's, else its runtime's hash, then its dispatch) and the
     /// id of its span number `n` (0: the request's): the same trace gives the same ids.
     private func ids(_ b: LatencyBreakdown, span n: Int) -> (trace: String, span: String) {
         let high = runtimeHash(b.runtime)
         var span = (high ^ b.dispatch &* 0x9e37_79b9_7f4a_7c15) &+ UInt64(n)
         if span == 0 { span = 1 }
-        return (context(of: b)?.traceID ?? hex(high) + hex(b.dispatch), hex(span))
+        return (b.traceContext?.traceID ?? hex(high) + hex(b.dispatch), hex(span))
     }
 
     private func hex(_ value: UInt64) -> String {
@@ -179,7 +174,7 @@ public struct OTLPTraceExport {
         ]
         if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
         // Under the caller's span when the dispatch recorded one.
-        let parent = context(of: b).map { hex($0.spanID) }
+        let parent = b.traceContext.map { hex($0.spanID) }
         span(
             ids: root, parent: parent, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
             attributes: pairs, error: b.outcome == .error ? errorMessage(of: b) : nil, into: &out, first: &first)

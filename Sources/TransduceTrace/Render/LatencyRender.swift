@@ -41,7 +41,9 @@ extension LatencyBreakdown {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines = [
             options.paint(
-                options.fit("Latency of \(title): \(d(total)) (\(outcomeName)), runtime \(runtime.name)"), .bold)
+                options.fit(
+                    "Latency of \(title): \(d(total)) (\(outcomeName)), runtime \(runtime.name)"
+                        + (traceContext.map { ", trace \($0.traceID)" } ?? "")), .bold)
         ]
         var table = TextTable([
             .init("part", minimum: 10), .init("time", minimum: 6, alignRight: true), .init("share", minimum: 5, alignRight: true),
@@ -66,8 +68,9 @@ extension LatencyBreakdown {
         return lines
     }
 
-    /// One JSON object: `dispatch`, `label`, `style`, `outcome`, `total_ns`, and `parts`, whose
-    /// `ns` add up to `total_ns`.
+    /// One JSON object: `dispatch`, `label`, `style`, `outcome`, `total_ns`, `parts`, whose `ns`
+    /// add up to `total_ns`, and `trace_id` and `parent_span_id` (hex) when the caller's trace
+    /// context was recorded.
     package func json() -> String {
         var bytes: [UInt8] = []
         func string(_ s: String) -> String {
@@ -77,7 +80,13 @@ extension LatencyBreakdown {
         }
         let pid = runtime.process
         return
-            #"{"runtime":\#(runtime.runtime),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(styleName)),"outcome":\#(string(outcomeName)),"total_ns":\#(total),"parts":\#(partsJSON())}"#
+            #"{"runtime":\#(runtime.runtime),"pid":\#(pid),"dispatch":\#(dispatch),"label":\#(string(label)),"style":\#(string(styleName)),"outcome":\#(string(outcomeName)),"total_ns":\#(total),"parts":\#(partsJSON())\#(contextJSON)}"#
+    }
+
+    /// `,"trace_id":…,"parent_span_id":…` when the caller's context was recorded, else nothing.
+    private var contextJSON: String {
+        guard let c = traceContext else { return "" }
+        return #","trace_id":"\#(c.traceID)","parent_span_id":"\#(c.spanIDHex)""#
     }
 
     /// The parts as a JSON array of `{name, title, ns, cycle, task, dispatch, held_by}`.
