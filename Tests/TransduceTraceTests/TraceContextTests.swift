@@ -75,6 +75,8 @@ import TransduceTestSupport
             }
         }
         #expect(checked >= 8, "\(checked) dispatches under a context")
+        // The runtime's rules hold with the contexts in the trace.
+        try trace.checkInvariants()
         #expect(trace.events.filter { $0.kind == .traceContext }.count == index.traceContexts.count)
     }
 
@@ -134,8 +136,16 @@ import TransduceTestSupport
             if expected != nil { named += 1 }
         }
         #expect(named >= 4 && rows.count > named, "\(named) of \(rows.count)")
-        let text = try await traceViewAsync(["slow", "--top", "1000", file], columns: 200)
-        #expect(text.out.contains(", trace \(Self.server.traceID)") && text.out.contains(", trace \(Self.worker.traceID)"))
+        // Each runtime's breakdowns (the demo's awaited requests all come from outside).
+        for (runtime, context) in contexts {
+            let text = try await traceViewAsync(["slow", "--runtime", "\(runtime)", file], columns: 200)
+            let headings = text.out.split(separator: "\n").filter { $0.hasPrefix("Latency of ") }
+            #expect(headings.count == SlowRequests.brokenDown, "\(text.out)")
+            for heading in headings {
+                #expect(heading.contains(", trace ") == (context != nil), "\(heading)")
+                if let context { #expect(heading.hasSuffix(", trace \(context.traceID)"), "\(heading)") }
+            }
+        }
     }
 
     /// "pid runtime dispatch trace-id parent-span-id" of each resumed awaited request made under a
