@@ -147,9 +147,9 @@ extension RuntimeCore {
     /// Records the ``TraceContext`` the caller of `dispatch` runs under, if one is set: before
     /// the dispatch, stamped with its time, so a reader has it when the dispatch comes.
     /// Costs a recording dispatch one atomic load until a context is first set in the process,
-    /// then a task-local read. Only for dispatches from
-    /// outside the runtime's managed tasks: a task's own dispatches belong to the request whose
-    /// cycle started it (their `originTask` says so), whatever context the task inherited.
+    /// then a task-local read. Only for dispatches from outside the runtime's managed tasks: a
+    /// task's own dispatches belong to the request whose cycle started it (their `originTask`
+    /// says so), whatever context the task inherited.
     @inlinable
     func emitTraceContext(of dispatch: UInt64, at now: UInt64, _ instrument: Recording) {
         guard let context = TraceContext.currentIfAny else { return }

@@ -85,9 +85,10 @@ public struct RuntimeEvent: Sendable, BitwiseCopyable {
         case requestResume
         /// `cycle`, `label` event, `code` reason (``DropReason``).
         case eventDropped
-        /// The ``TraceContext`` dispatch `dispatch` was made under, recorded before its `dispatch`
-        /// (or `dispatchRejected`), on the same thread, when one was set: `cycle` and `task` the trace id's
-        /// high and low 64 bits, `otherTask` the parent span id, `count` the trace flags.
+        /// The ``TraceContext`` dispatch `dispatch` was made under, recorded before its
+        /// `dispatch` (or `dispatchRejected`), on the same thread, when one was set: `cycle` and
+        /// `task` the trace id's high and low 64 bits, `otherTask` the parent span id, `count` the
+        /// trace flags.
         case traceContext
     }
 }

@@ -20,14 +20,16 @@ public struct TraceEvent: Sendable, Hashable {
     public var runtime: UInt64
     /// The process that recorded the event (its pid; 0 when the input does not say).
     public var process: UInt32 = 0
-    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume).
+    /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume,
+    /// traceContext).
     public var dispatch: UInt64 = 0
     /// The cycle id (cycleEnter, transduce, effect, cycleLeave, taskSpawn, eventDropped; the resuming
-    /// cycle of a requestResume).
+    /// cycle of a requestResume); a traceContext's trace id high bits (``traceContext`` reads them).
     public var cycle: UInt64 = 0
-    /// The task id (task events; the resuming task of a requestResume).
+    /// The task id (task events; the resuming task of a requestResume); a traceContext's trace id
+    /// low bits.
     public var task: UInt64 = 0
-    /// Origin task (dispatch), replaced task (taskSpawn).
+    /// Origin task (dispatch), replaced task (taskSpawn), parent span id (traceContext).
     public var otherTask: UInt64 = 0
     /// The step within a cycle (transduce, effect), or the steps of a cycleLeave.
     public var step: UInt32 = 0
@@ -36,7 +38,8 @@ public struct TraceEvent: Sendable, Hashable {
     public var code: UInt8 = 0
     /// The second code: a dispatchRejected's reason (``rejection``).
     public var code2: UInt8 = 0
-    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter) or waiters (taskSpawn).
+    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter), waiters (taskSpawn) or
+    /// trace flags (traceContext).
     public var count: UInt32 = 0
     /// Waited, held, duration, ran or latency, by kind.
     public var nanos: UInt64 = 0
