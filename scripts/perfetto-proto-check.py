@@ -6,7 +6,7 @@ every interned id is defined on its sequence before it is used, every time is on
 trace relates to its own (through a clock snapshot), every slice's begin has its end
 on its track (nested, in time order), every flow is linked. Prints one JSON object: counts, the
 problems found (an empty list when none), each request slice as [start, duration, dispatch,
-outcome] (ns, by time), each process as [pid, name, labels], and each counter track as [name,
+outcome, trace id or null] (ns, by time), each process as [pid, name, labels], and each counter track as [name,
 number of values].
 
 Usage: perfetto-proto-check.py TRACE.pftrace
@@ -125,7 +125,8 @@ def main():
                 arguments = {names.get(a.name_iid): a for a in begin.debug_annotations}
                 dispatch = arguments["dispatch"].uint_value if "dispatch" in arguments else None
                 outcome = texts.get(arguments["outcome"].string_value_iid) if "outcome" in arguments else None
-                requests.append([start, ts - start, dispatch, outcome])
+                trace_id = texts.get(arguments["trace_id"].string_value_iid) if "trace_id" in arguments else None
+                requests.append([start, ts - start, dispatch, outcome, trace_id])
         elif e.type == INSTANT:
             slices += 1
         elif e.type == COUNTER:
@@ -146,7 +147,7 @@ def main():
         "links": sum(n - 1 for n in flows.values()),
         "unterminated_flows": len([f for f in flows if f not in terminated]),
         "counter_tracks": sorted([descriptors[u].name, n] for u, n in counters.items()),
-        "requests": sorted(requests),
+        "requests": sorted(requests, key=lambda r: (r[0], r[1], r[2] or 0, r[3] or "", r[4] or "")),
         "processes": processes,
         "problems": problems[:50],
         "problem_count": len(problems),

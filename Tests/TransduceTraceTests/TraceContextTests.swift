@@ -148,6 +148,36 @@ import TransduceTestSupport
         }
     }
 
+    /// The timeline exports name the caller's trace on each request's slice: Chrome's args (read
+    /// back as JSON) and Perfetto's (read by Perfetto's own definitions).
+    @Test(.disabled(if: underThreadSanitizer), .enabled(if: PerfettoNativeTests.readersAvailable))
+    func timelineExportsNameEachRequestsTrace() async throws {
+        let (trace, contexts) = try await Self.record()
+        // The demo's awaited requests all come from outside: each is under its runtime's context.
+        var expected: [String] = []
+        for e in trace.events where e.isAwaitedDispatch {
+            expected.append("\(e.runtime) \(e.dispatch) \(contexts[e.runtime].flatMap { $0?.traceID } ?? "-")")
+        }
+        let dir = TemporaryDirectory()
+        let chrome = try await exportTrace(trace.events, format: "chrome", in: dir).path
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: chrome))) as? [String: Any])
+        let slices = (document["traceEvents"] as? [[String: Any]] ?? []).filter {
+            $0["cat"] as? String == "request" && $0["ph"] as? String == "X"
+        }
+        let named = slices.map { slice in
+            let args = slice["args"] as? [String: Any] ?? [:]
+            return "\(args["runtime"] ?? "?") \(args["dispatch"] ?? "?") \(args["trace_id"] as? String ?? "-")"
+        }
+        #expect(named.sorted() == expected.sorted())
+        let perfetto = try await exportTrace(trace.events, format: "perfetto", in: dir).path
+        let read = try await PerfettoNativeTests.read(perfetto)
+        #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+        let requests = try #require(read["requests"] as? [[Any]])
+        let fromPerfetto = requests.map { "\($0[2]) \($0[4] as? String ?? "-")" }
+        #expect(fromPerfetto.sorted() == expected.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }.sorted())
+    }
+
     /// "pid runtime dispatch trace-id parent-span-id" of each resumed awaited request made under a
     /// context, in otlp-check.py's order.
     static func expectedParents(_ events: [TraceEvent]) -> [String] {

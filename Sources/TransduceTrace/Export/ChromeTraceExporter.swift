@@ -228,9 +228,10 @@ public struct ChromeTraceExporter: TraceConsumer {
             case .task(let number, let label, let kind, let cancelled, let outcome):
                 let title = "\(label.isEmpty ? "task" : label) task #\(number) \(kind)"
                 name = title + ": " + (outcome.map { cancelled ? "cancelled (\($0))" : $0 } ?? "running at the end")
-            case .request(let dispatch, let request, let outcome):
+            case .request(let dispatch, let request, let outcome, let traceID):
                 name = outcome == nil ? request + " (not resumed)" : request
                 extra = ",\"dispatch\":\(dispatch)" + (outcome.map { ",\"outcome\":\(json($0))" } ?? "")
+                if let traceID { extra += ",\"trace_id\":\(json(traceID))" }
             }
             let tid = tid(slice.track)
             head(name, slice.kind.category.name, "X", pid: slice.track.process, tid: tid)

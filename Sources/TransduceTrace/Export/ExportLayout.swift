@@ -92,9 +92,10 @@ struct ExportLayout {
         /// A task instance: its number, label and kind (`switchToLatest`…), and how it ended
         /// (nil: running when the trace ends; `cancelled` when cancelled, the reason in `outcome`).
         case task(UInt64, label: String, kind: String, cancelled: Bool, outcome: String?)
-        /// An awaited request, from dispatch to resume: its dispatch, `style(label)`, and how it
-        /// was resumed (nil: not resumed when the trace ends).
-        case request(UInt64, name: String, outcome: String?)
+        /// An awaited request, from dispatch to resume: its dispatch, `style(label)`, how it was
+        /// resumed (nil: not resumed when the trace ends), and the trace id of the caller's
+        /// context when its dispatch recorded one.
+        case request(UInt64, name: String, outcome: String?, traceID: String?)
 
         var category: Category {
             switch self {
@@ -185,8 +186,12 @@ struct ExportLayout {
     private var dispatchFlows: [TraceIndex.Key: [UInt64]] = [:]
     private var cycleFlows: [TraceIndex.Key: [UInt64]] = [:]
     private var taskFlows: [TraceIndex.Key: [UInt64]] = [:]
-    /// Awaited requests in flight: their flow, request track, name and caller's track.
-    private var requests: [TraceIndex.Key: (flow: UInt64, lane: Lane, name: String, track: Lane, event: TraceEvent)] = [:]
+    /// Awaited requests in flight: their flow, request track, name, caller's track, dispatch and
+    /// the trace id of the caller's context.
+    private var requests:
+        [TraceIndex.Key: (flow: UInt64, lane: Lane, name: String, track: Lane, event: TraceEvent, traceID: String?)] = [:]
+    /// The trace ids of contexts recorded for dispatches not seen yet (a context comes first).
+    private var contexts: [TraceIndex.Key: String] = [:]
     /// The dispatch each flow in flight is the request of.
     private var flowRequest: [UInt64: UInt64] = [:]
     private var nextFlow: UInt64 = 1
@@ -236,6 +241,7 @@ struct ExportLayout {
         case .runtimeStop:
             canvas.moment(Moment(track: track(e, .gate), kind: .stop(e.codeName), event: e))
         case .dispatch:
+            let traceID = contexts.removeValue(forKey: key(e.dispatch))
             dispatchLabels[key(e.dispatch)] = (e.label, e.codeName)
             let from = originTrack ?? .callers
             let name = "\(e.codeName)(\(e.label))"
@@ -247,7 +253,7 @@ struct ExportLayout {
                 nextFlow += 1
                 let slot = requestSlots[TrackKey(runtime: runtime, lane: .request(name, 0)), default: SlotPool()]
                     .take(at: e.time)
-                requests[key(e.dispatch)] = (id, .request(name, slot), name, from, e)
+                requests[key(e.dispatch)] = (id, .request(name, slot), name, from, e, traceID)
                 flowRequest[id] = e.dispatch
                 flow(.start, id, from)
                 carried = [id]
@@ -338,14 +344,19 @@ struct ExportLayout {
                 canvas.slice(
                     Slice(
                         track: track(request.event, request.lane),
-                        kind: .request(e.dispatch, name: request.name, outcome: e.codeName), start: request.event.time,
+                        kind: .request(e.dispatch, name: request.name, outcome: e.codeName, traceID: request.traceID),
+                        start: request.event.time,
                         end: e.time, event: request.event))
                 if case .request(let name, let slot) = request.lane {
                     requestSlots[TrackKey(runtime: runtime, lane: .request(name, 0)), default: SlotPool()]
                         .give(slot, at: e.time)
                 }
             }
-        case .dispatchRejected, .transduce, .eventDropped, .traceContext:
+        case .traceContext:
+            if let context = e.traceContext { contexts[key(e.dispatch)] = context.traceID }
+        case .dispatchRejected:
+            contexts[key(e.dispatch)] = nil
+        case .transduce, .eventDropped:
             break
         }
     }
@@ -354,10 +365,11 @@ struct ExportLayout {
     /// tasks still running, each in the order it began.
     mutating func finish<C: Canvas>(on canvas: inout C) {
         for (key, request) in requests.sorted(by: { $0.value.event.time < $1.value.event.time }) {
+            let kind = SliceKind.request(key.id, name: request.name, outcome: nil, traceID: request.traceID)
             canvas.slice(
                 Slice(
-                    track: track(request.event, request.lane), kind: .request(key.id, name: request.name, outcome: nil),
-                    start: request.event.time, end: last, event: request.event))
+                    track: track(request.event, request.lane), kind: kind, start: request.event.time, end: last,
+                    event: request.event))
         }
         for (key, task) in taskStarts.sorted(by: { $0.value.time < $1.value.time }) {
             let kind = SliceKind.task(key.id, label: task.label, kind: task.kind, cancelled: false, outcome: nil)

@@ -349,8 +349,9 @@ public struct PerfettoTraceExporter: TraceConsumer {
             case .task(let number, let label, let kind, let cancelled, let outcome):
                 let outcome = outcome.map { cancelled ? "cancelled (\($0))" : $0 } ?? "running at the end"
                 return ("\(label.isEmpty ? "task" : label) task \(kind): \(outcome)", [.number("task", number)])
-            case .request(let dispatch, let name, let outcome):
-                return (name, [.number("dispatch", dispatch), .text("outcome", outcome ?? "not resumed")])
+            case .request(let dispatch, let name, let outcome, let traceID):
+                let arguments: [Argument] = [.number("dispatch", dispatch), .text("outcome", outcome ?? "not resumed")]
+                return (name, arguments + (traceID.map { [.text("trace_id", $0)] } ?? []))
             }
         }
 
