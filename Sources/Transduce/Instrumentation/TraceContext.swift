@@ -99,14 +99,14 @@ public struct TraceContext: Sendable, Hashable, BitwiseCopyable, CustomStringCon
     }
 
     /// The trace id as 32 lowercase hex digits.
-    public var traceID: String { Self.hex(traceIDHigh) + Self.hex(traceIDLow) }
+    public var traceID: String { Self.hexID(traceIDHigh) + Self.hexID(traceIDLow) }
 
     /// The span id as 16 lowercase hex digits.
-    public var spanIDHex: String { Self.hex(spanID) }
+    public var spanIDHex: String { Self.hexID(spanID) }
 
     /// The `traceparent` header of this context (version 00).
     public var traceparent: String {
-        "00-\(traceID)-\(spanIDHex)-\(Self.hex(UInt64(flags)).suffix(2))"
+        "00-\(traceID)-\(spanIDHex)-\(Self.hexID(UInt64(flags)).suffix(2))"
     }
 
     /// Whether the caller sampled the trace (flag bit 0).
@@ -131,7 +131,8 @@ public struct TraceContext: Sendable, Hashable, BitwiseCopyable, CustomStringCon
         return value
     }
 
-    private static func hex(_ value: UInt64) -> String {
+    /// A 64-bit id as 16 lowercase hex digits, as W3C Trace Context and OTLP write span ids.
+    package static func hexID(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

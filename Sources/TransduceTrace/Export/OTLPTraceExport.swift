@@ -90,12 +90,8 @@ public struct OTLPTraceExport {
         let high = runtimeHash(b.runtime)
         var span = (high ^ b.dispatch &* 0x9e37_79b9_7f4a_7c15) &+ UInt64(n)
         if span == 0 { span = 1 }
-        return (b.traceContext?.traceID ?? hex(high) + hex(b.dispatch), hex(span))
-    }
-
-    private func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        let trace = b.traceContext?.traceID ?? TraceContext.hexID(high) + TraceContext.hexID(b.dispatch)
+        return (trace, TraceContext.hexID(span))
     }
 
     // MARK: JSON
@@ -174,7 +170,7 @@ public struct OTLPTraceExport {
         ]
         if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
         // Under the caller's span when the dispatch recorded one.
-        let parent = b.traceContext.map { hex($0.spanID) }
+        let parent = b.traceContext?.spanIDHex
         span(
             ids: root, parent: parent, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
             attributes: pairs, error: b.outcome == .error ? errorMessage(of: b) : nil, into: &out, first: &first)
