@@ -5,11 +5,12 @@ import Synchronization
 /// the span that caused it (a server's request span, say).
 ///
 /// Set it for a scope with ``withCurrent(_:operation:isolation:)`` — a server middleware does so
-/// from the incoming request's `traceparent` header — and every dispatch made in that scope (`post`, `send`, `request`,
-/// `uniqueRequest`) records it, as a `traceContext` event before its `dispatch`, while the
-/// runtime's instrument records. Until a context is first set in the process, a recorded dispatch
-/// pays one atomic load for it; after, a task-local read. A managed task's own dispatches do not record it: they belong to the request
-/// whose cycle started the task (their `dispatch` event names that task as origin).
+/// from the incoming request's `traceparent` header — and every dispatch made in that scope
+/// (`post`, `send`, `request`, `uniqueRequest`) records it, as a `traceContext` event before its
+/// `dispatch`, while the runtime's instrument records. Until a context is first set in the
+/// process, a recorded dispatch pays one atomic load for it; after, a task-local read. A managed
+/// task's own dispatches do not record it: they belong to the request whose cycle started the
+/// task (their `dispatch` event names that task as origin).
 ///
 /// ```swift
 /// let header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
