@@ -92,8 +92,9 @@ public struct SlowRequests: Sendable {
         // A context comes before its dispatch, outside the request's window: kept here.
         var contexts: [TraceIndex.Key: TraceContext] = [:]
         try read { e in
-            if let context = e.traceContext, shownKeys.contains(TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)) {
-                contexts[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = context
+            if let context = e.traceContext {
+                let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+                if shownKeys.contains(key) { contexts[key] = context }
             }
             breakdowns.consume(e)
             guard !breakdowns.breakdowns.isEmpty else { return }
