@@ -39,6 +39,10 @@ import TransduceTestSupport
         #expect(TraceContext(traceIDHigh: 0, traceIDLow: 1, spanID: 1) != nil)
     }
 
+    /// ``record()`` made once for every test that reads it, so that the suite does not run the
+    /// workloads five times over beside the rest of it on a busy machine.
+    static let recorded = Task { try await record() }
+
     /// Three runtimes at once: one under the server's context, one under the worker's, one under
     /// none. Returns the trace and each runtime's context.
     static func record() async throws -> (trace: Trace, contexts: [UInt64: TraceContext?]) {
@@ -53,12 +57,12 @@ import TransduceTestSupport
             return try await (a, b, c)
         }
         let trace = recorder.snapshot()
-        #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
         return (trace, [a.rawValue: Self.server, b.rawValue: Self.worker, c.rawValue: nil])
     }
 
     @Test func eachCallersDispatchesRecordItsContextAndNoOthers() async throws {
-        let (trace, contexts) = try await Self.record()
+        let (trace, contexts) = try await Self.recorded.value
+        #expect(trace.counts.overwritten == 0 && trace.counts.lost == 0)
         let index = TraceIndex(trace.events)
         var checked = 0
         for (i, e) in trace.events.enumerated() where e.kind == .dispatch || e.kind == .dispatchRejected {
@@ -82,7 +86,7 @@ import TransduceTestSupport
 
     /// The trace file and JSON Lines keep every context as it was recorded.
     @Test func traceFormatsKeepTheContexts() async throws {
-        let (trace, _) = try await Self.record()
+        let (trace, _) = try await Self.recorded.value
         let recorded = trace.events.filter { $0.kind == .traceContext }
         #expect(!recorded.isEmpty)
         let dir = TemporaryDirectory()
@@ -102,7 +106,7 @@ import TransduceTestSupport
     /// in its trace; the others stay roots of traces of their own.
     @Test(.disabled(if: underThreadSanitizer), .enabled(if: PerfettoNativeTests.readersAvailable))
     func requestSpansAreChildrenOfTheCallersSpan() async throws {
-        let (trace, _) = try await Self.record()
+        let (trace, _) = try await Self.recorded.value
         let dir = TemporaryDirectory()
         let (_, path) = try await OTLPExportTests.export(trace.events, in: dir)
         try await OTLPExportTests.expectClean(path, of: trace.events)
@@ -115,7 +119,7 @@ import TransduceTestSupport
     /// `slow` names each request's trace, so that a request found in a tracing backend is found
     /// here too: in its JSON and in the header of each breakdown.
     @Test func slowNamesEachRequestsTrace() async throws {
-        let (trace, contexts) = try await Self.record()
+        let (trace, contexts) = try await Self.recorded.value
         let dir = TemporaryDirectory()
         let file = dir.file("t.tdtrace")
         try TraceFileWriter.write(trace, to: file)
@@ -152,7 +156,7 @@ import TransduceTestSupport
     /// back as JSON) and Perfetto's (read by Perfetto's own definitions).
     @Test(.disabled(if: underThreadSanitizer), .enabled(if: PerfettoNativeTests.readersAvailable))
     func timelineExportsNameEachRequestsTrace() async throws {
-        let (trace, contexts) = try await Self.record()
+        let (trace, contexts) = try await Self.recorded.value
         // The demo's awaited requests all come from outside: each is under its runtime's context.
         var expected: [String] = []
         for e in trace.events where e.isAwaitedDispatch {
