@@ -33,7 +33,7 @@ limits=(
     "record_instructions 210 max"
     "send_instructions 2400 max"
     "disabled_instructions_ratio 0.95 min"
-    "traced_send_instructions_ratio 2.10 max"
+    "traced_send_instructions_ratio 1.90 max"
     "request_task_ratio 4.50 max"
     "observable_send_instructions 2050 max"
 )

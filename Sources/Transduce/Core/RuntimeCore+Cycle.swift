@@ -282,7 +282,7 @@ extension RuntimeCore {
             cycle: context.cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
             heldNanos: enteredAt == 0 ? 0 : now &- enteredAt)
         if capturesStates, let state = hooks?.state() {
-            self.instrument.unsafelyUnwrapped.record(RuntimeEvent(time: now, runtime: id, detail: leave), state: state)
+            self.instrument?.record(RuntimeEvent(time: now, runtime: id, detail: leave), state: state)
         } else {
             emit(leave, instrument, at: now)
         }
