@@ -10,8 +10,10 @@ let package = Package(
         .library(name: "TransduceTesting", targets: ["TransduceTesting"]),
     ],
     targets: [
-        // The runtime: no dependencies beyond the toolchain.
-        .target(name: "Transduce"),
+        // The runtime: no dependencies beyond the toolchain and its clock.
+        .target(name: "Transduce", dependencies: ["CTransduceClock"]),
+        // The runtime's clock: CLOCK_MONOTONIC from the time-stamp counter where that is safe.
+        .target(name: "CTransduceClock"),
         // The binary format C and Swift share (slot words, file records, codes and their names),
         // the ring buffer's slot protocol, CRC32, and the async-signal-safe crash dump.
         .target(name: "CTraceRing"),
@@ -48,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),
         // Benchmarks: `swift run -c release transduce-bench` (Benchmarks/README.md).
-        .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
+        .target(name: "CBenchFloor", dependencies: ["CTransduceClock"], path: "Benchmarks/CBenchFloor"),
         // The transducer and the actor both benchmark programs measure.
         .target(name: "BenchWorkload", dependencies: ["Transduce"], path: "Benchmarks/BenchWorkload"),
         // Realistic traces of any size from one recorded run: the benchmark's scale figures and
@@ -100,7 +102,7 @@ let package = Package(
 // Warnings fail every build of this package (CI's first build included). SwiftPM applies warning
 // control only to the root package, so an app that depends on Transduce never fails on them.
 for target in package.targets where target.type != .plugin {
-    if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor"].contains(target.name) {
+    if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor", "CTransduceClock"].contains(target.name) {
         target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
     } else {
         target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]

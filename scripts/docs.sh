@@ -14,7 +14,7 @@ triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load
 status=0
 for module in Transduce TransduceTrace TransduceTesting; do
     mkdir -p "$graphs/$module"
-    swift-symbolgraph-extract -module-name "$module" -I "$modules" -I Sources/CTraceRing/include -I Sources/CLTTng/include -target "$triple" \
+    swift-symbolgraph-extract -module-name "$module" -I "$modules" -I Sources/CTransduceClock/include -I Sources/CTraceRing/include -I Sources/CLTTng/include -target "$triple" \
         -output-dir "$graphs/$module" -minimum-access-level public
     missing=$(scripts/undocumented.py "$graphs/$module/$module.symbols.json")
     if [ -n "$missing" ]; then

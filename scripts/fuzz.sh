@@ -18,10 +18,11 @@ runs=${2:-}
 out=.build/fuzz
 mkdir -p "$out"
 san=(-sanitize=fuzzer,address)
+includes=(-I Sources/CTransduceClock/include -I Sources/CTraceRing/include -I Sources/CLTTng/include)
 swiftc_lib() { # module name, then sources
     local name=$1
     shift
-    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -module-name "$name" -I "$out" -I Sources/CTraceRing/include -I Sources/CLTTng/include \
+    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -module-name "$name" -I "$out" "${includes[@]}" \
         -emit-module -emit-module-path "$out/$name.swiftmodule" -emit-library -static -o "$out/lib$name.a" "$@" 2>>"$build_log"
 }
 echo "fuzz: building (AddressSanitizer, libFuzzer)" >&2
@@ -29,10 +30,12 @@ build_log="$out/build.log"
 : >"$build_log"
 built=0
 trap '[ $? -eq 0 ] || [ $built -eq 1 ] || { echo "fuzz: the build failed; its log:" >&2; tail -40 "$build_log" >&2; }' EXIT
-# The C of CTraceRing and CLTTng's but the LTTng probes (the harness records nothing to LTTng).
+# The C of CTransduceClock, CTraceRing and CLTTng's but the LTTng probes (the harness records
+# nothing to LTTng).
 c_objects=()
-for c in CTraceRing/clttng_format CTraceRing/clttng_ring CTraceRing/clttng_dump CTraceRing/clttng_crc32 CLTTng/clttng; do
-    clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CTraceRing/include -I Sources/CLTTng/include \
+for c in CTransduceClock/transduce_clock CTraceRing/clttng_format CTraceRing/clttng_ring CTraceRing/clttng_dump \
+    CTraceRing/clttng_crc32 CLTTng/clttng; do
+    clang -O1 -g -fsanitize=fuzzer-no-link,address "${includes[@]}" \
         -c "Sources/$c.c" -o "$out/${c#*/}.o" 2>>"$build_log"
     c_objects+=("$out/${c#*/}.o")
 done
@@ -43,7 +46,7 @@ swiftc_lib TraceFuzzHarness Fuzz/Harness/*.swift
 link() { # target, extra objects
     local target=$1
     shift
-    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -I "$out" -I Sources/CTraceRing/include -I Sources/CLTTng/include "Fuzz/Targets/$target.swift" \
+    swiftc -O -parse-as-library -swift-version 6 -package-name transduce "${san[@]}" -I "$out" "${includes[@]}" "Fuzz/Targets/$target.swift" \
         "$out/libTraceFuzzHarness.a" "$out/libTransduceTrace.a" "$out/libTransduce.a" "${c_objects[@]}" \
         "$@" -ldl -o "$out/fuzz-$target" 2>>"$build_log"
 }

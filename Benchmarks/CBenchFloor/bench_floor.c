@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "transduce_clock.h"
+
 static uint64_t *slots;
 static uint64_t mask;
 static uint64_t head;
@@ -16,9 +18,7 @@ void bench_floor_init(uint64_t capacity) {
 }
 
 void bench_floor_record(uint64_t a, uint64_t b) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t t = transduce_clock_now(); /* the recorder's clock */
     uint64_t ticket = __atomic_fetch_add(&head, 1, __ATOMIC_RELAXED);
     uint64_t *slot = slots + (ticket & mask) * 12;
     slot[1] = 2; slot[2] = t; slot[3] = 1; slot[4] = a; slot[5] = b; slot[6] = 0;

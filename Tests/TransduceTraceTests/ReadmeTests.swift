@@ -83,7 +83,7 @@ import TraceTooling
             try source.write(toFile: file, atomically: true, encoding: .utf8)
             files.append(file)
         }
-        let includes = ["CTraceRing", "CLTTng"].map { Self.root + "/Sources/\($0)/include" }
+        let includes = ["CTransduceClock", "CTraceRing", "CLTTng"].map { Self.root + "/Sources/\($0)/include" }
         let result = try Subprocess.run(
             swiftc,
             [

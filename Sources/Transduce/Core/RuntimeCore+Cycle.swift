@@ -280,7 +280,7 @@ extension RuntimeCore {
         let now = MonotonicClock.now()
         let leave = RuntimeEvent.Detail.cycleLeave(
             cycle: context.cycle, outcome: outcome, steps: context.step + (outcome == .aborted ? 0 : 1),
-            heldNanos: enteredAt == 0 ? 0 : now &- enteredAt)
+            heldNanos: MonotonicClock.nanos(from: enteredAt, to: now))
         if capturesStates, let state = hooks?.state() {
             self.instrument?.record(RuntimeEvent(time: now, runtime: id, detail: leave), state: state)
         } else {

@@ -185,7 +185,7 @@ extension RuntimeCore {
         emit(
             .effect(
                 cycle: context.cycle, step: context.step, kind: kind, task: task?.label,
-                durationNanos: startedAt == 0 ? 0 : now &- startedAt),
+                durationNanos: MonotonicClock.nanos(from: startedAt, to: now)),
             instrument, at: now)
     }
 

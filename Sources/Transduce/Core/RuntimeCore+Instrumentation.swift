@@ -40,7 +40,7 @@ extension RuntimeCore {
         emit(
             .requestResume(
                 dispatch: dispatch, outcome: outcome, error: errorLabel, byCycle: byCycle, byTask: byTask,
-                latencyNanos: createdAt == 0 ? 0 : now &- createdAt), instrument, at: now)
+                latencyNanos: MonotonicClock.nanos(from: createdAt, to: now)), instrument, at: now)
     }
 
     @inlinable

@@ -1,0 +1,64 @@
+#ifndef TRANSDUCE_CLOCK_H
+#define TRANSDUCE_CLOCK_H
+
+/* The runtime's clock (Transduce's MonotonicClock): nanoseconds of CLOCK_MONOTONIC, the clock
+ * LTTng stamps its events with, read from the processor's time-stamp counter where that is safe
+ * and from clock_gettime elsewhere. transduce_clock.c says when and how. */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The scale from counter ticks to nanoseconds, under a sequence lock of its own: `sequence` is
+ * odd while the one writer changes the rest. Past `until` a read takes the slow path: to measure
+ * the offset again, and always while `until` is 0 (before calibration, and where the counter is
+ * not used). */
+typedef struct {
+    uint64_t sequence;
+    uint64_t tsc;   /* the counter at the base */
+    uint64_t ns;    /* the time at the base */
+    uint64_t mult;  /* nanoseconds a tick, times 2^32 */
+    uint64_t until; /* the counter value past which reads take the slow path */
+} transduce_clock_scale;
+
+extern transduce_clock_scale transduce_clock_shared;
+
+/* clock_gettime(CLOCK_MONOTONIC) in nanoseconds. */
+uint64_t transduce_clock_monotonic(void);
+/* A read past the fast path: decides which clock to use, calibrates the counter, measures its
+ * offset again, or reads clock_gettime. */
+uint64_t transduce_clock_slow(void);
+/* 1 when reads come from the counter (once it is calibrated), 0 when from clock_gettime. */
+int transduce_clock_uses_counter(void);
+
+/* The current time in nanoseconds of CLOCK_MONOTONIC (within about a microsecond when read from
+ * the counter). Never blocks, never allocates, async-signal-safe. */
+static inline uint64_t transduce_clock_now(void) {
+#if defined(__x86_64__)
+    const transduce_clock_scale *s = &transduce_clock_shared;
+    uint64_t sequence = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE);
+    uint64_t base = __atomic_load_n(&s->tsc, __ATOMIC_RELAXED);
+    uint64_t ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+    uint64_t mult = __atomic_load_n(&s->mult, __ATOMIC_RELAXED);
+    uint64_t until = __atomic_load_n(&s->until, __ATOMIC_RELAXED);
+    uint64_t now = __builtin_ia32_rdtsc();
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    /* `until` is 0 until the counter is calibrated, and stays 0 where it is not used. */
+    if (__builtin_expect(
+            ((sequence & 1) | (now > until) | (__atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != sequence)) != 0, 0))
+        return transduce_clock_slow();
+    /* A read racing a new base can see the counter a few ticks before it: it reads the base. */
+    uint64_t ticks = now > base ? now - base : 0;
+    return ns + (uint64_t)(((unsigned __int128)ticks * mult) >> 32);
+#else
+    return transduce_clock_monotonic();
+#endif
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSDUCE_CLOCK_H */
