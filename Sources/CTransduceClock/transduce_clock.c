@@ -25,6 +25,7 @@
 #include "transduce_clock.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -89,10 +90,17 @@ static int measure(uint64_t *tsc, uint64_t *ns) {
     return narrowest <= WIDEST_PAIR_TICKS;
 }
 
-/* The time at counter value `tsc` by scale `s`, as transduce_clock_now computes it. */
 static uint64_t scaled(const transduce_clock_scale *s, uint64_t tsc) {
-    uint64_t ticks = tsc > s->tsc ? tsc - s->tsc : 0;
-    return s->ns + (uint64_t)(((unsigned __int128)ticks * s->mult) >> 32);
+    return transduce_clock_scaled(s->tsc, s->ns, s->mult, tsc);
+}
+
+/* In a child forked while another thread of the parent held `busy` (or was publishing), the
+ * flag would stay held and the scale would never be measured again: every child starts the
+ * clock's machine over, on its one thread. */
+static void restart_in_child(void) {
+    memset(&transduce_clock_shared, 0, sizeof transduce_clock_shared);
+    __atomic_store_n(&state, UNDECIDED, __ATOMIC_RELAXED);
+    __atomic_clear(&busy, __ATOMIC_RELAXED);
 }
 
 /* Ticks in INTERVAL_NS at `mult`. */
@@ -134,13 +142,16 @@ static uint64_t by_scale(void) {
 /* One step of the clock's machine, by the thread holding `busy`. */
 static uint64_t advance(void) {
     switch (__atomic_load_n(&state, __ATOMIC_ACQUIRE)) {
-    case UNDECIDED:
+    case UNDECIDED: {
+        static int forks_watched;
         if (!counter_is_safe()) {
             __atomic_store_n(&state, MONOTONIC, __ATOMIC_RELEASE);
         } else if (measure(&last_tsc, &last_ns)) {
+            if (!forks_watched) forks_watched = pthread_atfork(NULL, NULL, restart_in_child) == 0;
             __atomic_store_n(&state, CALIBRATING, __ATOMIC_RELEASE);
         }
         return transduce_clock_monotonic();
+    }
     case CALIBRATING: {
         uint64_t mono = transduce_clock_monotonic();
         uint64_t tsc, ns;

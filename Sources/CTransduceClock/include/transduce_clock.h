@@ -33,8 +33,15 @@ uint64_t transduce_clock_slow(void);
 /* 1 when reads come from the counter (once it is calibrated), 0 when from clock_gettime. */
 int transduce_clock_uses_counter(void);
 
+/* The time at counter value `tsc` by a scale's base and rate. A counter read racing a new base
+ * can come out a few ticks before it: it reads as the base. */
+static inline uint64_t transduce_clock_scaled(uint64_t base_tsc, uint64_t base_ns, uint64_t mult, uint64_t tsc) {
+    uint64_t ticks = tsc > base_tsc ? tsc - base_tsc : 0;
+    return base_ns + (uint64_t)(((unsigned __int128)ticks * mult) >> 32);
+}
+
 /* The current time in nanoseconds of CLOCK_MONOTONIC (within about a microsecond when read from
- * the counter). Never blocks, never allocates, async-signal-safe. */
+ * the counter). Never blocks, never allocates. */
 static inline uint64_t transduce_clock_now(void) {
 #if defined(__x86_64__)
     const transduce_clock_scale *s = &transduce_clock_shared;
@@ -49,9 +56,7 @@ static inline uint64_t transduce_clock_now(void) {
     if (__builtin_expect(
             ((sequence & 1) | (now > until) | (__atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != sequence)) != 0, 0))
         return transduce_clock_slow();
-    /* A read racing a new base can see the counter a few ticks before it: it reads the base. */
-    uint64_t ticks = now > base ? now - base : 0;
-    return ns + (uint64_t)(((unsigned __int128)ticks * mult) >> 32);
+    return transduce_clock_scaled(base, ns, mult, now);
 #else
     return transduce_clock_monotonic();
 #endif
