@@ -30,10 +30,10 @@ check=0
 [ "${1:-}" = --check ] && check=1
 # Limits: name, bound, and whether the figure must stay at or below (max) or at or above (min).
 limits=(
-    "record_instructions 210 max"
+    "record_instructions 170 max"
     "send_instructions 2400 max"
     "disabled_instructions_ratio 0.95 min"
-    "traced_send_instructions_ratio 1.90 max"
+    "traced_send_instructions_ratio 1.75 max"
     "request_task_ratio 4.50 max"
     "observable_send_instructions 2050 max"
 )

@@ -31,10 +31,12 @@ uint64_t clttng_monotonic_ns(void);
  * changed sequence and discards what it copied. */
 /* (CLTTNG_SLOT_WORDS and CLTTNG_DROP_WORD are in clttng_format.h.) */
 
-/* Claims `slot` for `ticket` and writes `words`. Returns 0 when the slot is still being written
- * by an older ticket or already holds a newer one: the event is dropped, and the slot's drop
- * word says so, so that a drain passes over the ticket instead of waiting for it. */
-static inline int clttng_slot_write(uint64_t *slot, uint64_t ticket, const uint64_t *words) {
+/* Claims `slot` for `ticket`: returns the claim to commit with, or 0 when the slot is still
+ * being written by an older ticket or already holds a newer one. Then the event is dropped, and
+ * the slot's drop word says so, so that a drain passes over the ticket instead of waiting for
+ * it. Claim and commit are apart so that a caller reads the words it commits after the claim,
+ * not before (where they would be kept across its atomics). */
+static inline uint64_t clttng_slot_claim(uint64_t *slot, uint64_t ticket) {
     uint64_t expected = __atomic_load_n(&slot[0], __ATOMIC_RELAXED);
     uint64_t claim = 2 * ticket + 1;
     if ((expected & 1) != 0 || expected >= claim ||
@@ -43,9 +45,28 @@ static inline int clttng_slot_write(uint64_t *slot, uint64_t ticket, const uint6
         return 0;
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    for (int i = 0; i < CLTTNG_PAYLOAD_WORDS; i++) __atomic_store_n(&slot[i + 1], words[i], __ATOMIC_RELAXED);
+    return claim;
+}
+
+/* Writes the payload words w0…w10 (CLTTNG_PAYLOAD_WORDS of them, by value: a words array would
+ * be built in memory first and copied again) into `slot`, claimed by clttng_slot_claim, and
+ * commits them. */
+static inline void clttng_slot_commit(uint64_t *slot, uint64_t claim, uint64_t w0, uint64_t w1, uint64_t w2,
+                                      uint64_t w3, uint64_t w4, uint64_t w5, uint64_t w6, uint64_t w7, uint64_t w8,
+                                      uint64_t w9, uint64_t w10) {
+    _Static_assert(CLTTNG_PAYLOAD_WORDS == 11, "clttng_slot_commit takes every payload word");
+    __atomic_store_n(&slot[1], w0, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[2], w1, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[3], w2, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[4], w3, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[5], w4, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[6], w5, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[7], w6, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[8], w7, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[9], w8, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[10], w9, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot[11], w10, __ATOMIC_RELAXED);
     __atomic_store_n(&slot[0], claim + 1, __ATOMIC_RELEASE);
-    return 1;
 }
 
 /* Copies the event of `ticket` out of `slot`. Returns 1 when it was whole, 0 when the slot does
@@ -60,7 +81,7 @@ static inline int clttng_slot_read(const uint64_t *slot, uint64_t ticket, uint64
     return after == want ? 1 : -1;
 }
 
-/* 1 when `ticket` was dropped at `slot` by clttng_slot_write. */
+/* 1 when `ticket` was dropped at `slot` by clttng_slot_claim. */
 static inline int clttng_slot_dropped(const uint64_t *slot, uint64_t ticket) {
     return __atomic_load_n(&slot[CLTTNG_DROP_WORD], __ATOMIC_ACQUIRE) == ticket + 1;
 }

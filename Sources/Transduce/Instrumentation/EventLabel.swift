@@ -21,8 +21,10 @@ public struct EventLabel: Sendable, Hashable, BitwiseCopyable, CustomStringConve
     @inlinable
     public init(bits: UInt64) { self.bits = bits }
 
-    /// The empty label.
-    public static let empty = EventLabel(bits: 0)
+    /// The empty label. (Computed: a stored `static let` is read through a lazy accessor, a
+    /// call on every event that defaults a label.)
+    @inlinable
+    public static var empty: EventLabel { EventLabel(bits: 0) }
 
     /// A label pointing at `literal`'s static memory (no allocation).
     @inlinable

@@ -111,7 +111,13 @@ package final class TraceRingBuffer: @unchecked Sendable {
     /// Records one event. Never blocks, never allocates. Returns `false` when the event was
     /// discarded (discard mode, full) or dropped to contention.
     @inline(__always) @discardableResult
-    package func record(_ record: RawRecord) -> Bool {
+    package func record(_ record: RawRecord) -> Bool { self.record { record.words } }
+
+    /// Records the event whose words `encode` gives, calling it once the slot is claimed (not at
+    /// all when the event is discarded): words read from the caller's event right before they
+    /// are stored are not kept in registers, or saved to the stack, across the claim's atomics.
+    @inline(__always) @discardableResult
+    package func record(encoding encode: () -> RawRecord.Words) -> Bool {
         let ticket: UInt64
         switch mode {
         case .overwriteOldest:
@@ -131,16 +137,13 @@ package final class TraceRingBuffer: @unchecked Sendable {
             ticket = current
         }
         let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
-        var words = record.words
-        let written = withUnsafePointer(to: &words) { pointer in
-            pointer.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
-                clttng_slot_write(slot, ticket, $0)
-            }
-        }
-        if written == 0 {
+        let claim = clttng_slot_claim(slot, ticket)
+        if claim == 0 {
             contendedCount.wrappingAdd(1, ordering: .relaxed)
             return false
         }
+        let w = encode()
+        clttng_slot_commit(slot, claim, w.0, w.1, w.2, w.3, w.4, w.5, w.6, w.7, w.8, w.9, w.10)
         return true
     }
 

@@ -91,8 +91,15 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
     /// when the event was discarded (discard mode, lane full) or dropped to contention.
     @inline(__always) @discardableResult
     package func record(_ record: RawRecord) -> Bool {
-        let lane = unretained[Int(truncatingIfNeeded: record.runtime) & laneMask]
-        return lane._withUnsafeGuaranteedRef { $0.record(record) }
+        self.record(runtime: record.runtime) { record.words }
+    }
+
+    /// Records the event whose words `encode` gives into the lane of `runtime`; `encode` runs
+    /// once the slot is claimed (see ``TraceRingBuffer/record(encoding:)``).
+    @inline(__always) @discardableResult
+    package func record(runtime: UInt64, encoding encode: () -> RawRecord.Words) -> Bool {
+        let lane = unretained[Int(truncatingIfNeeded: runtime) & laneMask]
+        return lane._withUnsafeGuaranteedRef { $0.record(encoding: encode) }
     }
 
     /// What the lanes have seen, summed.

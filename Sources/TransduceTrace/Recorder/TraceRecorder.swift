@@ -107,7 +107,7 @@ public final class TraceRecorder: RuntimeInstrument {
     public var capturesStates: Bool { payloadCapture?.state != nil }
 
     public func record(_ event: RuntimeEvent) {
-        if ringEnabled.load(ordering: .relaxed) { keep(encode(event)) }
+        if ringEnabled.load(ordering: .relaxed) { keep(event, label2: labels.reference(event.label2)) }
         if feedsLTTng && clttng_any_enabled() != 0 { LTTngSink.emit(event) }
     }
 
@@ -122,42 +122,39 @@ public final class TraceRecorder: RuntimeInstrument {
     /// only: LTTng events have no field for it).
     private func record(_ event: RuntimeEvent, text capture: (PayloadCapture) -> String?) {
         if ringEnabled.load(ordering: .relaxed) {
-            var raw = encode(event)
+            var label2 = labels.reference(event.label2)
             if let payloadCapture, let payloads, let text = capture(payloadCapture) {
-                raw.label2 = payloads.store(text)
+                label2 = payloads.store(text)
             }
-            keep(raw)
+            keep(event, label2: label2)
         }
         if feedsLTTng && clttng_any_enabled() != 0 { LTTngSink.emit(event) }
     }
 
+    /// Keeps `event` in the ring, with `label2` as its second label's word (a payload's text
+    /// takes its place).
     @inline(__always)
-    private func keep(_ raw: RawRecord) {
-        ring.record(raw)
+    private func keep(_ event: RuntimeEvent, label2: UInt64) {
+        // The label and the thread before the slot is claimed: publishing a new label is a call,
+        // and the event's fields read before a call would be kept across it on the stack.
+        let label = labels.reference(event.label)
+        let thread = clttng_thread_id_inline()
+        ring.record(runtime: event.runtime.rawValue) { Self.words(of: event, label: label, label2: label2, thread: thread) }
         // After the ring has the resume, so the dump holds it. `nanos` is the latency of a
         // resume; the kind test comes second, as most events are not over any threshold.
-        if raw.nanos > slowThreshold, raw.kindCode == TraceEvent.Kind.requestResume.rawValue {
-            slowDumper?.trip(runtime: raw.runtime, dispatch: raw.dispatch)
+        if event.nanos > slowThreshold, event.kind == .requestResume {
+            slowDumper?.trip(runtime: event.runtime.rawValue, dispatch: event.dispatch)
         }
     }
 
-    /// Encodes `event` into its slot form: plain stores (labels are one-word references already).
+    /// `event`'s slot form: plain stores (labels are one-word references already).
     @inline(__always)
-    func encode(_ event: RuntimeEvent) -> RawRecord {
-        var r = RawRecord()
-        r.words.0 =
-            UInt64(event.kind.rawValue) | UInt64(event.code) << 8 | UInt64(event.code2) << 16 | UInt64(event.step) << 32
-        r.time = event.time
-        r.runtime = event.runtime.rawValue
-        r.dispatch = event.dispatch
-        r.cycle = event.cycle
-        r.task = event.task
-        r.otherTask = event.otherTask
-        r.nanos = event.nanos
-        r.words.8 = UInt64(event.count) | UInt64(clttng_thread_id_inline()) << 32
-        r.label = labels.reference(event.label)
-        r.label2 = labels.reference(event.label2)
-        return r
+    static func words(of event: RuntimeEvent, label: UInt64, label2: UInt64, thread: UInt32) -> RawRecord.Words {
+        (
+            UInt64(event.kind.rawValue) | UInt64(event.code) << 8 | UInt64(event.code2) << 16 | UInt64(event.step) << 32,
+            event.time, event.runtime.rawValue, event.dispatch, event.cycle, event.task, event.otherTask, event.nanos,
+            UInt64(event.count) | UInt64(thread) << 32, label, label2
+        )
     }
 
     /// Decodes a slot record into an event.
