@@ -71,26 +71,28 @@ struct Recording: Sendable {
 }
 
 /// The sink ``RuntimeControl`` records into in the shell: the runtime's instrument, called while
-/// the control lock is held. Holds the core unowned: it lives only inside a core's method.
+/// the control lock is held. Holds the core unmanaged: it lives only inside a core's method.
 @usableFromInline
 struct InstrumentSink<T: Transducer>: ControlTraceSink
 where
     T.Event: Sendable, T.Env: Sendable, T.Response: Sendable,
     T.Effect == TransducerEffect<T.Event, T.Env, T.Response>
 {
+    /// Unmanaged, and called through `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference
+    /// is made strong for each call, a retain and a release around every event it records.
     @usableFromInline
-    unowned(unsafe) let core: RuntimeCore<T>
+    let core: Unmanaged<RuntimeCore<T>>
     @usableFromInline
     let isRecording: Bool
 
     @inlinable
     init(core: RuntimeCore<T>, isRecording: Bool) {
-        self.core = core
+        self.core = .passUnretained(core)
         self.isRecording = isRecording
     }
 
     @inlinable
     func record(_ detail: RuntimeEvent.Detail, at time: UInt64, payload: T.Event?) {
-        core.emit(detail, Recording(), at: time, payload: payload)
+        core._withUnsafeGuaranteedRef { $0.emit(detail, Recording(), at: time, payload: payload) }
     }
 }
