@@ -65,7 +65,9 @@ extension RuntimeCore {
         let kind = Self.kind(of: effect)
         // `.none` does nothing to time: its effect event says 0 and spares a clock read.
         let startedAt = context.instrument == nil || kind == .none ? 0 : MonotonicClock.now()
-        var taskName: TaskIdentifier?
+        // The task's name as the trace keeps it, only when recording: an optional of the id
+        // itself (an existential) was copied and destroyed through its value witnesses.
+        var taskName: EventLabel?
         let step: Step
         switch effect.kind {
         case .none:
@@ -78,14 +80,14 @@ extension RuntimeCore {
             context.suspension = Suspension(action: action, startedAt: startedAt)
             return .suspended
         case .task(let spec):
-            taskName = spec.id
+            if context.instrument != nil { taskName = spec.id?.label }
             let handOff = carrying && context.followsChain
             let waiters = handOff ? context.waiters : []
             if handOff { context.waiters = [] }
             addTask(spec, waiters: waiters, unique: context.style == .uniqueRequest, cycle: context.cycle)
             step = carrying ? .handedOff : .settled
         case .cancel(let id):
-            taskName = id
+            if context.instrument != nil { taskName = id.label }
             cancelTask(.named(id), reason: .cancelEffect)
             step = .settled
         case .sequence(let effects):
@@ -179,12 +181,12 @@ extension RuntimeCore {
     }
 
     @inlinable
-    func emitEffect(_ kind: EffectKind, task: TaskIdentifier?, startedAt: UInt64, _ context: inout CycleContext) {
+    func emitEffect(_ kind: EffectKind, task: EventLabel?, startedAt: UInt64, _ context: inout CycleContext) {
         guard let instrument = context.instrument else { return }
         let now = MonotonicClock.now()
         emit(
             .effect(
-                cycle: context.cycle, step: context.step, kind: kind, task: task?.label,
+                cycle: context.cycle, step: context.step, kind: kind, task: task,
                 durationNanos: MonotonicClock.nanos(from: startedAt, to: now)),
             instrument, at: now)
     }
