@@ -52,7 +52,7 @@ extension RuntimeCore {
         // copy of the context retained), and by optional chaining, which borrows the instrument
         // for the witness call: `unsafelyUnwrapped` copied it out, a retain and a release around
         // every event (about 44 instructions of callgrind's count each).
-        if let payload, self.instrument?.capturesPayloads == true {
+        if capturesPayloads, let payload {
             self.instrument?.record(event, payload: payload)
         } else {
             self.instrument?.record(event)

@@ -108,6 +108,10 @@ where
     /// Whether the instrument takes each cycle's committed state (read once, at creation).
     @usableFromInline
     let capturesStates: Bool
+    /// Whether the instrument takes the event values of the events that concern one (read
+    /// once, at creation: a witness call on every such event otherwise).
+    @usableFromInline
+    let capturesPayloads: Bool
     /// A test store's view of this runtime (``RuntimeObserver``); `nil` for every other host.
     @usableFromInline
     let observer: (any RuntimeObserver<T.Event>)?
@@ -162,6 +166,7 @@ where
         self.env = env
         self.instrument = instrument ?? RuntimeInstrumentation.current
         capturesStates = self.instrument?.capturesStates ?? false
+        capturesPayloads = self.instrument?.capturesPayloads ?? false
         self.queueCapacity = queueCapacity
         self.stepLimit = stepLimit
         self.observer = observer

@@ -30,7 +30,7 @@ public protocol RuntimeInstrument: AnyObject, Sendable {
     /// Whether the events that carry a dispatched or transduced event value (dispatch,
     /// dispatchRejected, transduce, eventDropped) should come with it, through
     /// ``record(_:payload:)``. Boxing a payload may allocate, so this is off unless a recorder
-    /// opts in.
+    /// opts in. Read once, when a host is created.
     var capturesPayloads: Bool { get }
     /// Whether each `cycleLeave` should come with the state the cycle committed, through
     /// ``record(_:state:)``: for replaying a trace (a state to start from, or to check against).
