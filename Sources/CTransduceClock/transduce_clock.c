@@ -140,18 +140,9 @@ static void publish(uint64_t tsc, uint64_t ns, uint64_t mult, uint64_t until) {
 /* The time by the published scale, whatever its interval, or clock_gettime's when the scale is
  * being written: for the reads that find another thread measuring. */
 static uint64_t by_scale(void) {
-    const transduce_clock_scale *s = &transduce_clock_shared;
-    for (int attempt = 0; attempt < 4; attempt++) {
-        uint64_t sequence = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE);
-        transduce_clock_scale copy;
-        copy.mult = __atomic_load_n(&s->mult, __ATOMIC_RELAXED);
-        copy.tsc = __atomic_load_n(&s->tsc, __ATOMIC_RELAXED);
-        copy.ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
-        uint64_t now = __builtin_ia32_rdtsc();
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if ((sequence & 1) == 0 && copy.mult != 0 && __atomic_load_n(&s->sequence, __ATOMIC_RELAXED) == sequence)
-            return scaled(&copy, now);
-    }
+    uint64_t time;
+    for (int attempt = 0; attempt < 4; attempt++)
+        if (transduce_clock_by_scale(0, &time)) return time;
     return transduce_clock_monotonic();
 }
 

@@ -40,10 +40,11 @@ static inline uint64_t transduce_clock_scaled(uint64_t base_tsc, uint64_t base_n
     return base_ns + (uint64_t)(((unsigned __int128)ticks * mult) >> 32);
 }
 
-/* The current time in nanoseconds of CLOCK_MONOTONIC (within about a microsecond when read from
- * the counter). Never blocks, never allocates. */
-static inline uint64_t transduce_clock_now(void) {
 #if defined(__x86_64__)
+/* The time by the published scale, read under its sequence lock, into *time: 1 when the scale
+ * was whole and, with `within` (a constant), the counter within its interval; 0 when the read
+ * must take another way (the scale being written, not calibrated yet, or past its interval). */
+static inline int transduce_clock_by_scale(int within, uint64_t *time) {
     const transduce_clock_scale *s = &transduce_clock_shared;
     uint64_t sequence = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE);
     uint64_t base = __atomic_load_n(&s->tsc, __ATOMIC_RELAXED);
@@ -53,10 +54,21 @@ static inline uint64_t transduce_clock_now(void) {
     uint64_t now = __builtin_ia32_rdtsc();
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     /* `until` is 0 until the counter is calibrated, and stays 0 where it is not used. */
-    if (__builtin_expect(
-            ((sequence & 1) | (now > until) | (__atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != sequence)) != 0, 0))
-        return transduce_clock_slow();
-    return transduce_clock_scaled(base, ns, mult, now);
+    int unusable = within ? now > until : mult == 0;
+    if (__builtin_expect(((sequence & 1) | unusable | (__atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != sequence)) != 0, 0))
+        return 0;
+    *time = transduce_clock_scaled(base, ns, mult, now);
+    return 1;
+}
+#endif
+
+/* The current time in nanoseconds of CLOCK_MONOTONIC (within about a microsecond when read from
+ * the counter). Never blocks, never allocates. */
+static inline uint64_t transduce_clock_now(void) {
+#if defined(__x86_64__)
+    uint64_t time;
+    if (__builtin_expect(transduce_clock_by_scale(1, &time), 1)) return time;
+    return transduce_clock_slow();
 #else
     return transduce_clock_monotonic();
 #endif
