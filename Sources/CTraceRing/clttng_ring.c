@@ -1,8 +1,7 @@
-/* The thread and clock reads declared in include/clttng_ring.h. */
+/* The thread id read declared in include/clttng_ring.h. */
 #define _GNU_SOURCE
 #include "clttng_ring.h"
 
-#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -17,10 +16,4 @@ uint32_t clttng_thread_id(void) {
 #endif
     }
     return cached_tid;
-}
-
-uint64_t clttng_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -2,8 +2,9 @@
 #define CLTTNG_RING_H
 
 /* The ring buffer's C parts: the per-slot sequence lock its producers and readers use, and the
- * thread and clock reads every event is stamped with (the same CLOCK_MONOTONIC as LTTng's default
- * clock, so the ring's and LTTng's traces of one process line up). */
+ * thread id every event is stamped with (its time comes from CTransduceClock, the runtime's
+ * clock: CLOCK_MONOTONIC, LTTng's default clock, so the ring's and LTTng's traces of one process
+ * line up). */
 
 #include <stdint.h>
 
@@ -21,8 +22,6 @@ static inline uint32_t clttng_thread_id_inline(void) {
     if (__builtin_expect(cached == 0, 0)) cached = clttng_thread_id();
     return cached;
 }
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t clttng_monotonic_ns(void);
 
 /* Ring-buffer slot protocol (a per-slot sequence lock), inline so Swift can inline it.
  * A slot is CLTTNG_SLOT_WORDS words: word 0 is the sequence, then the payload, then the drop word. The sequence

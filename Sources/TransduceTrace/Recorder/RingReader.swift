@@ -60,8 +60,10 @@ struct RingReader: Sendable {
         counts.overwritten = ring.overwritten
         counts.discarded = ring.discarded
         counts.lost = unreadable
-        counts.monotonicOrigin = clttng_monotonic_ns()
+        // The two clocks read side by side, each as clock_gettime gives it.
         var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        counts.monotonicOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
         clock_gettime(CLOCK_REALTIME, &ts)
         counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
         if let slowRequests {
