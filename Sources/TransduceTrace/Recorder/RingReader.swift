@@ -52,6 +52,13 @@ struct RingReader: Sendable {
         encoder.finish(counts: counts, into: sink)
     }
 
+    /// `clock`'s time in nanoseconds, as `clock_gettime` reads it.
+    private static func nanoseconds(of clock: clockid_t) -> UInt64 {
+        var ts = timespec()
+        clock_gettime(clock, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     private func counts(
         _ ring: TraceRingBuffer.Counts, read: Int, unreadable: UInt64, slowRequests: SlowRequestDumpCounts?
     ) -> TraceCounts {
@@ -61,11 +68,8 @@ struct RingReader: Sendable {
         counts.discarded = ring.discarded
         counts.lost = unreadable
         // The two clocks read side by side, each as clock_gettime gives it.
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        counts.monotonicOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-        clock_gettime(CLOCK_REALTIME, &ts)
-        counts.realtimeOrigin = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        counts.monotonicOrigin = Self.nanoseconds(of: CLOCK_MONOTONIC)
+        counts.realtimeOrigin = Self.nanoseconds(of: CLOCK_REALTIME)
         if let slowRequests {
             counts.slowRequests = UInt64(slowRequests.slowRequests)
             counts.slowDumps = UInt64(slowRequests.written)
