@@ -46,11 +46,7 @@ enum ClockCheck {
 
     /// `transduce-bench --clock-check SECONDS`: the offsets over a long run, printed and exited.
     static func runAndExit(seconds: Double) -> Never {
-        let start = reference()
-        while !MonotonicClock.readsTimeStampCounter && reference() - start < 2_000_000_000 {
-            _ = MonotonicClock.now()
-            usleep(1_000)
-        }
+        _ = MonotonicClock.awaitTimeStampCounter(within: 2_000_000_000)
         print("clock: \(MonotonicClock.readsTimeStampCounter ? "time-stamp counter" : "clock_gettime")")
         let (worst, p99, checked) = offsets(seconds: seconds)
         print("clock_offset_ns: worst \(Int(worst)), p99 \(Int(p99)) over \(checked) reads in \(Int(seconds)) s")

@@ -30,11 +30,7 @@ else {
 }
 // Every count is of the steady state: until the clock is calibrated (its first 50 ms of reads),
 // its reads are clock_gettime's, which under valgrind would be a large part of a short run.
-let calibrationDeadline = Date(timeIntervalSinceNow: 5)
-while !MonotonicClock.readsTimeStampCounter && Date() < calibrationDeadline {
-    _ = MonotonicClock.now()
-    usleep(1_000)
-}
+_ = MonotonicClock.awaitTimeStampCounter(within: 5_000_000_000)
 if mode == "record" {
     CallgrindTargets.recordLoop(n)
 } else if mode == "observable" {

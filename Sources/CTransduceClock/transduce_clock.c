@@ -241,10 +241,25 @@ int transduce_clock_uses_counter(void) {
     return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == COUNTER;
 }
 
+int transduce_clock_await_counter(uint64_t within_ns) {
+    uint64_t deadline = transduce_clock_monotonic() + within_ns;
+    while (!transduce_clock_uses_counter() && __atomic_load_n(&state, __ATOMIC_ACQUIRE) != MONOTONIC &&
+           transduce_clock_monotonic() < deadline) {
+        (void)transduce_clock_now();
+        usleep(1000);
+    }
+    return transduce_clock_uses_counter();
+}
+
 #else
 
 uint64_t transduce_clock_slow(void) { return transduce_clock_monotonic(); }
 
 int transduce_clock_uses_counter(void) { return 0; }
+
+int transduce_clock_await_counter(uint64_t within_ns) {
+    (void)within_ns;
+    return 0;
+}
 
 #endif

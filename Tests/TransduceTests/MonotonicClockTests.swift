@@ -38,14 +38,7 @@ import Testing
     }
 
     /// Reads the clock until its calibration is over (50 ms of reads), 2 s at most.
-    static func calibrated() -> Bool {
-        let deadline = reference() + 2_000_000_000
-        while !MonotonicClock.readsTimeStampCounter && reference() < deadline {
-            _ = MonotonicClock.now()
-            usleep(1_000)
-        }
-        return MonotonicClock.readsTimeStampCounter
-    }
+    static func calibrated() -> Bool { MonotonicClock.awaitTimeStampCounter(within: 2_000_000_000) }
 
     /// Where the counter is safe the clock reads it, and every read lies within a microsecond
     /// of `clock_gettime` read around it — over 1.5 s, thirty of the clock's 50 ms corrections.

@@ -32,6 +32,10 @@ uint64_t transduce_clock_monotonic(void);
 uint64_t transduce_clock_slow(void);
 /* 1 when reads come from the counter (once it is calibrated), 0 when from clock_gettime. */
 int transduce_clock_uses_counter(void);
+/* Reads the clock (a read a millisecond) until it reads the counter, until it has decided not
+ * to, or for `within_ns` at most: for benchmarks and tests that must not count or check the
+ * calibration's clock_gettime reads. Returns transduce_clock_uses_counter(). */
+int transduce_clock_await_counter(uint64_t within_ns);
 
 /* The time at counter value `tsc` by a scale's base and rate. A counter read racing a new base
  * can come out a few ticks before it: it reads as the base. */

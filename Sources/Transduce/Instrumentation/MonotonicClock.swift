@@ -26,4 +26,12 @@ public enum MonotonicClock {
     /// Whether reads come from the time-stamp counter now (`false` before its calibration, on
     /// other processors, and where the kernel does not trust it).
     public static var readsTimeStampCounter: Bool { transduce_clock_uses_counter() != 0 }
+
+    /// Reads the clock until it reads the time-stamp counter (its calibration takes the first
+    /// 50 ms of reads), until it has decided not to, or for `nanoseconds` at most; then
+    /// ``readsTimeStampCounter``. For benchmarks and tests that must not count or check the
+    /// calibration's `clock_gettime` reads.
+    package static func awaitTimeStampCounter(within nanoseconds: UInt64) -> Bool {
+        transduce_clock_await_counter(nanoseconds) != 0
+    }
 }
