@@ -6,7 +6,7 @@ import CTransduceClock
 /// On x86-64, where the processor's time-stamp counter is invariant and the kernel itself keeps
 /// `CLOCK_MONOTONIC` on it (its clock source is `tsc`), a read scales the counter (about 14 ns,
 /// against 34 for `clock_gettime` through the vDSO); the scale is measured against
-/// `clock_gettime` over the process's first 10 ms of reads, and slewed every 50 ms to keep the two
+/// `clock_gettime` over the process's first 50 ms of reads, and slewed every 50 ms to keep the two
 /// within about a microsecond however long the process runs. Until then, elsewhere, or with
 /// `TRANSDUCE_CLOCK=monotonic` in the environment, each read is `clock_gettime`'s.
 public enum MonotonicClock {
