@@ -54,6 +54,31 @@ private func isWhole(_ r: RawRecord) -> Bool {
         #expect(rings.counts.offered == 5)
     }
 
+    /// A walk in chunks merges as a drain does: ties go to the lower lane, and an event stamped
+    /// with the largest time (which the walk also uses for a finished lane) is not lost.
+    @Test func walkInChunksMergesTiesAndTheLastTimeAsADrainDoes() {
+        let rings = TraceRings(capacity: 64, lanes: 4)
+        let times: [UInt64: [UInt64]] = [1: [3, 3, .max], 2: [3, 7], 3: [], 4: [1, .max]]
+        for (runtime, stamps) in times {
+            for (sequence, time) in stamps.enumerated() {
+                rings.record(event(runtime: runtime, sequence: UInt64(sequence), time: time))
+            }
+        }
+        // Runtime 4 is lane 0, runtime 1 lane 1, runtime 2 lane 2.
+        let expected: [(UInt64, UInt64)] = [(4, 1), (1, 3), (1, 3), (2, 3), (2, 7), (4, .max), (1, .max)]
+        for chunk in [1, 2, 3, 64] {
+            var walked: [RawRecord] = []
+            let (counts, unreadable) = rings.walk(chunk: chunk) { batch in
+                #expect(batch.count <= chunk)
+                walked += batch
+            }
+            #expect(walked.map { [$0.runtime, $0.time] } == expected.map { [$0.0, $0.1] }, "chunk \(chunk)")
+            #expect(walked.allSatisfy(isWhole))
+            #expect(counts.offered == 7 && unreadable == 0)
+        }
+        #expect(rings.drain().records.map { [$0.runtime, $0.time] } == expected.map { [$0.0, $0.1] })
+    }
+
     /// Runtimes on threads of their own (as many as lanes, or more, so that some share one), a
     /// drainer and a snapshotter meanwhile: every event whole, once, in its runtime's order;
     /// offered = read + overwritten (+ discarded) exactly; and with a lane each, every batch in

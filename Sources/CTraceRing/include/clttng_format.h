@@ -102,6 +102,13 @@ enum {
     CLTTNG_RECORD_SIZE = 80
 };
 
+/* A record's first 72 bytes are the payload's words HEAD to COUNT_THREAD, little-endian, in
+ * order (byte 3, which HEAD leaves 0, included): the encoders store them a word at a time. */
+_Static_assert(CLTTNG_RECORD_TIME == 8 * CLTTNG_WORD_TIME && CLTTNG_RECORD_STEP == 4 &&
+                   CLTTNG_RECORD_NANOS == 8 * CLTTNG_WORD_NANOS && CLTTNG_RECORD_COUNT == 8 * CLTTNG_WORD_COUNT_THREAD &&
+                   CLTTNG_RECORD_THREAD == CLTTNG_RECORD_COUNT + 4 && CLTTNG_RECORD_LABEL == 8 * CLTTNG_WORD_LABEL,
+               "file records start with the slot's words");
+
 /* Writes the file record of a slot's payload `words` with string ids `label` and `label2` into
  * `out` (CLTTNG_RECORD_SIZE bytes). Async-signal-safe; the crash dump writes its records with it. */
 void clttng_record_encode(const uint64_t *words, uint32_t label, uint32_t label2, uint8_t *out);

@@ -213,18 +213,27 @@ package final class TraceRingBuffer: @unchecked Sendable {
     /// The next committed event of `reading`, passing over (and counting) tickets lapped or not
     /// committed; `nil` at the end of its window.
     package func next(_ reading: inout Reading) -> RawRecord? {
+        var record = RawRecord()
+        return next(&reading, into: &record) ? record : nil
+    }
+
+    /// Reads the next committed event of `reading` into `record`, as ``next(_:)`` does, without
+    /// copying it again: `false` at the end of its window (`record` then holds no event).
+    package func next(_ reading: inout Reading, into record: UnsafeMutablePointer<RawRecord>) -> Bool {
         while reading.ticket < reading.end {
             let ticket = reading.ticket
             reading.ticket += 1
-            switch read(ticket) {
-            case .some(.some(let record)): return record
-            case .some(.none): reading.lapped += 1
-            case .none:
-                let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+            let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+            switch record.withMemoryRebound(
+                to: UInt64.self, capacity: RawRecord.wordCount, { clttng_slot_read(slot, ticket, $0) })
+            {
+            case 1: return true
+            case -1: reading.lapped += 1
+            default:
                 if clttng_slot_dropped(slot, ticket) != 0 { reading.lapped += 1 } else { reading.unreadable += 1 }
             }
         }
-        return nil
+        return false
     }
 
     /// The counts of the window `reading` read (as of its end, so a snapshot never counts more

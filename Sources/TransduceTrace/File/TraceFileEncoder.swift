@@ -14,6 +14,8 @@ package struct TraceFileEncoder {
     /// String ids of ring-slot label references (``append(records:process:text:into:)``); payload
     /// generations are not kept (each event has its own), their texts are.
     private var referenceIDs: [UInt64: UInt32] = [0: 0]
+    /// The buffer ``append(records:process:text:into:)`` encodes events chunks in.
+    private var events: [UInt8] = []
 
     /// Starts a file (its header is part of the first buffer handed out).
     package init(hosts: [UInt32: String] = [:]) {
@@ -58,28 +60,42 @@ package struct TraceFileEncoder {
     ) {
         flush(into: sink)
         guard !records.isEmpty else { return }
-        var labelIDs: [(UInt32, UInt32)] = []
-        labelIDs.reserveCapacity(records.count)
-        for r in records {
-            let label = referenceID(r.label, text)
-            let second =
-                r.kindCode == TraceEvent.Kind.runtimeStart.rawValue
-                ? referenceID(r.label2, text) : r.label2 == 0 ? 0 : id(text(r.label2, true))
-            labelIDs.append((label, second))
-        }
         startProcess(process)
-        var payload: [UInt8] = []
-        payload.reserveCapacity(4 + records.count * TraceFileFormat.recordSize)
-        payload.appendLE(UInt32(records.count))
-        payload.append(contentsOf: repeatElement(0, count: records.count * TraceRecordLayout.size))
-        payload.withUnsafeMutableBytes { bytes in
-            for (index, (r, ids)) in zip(records, labelIDs).enumerated() {
-                TraceRecordLayout.encode(r, label: ids.0, label2: ids.1, into: bytes, at: 4 + index * TraceRecordLayout.size)
+        // One pass: each record's labels resolved (a string new to the file goes into `out` as
+        // its chunk, which is handed out before the events chunk that uses it), then the record
+        // encoded. The events chunk has a buffer of its own, reused from chunk to chunk: a new
+        // one a chunk was new pages a chunk, faulted in and zeroed by the kernel, as many bytes
+        // as the file. Most events share their label with the one before: the last one resolved
+        // is checked before the table, a hash a distinct label, not one an event.
+        let size = TraceRecordLayout.size
+        let header = TraceFileFormat.chunkHeaderSize
+        let length = 4 + records.count * size
+        if events.count != header + length { events = [UInt8](repeating: 0, count: header + length) }
+        var last: (reference: UInt64, id: UInt32) = (0, 0)
+        var chunk = events
+        events = []  // `chunk` is the buffer's one reference while it is written
+        chunk.withUnsafeMutableBytes { bytes in
+            let payload = UnsafeMutableRawBufferPointer(rebasing: bytes[header...])
+            payload.storeBytes(of: UInt32(records.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            var offset = 4
+            for r in records {
+                if r.label != last.reference { last = (r.label, referenceID(r.label, text)) }
+                let second =
+                    r.label2 == 0
+                    ? 0
+                    : r.kindCode == TraceEvent.Kind.runtimeStart.rawValue
+                        ? referenceID(r.label2, text) : id(text(r.label2, true))
+                TraceRecordLayout.encode(r, label: last.id, label2: second, into: payload, at: offset)
+                offset += size
             }
+            TraceFileWriter.storeChunkHeader(.events, of: UnsafeRawBufferPointer(payload), into: bytes)
         }
-        TraceFileWriter.appendChunk(.events, payload, to: &out)
-        sink(out)
-        out.removeAll(keepingCapacity: true)
+        if !out.isEmpty {
+            sink(out)
+            out.removeAll(keepingCapacity: true)
+        }
+        sink(chunk)
+        events = chunk
     }
 
     private mutating func referenceID(_ reference: UInt64, _ text: (UInt64, Bool) -> String) -> UInt32 {

@@ -89,11 +89,25 @@ public enum TraceFileWriter {
         encoder.finish(counts: counts, into: sink)
     }
 
+    /// Stores the header of a chunk tagged `tag` whose payload is `payload` in the first
+    /// ``TraceFileFormat/chunkHeaderSize`` bytes of `out`.
+    static func storeChunkHeader(
+        _ tag: TraceFileFormat.Tag, of payload: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) {
+        out.storeBytes(of: UInt32(tag.rawValue).littleEndian, toByteOffset: 0, as: UInt32.self)
+        out.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+        out.storeBytes(of: CRC32.checksum(payload).littleEndian, toByteOffset: 8, as: UInt32.self)
+    }
+
     static func appendChunk(_ tag: TraceFileFormat.Tag, _ payload: [UInt8], to out: inout [UInt8]) {
-        out.append(tag.rawValue)
-        out.append(contentsOf: [0, 0, 0])
-        out.appendLE(UInt32(payload.count))
-        out.appendLE(CRC32.checksum(payload))
+        let start = out.count
+        let header = TraceFileFormat.chunkHeaderSize
+        out.append(contentsOf: repeatElement(0, count: header))
         out.append(contentsOf: payload)
+        out.withUnsafeMutableBytes { bytes in
+            storeChunkHeader(
+                tag, of: UnsafeRawBufferPointer(rebasing: bytes[(start + header)...]),
+                into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+        }
     }
 }

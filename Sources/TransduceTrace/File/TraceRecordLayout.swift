@@ -39,11 +39,9 @@ enum TraceRecordLayout {
         func put<T: FixedWidthInteger>(_ value: T, _ field: Int) {
             out.storeBytes(of: value.littleEndian, toByteOffset: offset + field, as: T.self)
         }
-        put(r.kindCode, Int(CLTTNG_RECORD_KIND))
-        put(r.code, Int(CLTTNG_RECORD_CODE))
-        put(r.code2, Int(CLTTNG_RECORD_CODE2))
-        put(UInt8(0), Int(CLTTNG_RECORD_CODE2) + 1)
-        put(r.step, Int(CLTTNG_RECORD_STEP))
+        // The record's first 72 bytes are the slot's words 0 to 8, little-endian (byte 3, the
+        // one word 0 leaves unused, is 0): a word a store, not a field.
+        put(r.words.0 & ~0xFF00_0000, Int(CLTTNG_RECORD_KIND))
         put(r.time, Int(CLTTNG_RECORD_TIME))
         put(r.runtime, Int(CLTTNG_RECORD_RUNTIME))
         put(r.dispatch, Int(CLTTNG_RECORD_DISPATCH))
@@ -51,8 +49,7 @@ enum TraceRecordLayout {
         put(r.task, Int(CLTTNG_RECORD_TASK))
         put(r.otherTask, Int(CLTTNG_RECORD_OTHER_TASK))
         put(r.nanos, Int(CLTTNG_RECORD_NANOS))
-        put(r.count, Int(CLTTNG_RECORD_COUNT))
-        put(r.thread, Int(CLTTNG_RECORD_THREAD))
+        put(r.words.8, Int(CLTTNG_RECORD_COUNT))
         put(label, Int(CLTTNG_RECORD_LABEL))
         put(label2, Int(CLTTNG_RECORD_LABEL2))
     }
