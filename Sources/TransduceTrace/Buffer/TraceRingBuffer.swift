@@ -136,7 +136,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
             }
             ticket = current
         }
-        let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+        let slot = slot(of: ticket)
         let claim = clttng_slot_claim(slot, ticket)
         if claim == 0 {
             contendedCount.wrappingAdd(1, ordering: .relaxed)
@@ -223,7 +223,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
         while reading.ticket < reading.end {
             let ticket = reading.ticket
             reading.ticket += 1
-            let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+            let slot = slot(of: ticket)
             switch record.withMemoryRebound(
                 to: UInt64.self, capacity: RawRecord.wordCount, { clttng_slot_read(slot, ticket, $0) })
             {
@@ -272,7 +272,7 @@ package final class TraceRingBuffer: @unchecked Sendable {
                 // Stop at the first ticket not committed yet, so a slow writer is never skipped,
                 // unless its producer dropped it to contention.
                 guard let result = read(ticket) else {
-                    let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+                    let slot = slot(of: ticket)
                     if clttng_slot_dropped(slot, ticket) != 0 {
                         lapped += 1
                         ticket += 1
@@ -292,9 +292,17 @@ package final class TraceRingBuffer: @unchecked Sendable {
         }
     }
 
+    /// The slot of `ticket`. Wrapping arithmetic: the index is below the capacity (at most
+    /// 2^30), so neither the conversion nor the product can overflow, and their checks were a
+    /// test and a branch each on every record.
+    @inline(__always)
+    private func slot(of ticket: UInt64) -> UnsafeMutablePointer<UInt64> {
+        slots + Int(truncatingIfNeeded: ticket & mask) &* Int(CLTTNG_SLOT_WORDS)
+    }
+
     /// `.some(record)` when whole, `.some(nil)` when overwritten, `nil` when not committed.
     private func read(_ ticket: UInt64) -> RawRecord?? {
-        let slot = slots + Int(ticket & mask) * Int(CLTTNG_SLOT_WORDS)
+        let slot = slot(of: ticket)
         var record = RawRecord()
         let result = withUnsafeMutablePointer(to: &record.words) { pointer in
             pointer.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
