@@ -79,6 +79,30 @@ private func isWhole(_ r: RawRecord) -> Bool {
         #expect(rings.drain().records.map { [$0.runtime, $0.time] } == expected.map { [$0.0, $0.1] })
     }
 
+    /// The walk merges a row of the lanes' next times, in chunks; the drain merges the lanes'
+    /// next events. On random lanes, with times drawn from a few values (ties everywhere, `.max`
+    /// among them) and out of order within a lane, the two agree.
+    @Test func walkMergesAsTheDrainMerges() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<40 {
+            let lanes = [2, 4, 8][round % 3]
+            let rings = TraceRings(capacity: 1 << 10, lanes: lanes)
+            var sequences: [UInt64: UInt64] = [:]
+            for _ in 0..<Int.random(in: 0...300, using: &generator) {
+                let runtime = UInt64.random(in: 1...UInt64(lanes + 2), using: &generator)
+                let time = [1, 2, 3, 5, 8, UInt64.max].randomElement(using: &generator)!
+                rings.record(event(runtime: runtime, sequence: sequences[runtime, default: 0], time: time))
+                sequences[runtime, default: 0] += 1
+            }
+            var walked: [RawRecord] = []
+            _ = rings.walk(chunk: Int.random(in: 1...64, using: &generator)) { walked += $0 }
+            let drained = rings.drain().records
+            #expect(walked.count == sequences.values.reduce(0, +) && drained.count == walked.count)
+            let first = zip(walked, drained).enumerated().first { $0.element.0.words.3 != $0.element.1.words.3 }?.offset
+            #expect(first == nil, "round \(round): the walk and the drain part at event \(first ?? 0)")
+        }
+    }
+
     /// Runtimes on threads of their own (as many as lanes, or more, so that some share one), a
     /// drainer and a snapshotter meanwhile: every event whole, once, in its runtime's order;
     /// offered = read + overwritten (+ discarded) exactly; and with a lane each, every batch in
