@@ -107,8 +107,12 @@ package struct LTTngSession {
     private func call(_ arguments: [String]) throws {
         let result = try Subprocess.run(lttng, arguments, output: .capture, timeout: Self.callTimeout)
         guard result.status == 0 else {
+            // The status too: lttng can fail without a word (CI once saw `enable-event` do so),
+            // and then the status is all there is to go on (128 + N: signal N ended it).
             let detail = String(result.output.reversed().drop(while: \.isWhitespace).reversed())
-            throw Subprocess.Failure("lttng \(arguments.joined(separator: " ")) failed\(detail.isEmpty ? "" : ": " + detail)")
+            throw Subprocess.Failure(
+                "lttng \(arguments.joined(separator: " ")) failed (status \(result.status))\(detail.isEmpty ? "" : ": " + detail)"
+            )
         }
     }
 }
