@@ -223,14 +223,15 @@ package final class TraceRingBuffer: @unchecked Sendable {
         while reading.ticket < reading.end {
             let ticket = reading.ticket
             reading.ticket += 1
-            let slot = slot(of: ticket)
-            switch record.withMemoryRebound(
-                to: UInt64.self, capacity: RawRecord.wordCount, { clttng_slot_read(slot, ticket, $0) })
-            {
+            switch copy(ticket, into: record) {
             case 1: return true
             case -1: reading.lapped += 1
             default:
-                if clttng_slot_dropped(slot, ticket) != 0 { reading.lapped += 1 } else { reading.unreadable += 1 }
+                if clttng_slot_dropped(slot(of: ticket), ticket) != 0 {
+                    reading.lapped += 1
+                } else {
+                    reading.unreadable += 1
+                }
             }
         }
         return false
@@ -302,17 +303,21 @@ package final class TraceRingBuffer: @unchecked Sendable {
 
     /// `.some(record)` when whole, `.some(nil)` when overwritten, `nil` when not committed.
     private func read(_ ticket: UInt64) -> RawRecord?? {
-        let slot = slot(of: ticket)
         var record = RawRecord()
-        let result = withUnsafeMutablePointer(to: &record.words) { pointer in
-            pointer.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
-                clttng_slot_read(slot, ticket, $0)
-            }
-        }
-        switch result {
+        switch copy(ticket, into: &record) {
         case 1: return .some(record)
         case -1: return .some(nil)
         default: return nil
+        }
+    }
+
+    /// Copies the event of `ticket` into `record` (`clttng_slot_read`): 1 when it was whole, 0
+    /// when its slot does not (yet) hold it committed, -1 when a newer ticket overwrote it.
+    @inline(__always)
+    private func copy(_ ticket: UInt64, into record: UnsafeMutablePointer<RawRecord>) -> Int32 {
+        let slot = slot(of: ticket)
+        return record.withMemoryRebound(to: UInt64.self, capacity: RawRecord.wordCount) {
+            clttng_slot_read(slot, ticket, $0)
         }
     }
 }

@@ -124,45 +124,19 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
         let buffer = UnsafeMutableBufferPointer<RawRecord>.allocate(
             capacity: max(1, min(chunk, readings.reduce(0) { $0 + $1.remaining })))
         defer { buffer.deallocate() }
-        // Each lane's next event, and its time in a row of words apart (`.max` once the lane is
-        // done): the merge compares words, not whole events (an optional event a lane was
-        // copied at every comparison), and copies an event once, into the chunk. Lanes are read
-        // through `unretained`: an element of `lanes` is retained per use. (A tournament tree
-        // instead of the scan measured no faster at 16 lanes: its matches are dependent loads.)
-        let count = lanes.count
-        let heads = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: count)
-        heads.initialize(repeating: RawRecord())
-        let times = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
-        let done = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
-        defer {
-            heads.deallocate()
-            times.deallocate()
-            done.deallocate()
-        }
+        // Lanes are read through `unretained`: an element of `lanes` is retained per use.
         let unretained = self.unretained
-        func advance(_ lane: Int) {
-            let more = unretained[lane]._withUnsafeGuaranteedRef { $0.next(&readings[lane], into: heads.baseAddress! + lane) }
-            times[lane] = more ? heads[lane].time : .max
-            done[lane] = !more
-        }
-        for lane in 0..<count { advance(lane) }
         var held = 0
-        while true {
-            // The earliest, the lowest lane on a tie.
-            var first = 0
-            for lane in 1..<count where times[lane] < times[first] { first = lane }
-            if times[first] == .max && done[first] {
-                // Only lanes at `.max` are left: one not done has an event stamped `.max`.
-                guard let open = done.firstIndex(of: false) else { break }
-                first = open
-            }
-            buffer[held] = heads[first]
+        try Self.merge(
+            lanes.count,
+            next: { lane, into in unretained[lane]._withUnsafeGuaranteedRef { $0.next(&readings[lane], into: into) } }
+        ) { record in
+            buffer[held] = record.pointee
             held += 1
             if held == buffer.count {
                 try body(UnsafeBufferPointer(buffer))
                 held = 0
             }
-            advance(first)
         }
         if held > 0 { try body(UnsafeBufferPointer(rebasing: buffer[..<held])) }
         var sum = Counts.zero
@@ -182,31 +156,57 @@ package final class TraceRings: @unchecked Sendable {  // the lanes are Sendable
         var positions = Array(repeating: 0, count: batches.count)
         var records: [RawRecord] = []
         records.reserveCapacity(batches.reduce(0) { $0 + $1.records.count })
-        Self.merge(batches.count) { lane in
-            guard positions[lane] < batches[lane].records.count else { return nil }
-            defer { positions[lane] += 1 }
-            return batches[lane].records[positions[lane]]
+        Self.merge(batches.count) { lane, into in
+            guard positions[lane] < batches[lane].records.count else { return false }
+            into.pointee = batches[lane].records[positions[lane]]
+            positions[lane] += 1
+            return true
         } into: {
-            records.append($0)
+            records.append($0.pointee)
         }
         return Batch(records: records, counts: counts, unreadable: batches.reduce(0) { $0 + $1.unreadable })
     }
 
-    /// Merges `count` sequences, each taken in its own order (`next(lane)` until `nil`), by the
-    /// time of each one's next event (the lowest lane first on a tie), into `emit`.
+    /// Merges `count` sequences, each taken in its own order (`next(lane, into)` reads a lane's
+    /// next event into `into`, `false` once the lane is done), by the time of each one's next
+    /// event, the lowest lane first on a tie, into `emit`.
+    ///
+    /// Each lane's next event is kept in place and its time in a row of words apart (`.max` once
+    /// the lane is done): the merge compares words, not whole events (an optional event a lane
+    /// was copied at every comparison), and reads an event once. (A tournament tree instead of
+    /// the scan measured no faster at 16 lanes: its matches are dependent loads.)
+    @inline(__always)
     private static func merge(
-        _ count: Int, next: (Int) -> RawRecord?, into emit: (RawRecord) throws -> Void
+        _ count: Int, next: (Int, UnsafeMutablePointer<RawRecord>) -> Bool,
+        into emit: (UnsafePointer<RawRecord>) throws -> Void
     ) rethrows {
-        var heads = (0..<count).map(next)
+        guard count > 0 else { return }
+        let heads = UnsafeMutableBufferPointer<RawRecord>.allocate(capacity: count)
+        heads.initialize(repeating: RawRecord())
+        let times = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
+        let done = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
+        defer {
+            heads.deallocate()
+            times.deallocate()
+            done.deallocate()
+        }
+        func advance(_ lane: Int) {
+            let more = next(lane, heads.baseAddress! + lane)
+            times[lane] = more ? heads[lane].time : .max
+            done[lane] = !more
+        }
+        for lane in 0..<count { advance(lane) }
         while true {
-            var first = -1
-            for lane in heads.indices {
-                guard let record = heads[lane] else { continue }
-                if first < 0 || record.time < heads[first]!.time { first = lane }
+            // The earliest, the lowest lane on a tie.
+            var first = 0
+            for lane in 1..<count where times[lane] < times[first] { first = lane }
+            if times[first] == .max && done[first] {
+                // Only lanes at `.max` are left: one not done has an event stamped `.max`.
+                guard let open = done.firstIndex(of: false) else { return }
+                first = open
             }
-            guard first >= 0 else { return }
-            try emit(heads[first]!)
-            heads[first] = next(first)
+            try emit(heads.baseAddress! + first)
+            advance(first)
         }
     }
 }
