@@ -34,6 +34,8 @@ static inline __m128i fold128(__m128i x, __m128i k, __m128i next) {
     return _mm_xor_si128(_mm_xor_si128(low, high), next);
 }
 
+__attribute__((target("pclmul,sse4.1"))) static uint32_t reduce(__m128i x1, const uint8_t *p, size_t n);
+
 __attribute__((target("pclmul,sse4.1"))) static uint32_t fold(uint32_t state, const uint8_t *p, size_t n) {
     /* n >= 64, a multiple of 16. */
     __m128i x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)state));
@@ -56,6 +58,14 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t fold(uint32_t state, co
     x1 = fold128(x1, k, x2);
     x1 = fold128(x1, k, x3);
     x1 = fold128(x1, k, x4);
+    return reduce(x1, p, n);
+}
+
+/* Folds the 16-byte blocks of `p[0..<n]` (n a multiple of 16) into `x1`, then reduces it to the
+ * CRC register. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t reduce(__m128i x1, const uint8_t *p, size_t n) {
+    __m128i x2;
+    __m128i k = _mm_set_epi64x((long long)K4, (long long)K3);
     while (n >= 16) {
         x1 = fold128(x1, k, _mm_loadu_si128((const __m128i *)p));
         p += 16;
@@ -74,6 +84,69 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t fold(uint32_t state, co
     x1 = _mm_xor_si128(x1, x2);
     return (uint32_t)_mm_extract_epi32(x1, 1);
 }
+
+/* -1 unknown, 0 no, 1 yes: 256-bit carry-less multiplication (VPCLMULQDQ with AVX2, and the
+ * system saving the YMM registers). */
+static int vpclmul_state = -1;
+
+static int has_vpclmul(void) {
+    int known = __atomic_load_n(&vpclmul_state, __ATOMIC_RELAXED);
+    if (known >= 0) return known;
+    unsigned a, b, c, d;
+    int yes = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
+        unsigned xcr0_low, xcr0_high;
+        __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+        yes = (xcr0_low & 6) == 6 && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2) &&
+              (c & bit_VPCLMULQDQ);
+    }
+    __atomic_store_n(&vpclmul_state, yes, __ATOMIC_RELAXED);
+    return yes;
+}
+
+/* x^(8*128+32) and x^(8*128-32) mod P, as K1 and K2: folds across 128 bytes. */
+#define K1_256 0x1e88ef372ULL
+#define K2_256 0x14a7fe880ULL
+
+static inline __m256i fold256(__m256i x, __m256i k, __m256i next) __attribute__((target("vpclmulqdq,avx2")));
+static inline __m256i fold256(__m256i x, __m256i k, __m256i next) {
+    __m256i low = _mm256_clmulepi64_epi128(x, k, 0x00);
+    __m256i high = _mm256_clmulepi64_epi128(x, k, 0x11);
+    return _mm256_xor_si256(_mm256_xor_si256(low, high), next);
+}
+
+/* Folds 128-byte blocks four 256-bit lanes at a time while at least 256 bytes are left, then
+ * hands the 128 bytes it holds folded and the rest to `fold`. n >= 256, a multiple of 16. */
+__attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1"))) static uint32_t fold_wide(uint32_t state, const uint8_t *p,
+                                                                                   size_t n) {
+    __m256i x1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+                                  _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)state)));
+    __m256i x2 = _mm256_loadu_si256((const __m256i *)(p + 32));
+    __m256i x3 = _mm256_loadu_si256((const __m256i *)(p + 64));
+    __m256i x4 = _mm256_loadu_si256((const __m256i *)(p + 96));
+    p += 128;
+    n -= 128;
+    __m256i k = _mm256_set_epi64x((long long)K2_256, (long long)K1_256, (long long)K2_256, (long long)K1_256);
+    while (n >= 128) {
+        x1 = fold256(x1, k, _mm256_loadu_si256((const __m256i *)p));
+        x2 = fold256(x2, k, _mm256_loadu_si256((const __m256i *)(p + 32)));
+        x3 = fold256(x3, k, _mm256_loadu_si256((const __m256i *)(p + 64)));
+        x4 = fold256(x4, k, _mm256_loadu_si256((const __m256i *)(p + 96)));
+        p += 128;
+        n -= 128;
+    }
+    /* The eight 16-byte blocks held, in order, folded into one, then the blocks left. */
+    __m128i k128 = _mm_set_epi64x((long long)K4, (long long)K3);
+    __m128i y = _mm256_castsi256_si128(x1);
+    y = fold128(y, k128, _mm256_extracti128_si256(x1, 1));
+    y = fold128(y, k128, _mm256_castsi256_si128(x2));
+    y = fold128(y, k128, _mm256_extracti128_si256(x2, 1));
+    y = fold128(y, k128, _mm256_castsi256_si128(x3));
+    y = fold128(y, k128, _mm256_extracti128_si256(x3, 1));
+    y = fold128(y, k128, _mm256_castsi256_si128(x4));
+    y = fold128(y, k128, _mm256_extracti128_si256(x4, 1));
+    return reduce(y, p, n);
+}
 #endif
 
 uint32_t clttng_crc32_fold(uint32_t state, const uint8_t *bytes, size_t count, size_t *done) {
@@ -82,6 +155,7 @@ uint32_t clttng_crc32_fold(uint32_t state, const uint8_t *bytes, size_t count, s
     if (count >= 64 && has_pclmul()) {
         size_t folded = count & ~(size_t)15;
         *done = folded;
+        if (folded >= 256 && has_vpclmul()) return fold_wide(state, bytes, folded);
         return fold(state, bytes, folded);
     }
 #endif

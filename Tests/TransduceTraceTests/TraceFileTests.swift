@@ -161,11 +161,12 @@ import Testing
 
     @Test func crcMatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
-        // Every length around the tables' 8-byte stride and the folding's 16- and 64-byte blocks,
-        // a chunk's worth, and starts off alignment, against the plain bitwise definition: the
-        // Swift reader's and the C dump writer's checksums both.
+        // Every length around the tables' 8-byte stride and the folding's 16-, 64- and (256-bit
+        // folding, from 256 bytes on) 128-byte blocks, a chunk's worth, and starts off alignment,
+        // against the plain bitwise definition: the Swift reader's and the C dump writer's
+        // checksums both.
         var x: UInt32 = 12_345
-        for length in Array(0..<300) + [1_021, 4_096 + 13, 80 * 4_096 + 4] {
+        for length in Array(0..<700) + [1_021, 4_096 + 13, 80 * 4_096 + 4] {
             let bytes = (0..<length + 3).map { _ -> UInt8 in
                 x = x &* 1_103_515_245 &+ 12_345
                 return UInt8(truncatingIfNeeded: x >> 16)
