@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),
         // Benchmarks: `swift run -c release transduce-bench` (Benchmarks/README.md).
-        .target(name: "CBenchFloor", dependencies: ["CTransduceClock"], path: "Benchmarks/CBenchFloor"),
+        .target(name: "CBenchFloor", dependencies: ["CTransduceClock", "CTraceRing"], path: "Benchmarks/CBenchFloor"),
         // The transducer and the actor both benchmark programs measure.
         .target(name: "BenchWorkload", dependencies: ["Transduce"], path: "Benchmarks/BenchWorkload"),
         // Realistic traces of any size from one recorded run: the benchmark's scale figures and
