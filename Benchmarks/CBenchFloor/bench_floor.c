@@ -57,15 +57,12 @@ static void single_record(uint64_t a, uint64_t b) {
     uint64_t t = transduce_clock_now();
     uint64_t ticket = ring_head++; /* one writer: no atomic increment */
     uint64_t *slot = ring_slot(ticket);
-    __atomic_store_n(&slot[0], 2 * ticket + 1, __ATOMIC_RELAXED);
+    /* The claim a plain store where the ring's is a compare-and-swap; the words and the commit
+     * as the ring writes them. */
+    uint64_t claim = 2 * ticket + 1;
+    __atomic_store_n(&slot[0], claim, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    __atomic_store_n(&slot[1], 2, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot[2], t, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot[3], 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot[4], a, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot[5], b, __ATOMIC_RELAXED);
-    for (int w = 6; w <= 11; w++) __atomic_store_n(&slot[w], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot[0], 2 * ticket + 2, __ATOMIC_RELEASE);
+    clttng_slot_commit(slot, claim, 2, t, 1, a, b, 0, 0, 0, 0, 0, 0);
 }
 
 void bench_floor_single_loop(uint64_t count) {
