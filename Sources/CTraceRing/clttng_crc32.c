@@ -116,7 +116,7 @@ static inline __m256i fold256(__m256i x, __m256i k, __m256i next) {
 }
 
 /* Folds 128-byte blocks four 256-bit lanes at a time while at least 256 bytes are left, then
- * hands the 128 bytes it holds folded and the rest to `fold`. n >= 256, a multiple of 16. */
+ * hands the 128 bytes it holds folded and the rest to `reduce`. n >= 256, a multiple of 16. */
 __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1"))) static uint32_t fold_wide(uint32_t state, const uint8_t *p,
                                                                                    size_t n) {
     __m256i x1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
