@@ -24,7 +24,7 @@ import TraceTooling
     /// Inputs a real runtime can produce (unusual but well-formed): every command must succeed.
     static let wellFormed: Set<String> = [
         "wrapped-ring-starts-with-leave.jsonl", "task-times-out-of-order-huge-ids.jsonl", "times-near-2-64.jsonl",
-        "hostile-labels.jsonl",
+        "hostile-labels.jsonl", "scalar-joined-labels.jsonl",
     ]
 
     static let commands: [[String]] = [

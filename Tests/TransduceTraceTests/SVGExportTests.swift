@@ -95,7 +95,7 @@ import TraceTooling
         #expect(!elements.contains { $0.attributes.keys.contains { $0.lowercased().hasPrefix("on") } })
         #expect(!run.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0xFFFF })
 
-        let crafted = SequenceExport.xmlText("</text><script>alert(\"x\")</script>&\u{1B}[31m\u{202E}\u{FFFF}'")
+        let crafted = Escaping.xml("</text><script>alert(\"x\")</script>&\u{1B}[31m\u{202E}\u{FFFF}'")
         #expect(crafted == "&lt;/text&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;?[31m??&apos;")
     }
 

@@ -71,11 +71,11 @@ public struct ChromeTraceExporter: TraceConsumer {
         mutating func finish(processes: [UInt32: Int], runtimeLabels: [UInt32: [String]], hosts: [UInt32: String]) {
             for (process, pid) in processes.sorted(by: { $0.value < $1.value }) {
                 let name = ExportLayout.processName(process, hosts: hosts)
-                emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(json(name))}"#)
+                emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(Escaping.json(name))}"#)
                 emit(#""name":"process_sort_index","ph":"M","pid":\#(pid),"args":{"sort_index":\#(pid)}"#)
                 if let labels = runtimeLabels[process] {
                     emit(
-                        #""name":"process_labels","ph":"M","pid":\#(pid),"args":{"labels":\#(json(labels.joined(separator: ", ")))}"#
+                        #""name":"process_labels","ph":"M","pid":\#(pid),"args":{"labels":\#(Escaping.json(labels.joined(separator: ", ")))}"#
                     )
                 }
             }
@@ -113,7 +113,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             text.withUTF8Buffer { out.append(contentsOf: $0) }
         }
 
-        private mutating func string(_ text: String) { JSONLines.appendString(text, to: &out) }
+        private mutating func string(_ text: String) { Escaping.appendJSON(text, to: &out) }
 
         /// `value` in decimal.
         private mutating func number(_ value: UInt64) {
@@ -164,12 +164,6 @@ public struct ChromeTraceExporter: TraceConsumer {
             end()
         }
 
-        private func json(_ s: String) -> String {
-            var bytes: [UInt8] = []
-            JSONLines.appendString(s, to: &bytes)
-            return String(decoding: bytes, as: UTF8.self)
-        }
-
         /// The args every event carries: the absolute time, the recording thread and the runtime,
         /// then `extra` (JSON members, each after a comma).
         private mutating func args(_ e: TraceEvent, _ extra: String = "", dispatch: UInt64? = nil) {
@@ -210,7 +204,7 @@ public struct ChromeTraceExporter: TraceConsumer {
             let tid = Self.firstTid + tids.count
             tids[track.key] = tid
             let pid = track.process
-            emit(#""name":"thread_name","ph":"M","pid":\#(pid),"tid":\#(tid),"args":{"name":\#(json(track.name))}"#)
+            emit(#""name":"thread_name","ph":"M","pid":\#(pid),"tid":\#(tid),"args":{"name":\#(Escaping.json(track.name))}"#)
             emit(#""name":"thread_sort_index","ph":"M","pid":\#(pid),"tid":\#(tid),"args":{"sort_index":\#(track.order)}"#)
             return tid
         }
@@ -230,8 +224,8 @@ public struct ChromeTraceExporter: TraceConsumer {
                 name = title + ": " + (outcome.map { cancelled ? "cancelled (\($0))" : $0 } ?? "running at the end")
             case .request(let dispatch, let request, let outcome, let traceID):
                 name = outcome == nil ? request + " (not resumed)" : request
-                extra = ",\"dispatch\":\(dispatch)" + (outcome.map { ",\"outcome\":\(json($0))" } ?? "")
-                if let traceID { extra += ",\"trace_id\":\(json(traceID))" }
+                extra = ",\"dispatch\":\(dispatch)" + (outcome.map { ",\"outcome\":\(Escaping.json($0))" } ?? "")
+                if let traceID { extra += ",\"trace_id\":\(Escaping.json(traceID))" }
             }
             let tid = tid(slice.track)
             head(name, slice.kind.category.name, "X", pid: slice.track.process, tid: tid)

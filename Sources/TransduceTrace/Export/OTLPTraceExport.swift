@@ -130,11 +130,11 @@ public struct OTLPTraceExport {
         for (i, (key, value)) in pairs.enumerated() {
             if i > 0 { out.append(0x2C) }
             out.append(contentsOf: #"{"key":"#.utf8)
-            JSONLines.appendString(key, to: &out)
+            Escaping.appendJSON(key, to: &out)
             switch value {
             case .string(let text):
                 out.append(contentsOf: #","value":{"stringValue":"#.utf8)
-                JSONLines.appendString(text, to: &out)
+                Escaping.appendJSON(text, to: &out)
                 out.append(contentsOf: "}}".utf8)
             case .int(let number):
                 out.append(contentsOf: #","value":{"intValue":"\#(number)"}}"#.utf8)
@@ -241,7 +241,7 @@ public struct OTLPTraceExport {
         out.append(contentsOf: #"{"traceId":"\#(ids.trace)","spanId":"\#(ids.span)","#.utf8)
         if let parent { out.append(contentsOf: #""parentSpanId":"\#(parent)","#.utf8) }
         out.append(contentsOf: #""name":"#.utf8)
-        JSONLines.appendString(name, to: &out)
+        Escaping.appendJSON(name, to: &out)
         out.append(
             contentsOf: #","kind":1,"startTimeUnixNano":"\#(unix(start))","endTimeUnixNano":"\#(unix(max(end, start)))","#
                 .utf8)
@@ -251,7 +251,7 @@ public struct OTLPTraceExport {
             for (i, event) in events.enumerated() {
                 if i > 0 { out.append(0x2C) }
                 out.append(contentsOf: #"{"timeUnixNano":"\#(unix(event.time))","name":"#.utf8)
-                JSONLines.appendString(event.name, to: &out)
+                Escaping.appendJSON(event.name, to: &out)
                 out.append(0x2C)
                 attributes(event.attributes, into: &out)
                 out.append(0x7D)
@@ -266,7 +266,7 @@ public struct OTLPTraceExport {
         }
         if let error {
             out.append(contentsOf: #","status":{"code":2,"message":"#.utf8)
-            JSONLines.appendString(error, to: &out)
+            Escaping.appendJSON(error, to: &out)
             out.append(0x7D)
         }
         out.append(0x7D)

@@ -45,10 +45,10 @@ public enum SequenceExport {
         let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
         emit("sequenceDiagram")
         for lane in lanes {
-            emit("    participant \(ids[lane]!) as \(mermaidText(cut(title(of: lane, in: index))))")
+            emit("    participant \(ids[lane]!) as \(Escaping.mermaid(cut(title(of: lane, in: index))))")
         }
         forEachMessage(index: index, indices: indices, ids: ids, several: several) { m in
-            let text = mermaidText(cut(m.text))
+            let text = Escaping.mermaid(cut(m.text))
             if m.style == .banner {
                 let runtime = m.from.runtime
                 emit(
@@ -73,10 +73,10 @@ public enum SequenceExport {
         let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
         emit("@startuml")
         for lane in lanes {
-            emit("participant \"\(plantUMLText(cut(title(of: lane, in: index)), quoted: true))\" as \(ids[lane]!)")
+            emit("participant \"\(Escaping.plantUML(cut(title(of: lane, in: index)), quoted: true))\" as \(ids[lane]!)")
         }
         forEachMessage(index: index, indices: indices, ids: ids, several: several) { m in
-            let text = plantUMLText(cut(m.text), quoted: false)
+            let text = Escaping.plantUML(cut(m.text), quoted: false)
             if m.style == .banner {
                 emit("== \(text) ==")
             } else if m.isLocal {
@@ -158,55 +158,5 @@ public enum SequenceExport {
             let text = label + (interaction.note.isEmpty ? "" : " [\(interaction.note)]")
             body(Message(from: from, to: to, text: text, style: interaction.style))
         }
-    }
-
-    /// One line, control and bidi characters replaced (a label can hold any; they would reach
-    /// whoever prints the file, and a right-to-left override would reorder the diagram's text).
-    static func oneLine(_ c: Character) -> Character? {
-        if c == "\n" || c == "\r" { return " " }
-        if c.unicodeScalars.contains(where: isUnsafeForTerminal) { return "?" }
-        return nil
-    }
-
-    /// Text for a Mermaid message, note or participant alias: `#` starts an entity code and `;`
-    /// ends a statement in Mermaid, `:` separates the message, so all three are entity codes.
-    static func mermaidText(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            if let replaced = oneLine(c) {
-                out.append(replaced)
-                continue
-            }
-            switch c {
-            case "#": out += "#35;"
-            case ";": out += "#59;"
-            case ":": out += "#58;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
-    /// Text for PlantUML: its creole markup (`#` or `*` opening a list, `**bold**`,
-    /// `//italic//`, `--strike--`, `__underline__`, `~~wave~~`, `""mono""`, `<tags>`) is escaped
-    /// with `~`; inside a quoted name a `"` is PlantUML's `<U+0022>` (it has no other escape there).
-    static func plantUMLText(_ text: String, quoted: Bool) -> String {
-        var out = ""
-        let characters = Array(text)
-        for (i, c) in characters.enumerated() {
-            if let replaced = oneLine(c) {
-                out.append(replaced)
-                continue
-            }
-            if quoted && c == "\"" {
-                out += "<U+0022>"
-                continue
-            }
-            let doubled = "*/-_~\"=".contains(c) && (i + 1 < characters.count && characters[i + 1] == c)
-            let leading = (c == "#" || c == "*") && out.allSatisfy(\.isWhitespace)
-            if doubled || leading || c == "<" || c == "~" { out.append("~") }
-            out.append(c)
-        }
-        return out
     }
 }

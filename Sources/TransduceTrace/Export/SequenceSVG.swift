@@ -31,7 +31,7 @@ extension SequenceExport {
             #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(height)" "#
                 + #"viewBox="0 0 \#(width) \#(height)" font-family="ui-monospace, Menlo, Consolas, monospace" "#
                 + #"font-size="\#(L.fontSize)" role="img">"#)
-        emit("<title>\(xmlText("Sequence diagram: \(count) messages between \(lanes.count) lifelines"))</title>")
+        emit("<title>\(Escaping.xml("Sequence diagram: \(count) messages between \(lanes.count) lifelines"))</title>")
         for line in svgStyle { emit(line) }
         emit(#"<rect class="bg" width="100%" height="100%"/>"#)
         for lane in lanes {
@@ -44,14 +44,14 @@ extension SequenceExport {
                     + #"height="\#(L.headerHeight - 6)" rx="4"/>"#)
             emit(
                 #"<text class="head" x="\#(center)" y="\#(L.margin + L.headerHeight / 2 + 1)" text-anchor="middle">"#
-                    + "\(xmlText(cut(title(of: lane, in: index), to: 26)))<title>\(xmlText(title(of: lane, in: index)))</title></text>"
+                    + "\(Escaping.xml(cut(title(of: lane, in: index), to: 26)))<title>\(Escaping.xml(title(of: lane, in: index)))</title></text>"
             )
         }
         var row = 0
         forEachMessage(index: index, indices: indices, ids: ids, several: several) { m in
             let y = top + L.rowHeight * row
             row += 1
-            let text = xmlText(cut(m.text))
+            let text = Escaping.xml(cut(m.text))
             let style = m.style.rawValue
             if m.style == .banner {
                 emit(#"<line class="banner" x1="\#(L.margin)" y1="\#(y)" x2="\#(width - L.margin)" y2="\#(y)"/>"#)
@@ -119,31 +119,4 @@ extension SequenceExport {
         css.append("</defs>")
         return css
     }()
-
-    /// Text for XML character data or an attribute: one line, control and bidi characters
-    /// replaced (``oneLine(_:)``), the characters XML 1.0 forbids replaced with `?`, and the
-    /// markup characters escaped. A label can hold anything; the document must still parse and
-    /// must never carry markup of the label's making.
-    package static func xmlText(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            if let replaced = oneLine(c) {
-                out.append(replaced)
-                continue
-            }
-            if c.unicodeScalars.contains(where: { $0.value == 0xFFFE || $0.value == 0xFFFF || $0.value < 0x20 }) {
-                out.append("?")
-                continue
-            }
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
 }

@@ -40,7 +40,7 @@ public enum JSONLines {
             out.append(contentsOf: #"{"kind":"process","pid":"#.utf8)
             appendNumber(UInt64(pid), to: &out)
             out.append(contentsOf: #","host":"#.utf8)
-            appendString(host, to: &out)
+            Escaping.appendJSON(host, to: &out)
             out.append(contentsOf: "}\n".utf8)
         }
     }
@@ -112,14 +112,14 @@ public enum JSONLines {
             out.append(contentsOf: field.name.utf8)
             out.append(contentsOf: #"":"#.utf8)
             if field.slot.isText {
-                appendString(event.text(field.slot), to: &out)
+                Escaping.appendJSON(event.text(field.slot), to: &out)
             } else {
                 appendNumber(event.integer(field.slot), to: &out)
             }
         }
         if !event.payload.isEmpty {
             out.append(contentsOf: #","payload":"#.utf8)
-            appendString(event.payload, to: &out)
+            Escaping.appendJSON(event.payload, to: &out)
         }
         out.append(contentsOf: "}\n".utf8)
     }
@@ -141,43 +141,6 @@ public enum JSONLines {
                 count += 1
             }
             for i in stride(from: count - 1, through: 0, by: -1) { out.append(d[i]) }
-        }
-    }
-
-    package static func appendString(_ string: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        // Beyond what JSON requires, DEL, the C1 controls and the bidi and invisible format
-        // characters are written as \u escapes (the same string to a JSON reader): JSON printed
-        // to a terminal must not drive it nor reorder its text.
-        if string.utf8.contains(where: { $0 >= 0x7F }) {
-            for scalar in string.unicodeScalars {
-                if scalar.value >= 0x7F && isUnsafeForTerminal(scalar) {
-                    let hex = String(scalar.value, radix: 16)
-                    out.append(contentsOf: Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8))
-                } else if scalar.value >= 0x80 {
-                    UTF8.encode(scalar) { out.append($0) }
-                } else {
-                    appendASCII(UInt8(scalar.value), to: &out)
-                }
-            }
-            out.append(0x22)
-            return
-        }
-        for byte in string.utf8 { appendASCII(byte, to: &out) }
-        out.append(0x22)
-    }
-
-    private static func appendASCII(_ byte: UInt8, to out: inout [UInt8]) {
-        switch byte {
-        case 0x22: out.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-        case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-        case 0x09: out.append(contentsOf: [0x5C, 0x74])
-        case 0..<0x20:
-            let hex = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-        default: out.append(byte)
         }
     }
 }

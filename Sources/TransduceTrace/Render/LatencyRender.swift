@@ -75,7 +75,7 @@ extension LatencyBreakdown {
         var bytes: [UInt8] = []
         func string(_ s: String) -> String {
             bytes.removeAll(keepingCapacity: true)
-            JSONLines.appendString(s, to: &bytes)
+            Escaping.appendJSON(s, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
         let pid = runtime.process
@@ -94,7 +94,7 @@ extension LatencyBreakdown {
         var bytes: [UInt8] = []
         func string(_ s: String) -> String {
             bytes.removeAll(keepingCapacity: true)
-            JSONLines.appendString(s, to: &bytes)
+            Escaping.appendJSON(s, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
         let items = parts.map { p -> String in

@@ -83,11 +83,7 @@ struct TableSchema {
         return out
     }
 
-    static func json(_ s: String) -> String {
-        var bytes: [UInt8] = []
-        JSONLines.appendString(s, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func json(_ s: String) -> String { Escaping.json(s) }
 
     static func json(_ cell: TableCell) -> String {
         switch cell {
@@ -100,44 +96,22 @@ struct TableSchema {
         }
     }
 
-    /// RFC 4180: a value holding a comma, a quote or a line break is quoted, its quotes doubled;
-    /// control characters other than line breaks are shown as escapes, as in every output.
+    /// RFC 4180 (``Escaping/csv(_:)``).
     static func csv(_ cell: TableCell) -> String {
-        let text: String
         switch cell {
-        case .string(let s) where !s.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }):
-            text = s
-        case .string(let s):
-            text = String(
-                s.unicodeScalars.map { c -> String in
-                    c == "\n" || c == "\r" || c == "\t" ? String(c) : escapingControls(String(c), keepingColour: false)
-                }.joined())
+        case .string(let s): return Escaping.csv(s)
         case .number(let n): return String(n)
-        case .numbers(let list): text = list.map(String.init).joined(separator: ",")
+        case .numbers(let list): return Escaping.csv(list.map(String.init).joined(separator: ","))
         case .bool(let b): return b ? "true" : "false"
-        case .json(let raw): text = raw
+        case .json(let raw): return Escaping.csv(raw)
         case .null: return ""
         }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// ``Escaping/tsv(_:)``.
     static func tsv(_ cell: TableCell) -> String {
         switch cell {
-        case .string(let s):
-            var out = ""
-            for c in s {
-                switch c {
-                case "\t": out += "\\t"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\\": out += "\\\\"
-                default: out.append(c)
-                }
-            }
-            // Any other control character as the text output shows it: a cell cannot drive a
-            // terminal the table is printed to.
-            return escapingControls(out, keepingColour: false)
+        case .string(let s): return Escaping.tsv(s)
         case .number(let n): return String(n)
         case .numbers(let list): return list.map(String.init).joined(separator: ",")
         case .bool(let b): return b ? "true" : "false"

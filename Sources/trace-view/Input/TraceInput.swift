@@ -102,7 +102,7 @@ struct TraceInput {
     }
 
     /// `text` as one line of ``recordFile``: a newline in it would start a field of its own.
-    static func oneLine(_ text: String) -> String { text.map { $0.isNewline ? " " : String($0) }.joined() }
+    static func oneLine(_ text: String) -> String { Escaping.oneLine(text) }
 
     /// Records `why` the trace `trace-view record` or `live -- COMMAND` kept in `directory`
     /// stops early: every view of it then says so, and counts its losses as unknown.

@@ -4,7 +4,8 @@ import TransduceTrace
 /// The report's HTML: one document with its style (``ReportStyle``), its script
 /// (``ReportScript``), the model as JSON and each embedded diagram as an inert `<template>`.
 /// Nothing is fetched: no link, no font, no image but inline SVG. The page's script draws
-/// everything from the JSON with text nodes, so no label becomes markup.
+/// everything from the JSON with text nodes, so no label becomes markup; it is the only script
+/// the page's Content-Security-Policy lets run (by its hash, ``scriptSource``).
 enum ReportPage {
     /// The id of the `<script type="application/json">` element that holds the model.
     static let modelID = "model"
@@ -19,8 +20,8 @@ enum ReportPage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-            <title>\(SequenceExport.xmlText(title))</title>
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src \(scriptSource); img-src data:">
+            <title>\(Escaping.xml(title))</title>
             <style>
             \(ReportStyle.css)
             </style>
@@ -37,10 +38,20 @@ enum ReportPage {
             emit(svg)
             emit("\n</template>\n")
         }
-        emit("<script>\n")
-        emit(ReportScript.js)
-        emit("\n</script>\n</body>\n</html>\n")
+        emit("<script>")
+        emit(script)
+        emit("</script>\n</body>\n</html>\n")
     }
+
+    /// The page's one script element's text, exactly as the page holds it.
+    static let script = "\n" + ReportScript.js + "\n"
+
+    /// The Content-Security-Policy's `script-src`: the page's own script by its SHA-256, and
+    /// nothing else. No inline handler, `javascript:` URL or other script element runs, even
+    /// one of a label's making that some escaping missed.
+    static let scriptSource: String = {
+        "'sha256-" + Data(SHA256.digest(Array(script.utf8))).base64EncodedString() + "'"
+    }()
 
     /// The model as JSON (keys sorted, so the same trace gives the same page) that is safe in a
     /// `<script>` element: `<`, `>` and `&` only occur inside strings, where `\u003c` and the
@@ -49,19 +60,7 @@ enum ReportPage {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(model)) ?? Data("{}".utf8)
-        var out = ""
-        out.reserveCapacity(data.count + data.count / 16)
-        for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
-            switch scalar {
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        return Escaping.scriptJSON(String(decoding: data, as: UTF8.self))
     }
 
     /// The model a page embeds, read back from the page (what a test compares).

@@ -26,6 +26,20 @@ enum ReportScript {
           if (text !== undefined) e.textContent = text;
           return e;
         }
+        // A diagram as drawing only: the writer escapes every label, and this is the second
+        // wall: no element that runs, loads or embeds, no event handler, no link.
+        function inert(fragment) {
+          for (const e of Array.from(fragment.querySelectorAll("*"))) {
+            if (/^(script|foreignobject|iframe|object|embed|img|image|use|a|animate|set|handler|link|meta)$/i.test(e.localName)) {
+              e.remove();
+              continue;
+            }
+            for (const a of Array.from(e.attributes)) {
+              if (/^on/i.test(a.name) || /href$/i.test(a.name) || /^(src|action|formaction)$/i.test(a.name)) e.removeAttribute(a.name);
+            }
+          }
+          return fragment;
+        }
         function dur(ns) {
           if (ns === null || ns === undefined) return "\u2014";
           if (ns < 1e3) return ns + " ns";
@@ -323,7 +337,7 @@ enum ReportScript {
           if (template) {
             const host = el("div", { cls: "diagram" });
             // The diagram's own style stays inside it.
-            host.attachShadow({ mode: "open" }).append(template.content.cloneNode(true));
+            host.attachShadow({ mode: "open" }).append(inert(template.content.cloneNode(true)));
             detail.append(el("h3", { text: "Sequence diagram" }), host);
           } else {
             detail.append(el("p", { cls: "hint", text: "No diagram is embedded for this request: trace-view export --format svg --request " +
