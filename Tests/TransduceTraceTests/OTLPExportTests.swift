@@ -150,15 +150,16 @@ import TransduceTestSupport
     }
 
     /// A stand-in collector (`scripts/otlp-receiver.py`, decoding with OpenTelemetry's
-    /// definitions), started, its port read, and stopped when `body` returns; `body` gets the
-    /// port and the receiver's log.
+    /// definitions, or another `script` that takes a mode and a log), started, its port read, and
+    /// stopped when `body` returns; `body` gets the port and the receiver's log.
     static func withReceiver<T>(
-        _ mode: String, _ body: (Int, String) async throws -> T
+        _ mode: String, script: String = PerfettoTests.root + "/scripts/otlp-receiver.py",
+        _ body: (Int, String) async throws -> T
     ) async throws -> T {
         let dir = TemporaryDirectory()
         let log = dir.file("received.jsonl")
         let child = try Subprocess.start(
-            PerfettoNativeTests.python, [PerfettoTests.root + "/scripts/otlp-receiver.py", mode, log],
+            PerfettoNativeTests.python, [script, mode, log],
             errors: dir.file("receiver.err"))
         defer {
             kill(child.pid, SIGTERM)

@@ -22,6 +22,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// `export --otlp-endpoint`: the collector could not be reached, or refused the spans
     /// (EX_PROTOCOL).
     case collectorFailed = 76
+    /// `export --otlp-endpoint`: the collector took the spans but rejected some (an OTLP partial
+    /// success), without `--allow-partial`.
+    case spansRejected = 77
     /// `record`: LTTng discarded events (its channel was full), without `--allow-loss`.
     case eventsLost = 79
     /// A view that holds the trace in memory was given more events than it may hold.
@@ -42,6 +45,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .diskFull: "record: the trace's file system filled up"
         case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
         case .collectorFailed: "export --otlp-endpoint: the collector could not be reached or refused the spans"
+        case .spansRejected:
+            "export --otlp-endpoint: the collector rejected some spans (a partial success), and --allow-partial was not given"
         case .eventsLost: "record: LTTng discarded events (a full channel), and --allow-loss was not given"
         case .tooLarge: "a view that holds the trace in memory was given more events than it may hold (TRACE_VIEW_MAX_EVENTS)"
         }

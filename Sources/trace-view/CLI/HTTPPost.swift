@@ -4,15 +4,18 @@
     import Darwin
 #endif
 
-/// One HTTP/1.1 POST to an `http://` URL on a connection of its own, with a time limit on
-/// connecting, sending and each read: what `export --otlp-endpoint` sends each batch of spans
-/// with (OTLP/HTTP; no TLS: a local OpenTelemetry Collector forwards over TLS where needed).
+/// One HTTP/1.1 POST to an `http://` URL on a connection of its own, within one deadline for
+/// connecting, sending and reading the whole answer: what `export --otlp-endpoint` sends each
+/// batch of spans with (OTLP/HTTP; no TLS: a local OpenTelemetry Collector forwards over TLS
+/// where needed). Whatever answers is read by ``HTTPAnswer``, which no peer can crash or hold:
+/// a server that never answers, or drips its answer a byte at a time, ends the POST at the
+/// deadline.
 struct HTTPPost: CustomStringConvertible {
     let host: String
     let port: String
     let path: String
-    /// Seconds each step may take.
-    var timeout = 10
+    /// Seconds the whole POST may take: connecting, sending, and the whole answer.
+    var timeout = 10.0
 
     /// The endpoint of `url` (`http://HOST[:PORT][/PATH]`); a URL without a path gets
     /// `defaultPath`. A wrong URL is a usage error.
@@ -49,10 +52,13 @@ struct HTTPPost: CustomStringConvertible {
     /// `HOST:PORT/PATH`, for messages.
     var description: String { "\(host):\(port)\(path)" }
 
-    /// What the server answered: its status code and the start of its body.
+    /// What the server answered: its status code, the start of its body (for messages), and
+    /// for a 2xx an OTLP partial success's count of rejected spans and its message.
     struct Response {
         var status: Int
         var body: String
+        var rejectedSpans: UInt64 = 0
+        var rejectionMessage = ""
     }
 
     /// Why a POST got no answer.
@@ -62,6 +68,7 @@ struct HTTPPost: CustomStringConvertible {
 
     /// POSTs `body` as `contentType`; the answer, whatever its status.
     func post(_ body: [UInt8], contentType: String) throws(Failure) -> Response {
+        let deadline = Deadline(seconds: timeout)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -78,27 +85,35 @@ struct HTTPPost: CustomStringConvertible {
             let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype, a.pointee.ai_protocol)
             guard fd >= 0 else { continue }
             defer { close(fd) }
-            var limit = timeval(tv_sec: timeout, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            guard connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 else {
-                reason = "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"
+            // Linux bounds a blocking connect by the send time limit.
+            guard deadline.limit(fd, SO_SNDTIMEO), connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 else {
+                reason =
+                    deadline.passed
+                    ? "cannot connect to \(host):\(port) within \(seconds) s"
+                    : "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"
                 continue
             }
             let head =
                 "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
                 + "Content-Length: \(body.count)\r\nConnection: close\r\nUser-Agent: trace-view\r\n\r\n"
-            guard write(fd, Array(head.utf8)), write(fd, body) else {
-                throw Failure(reason: "sending to \(host):\(port) failed: \(String(cString: strerror(errno)))")
+            guard write(fd, Array(head.utf8), deadline), write(fd, body, deadline) else {
+                throw Failure(
+                    reason: deadline.passed
+                        ? "sending to \(host):\(port) took over \(seconds) s"
+                        : "sending to \(host):\(port) failed: \(String(cString: strerror(errno)))")
             }
-            return try read(fd)
+            return try read(fd, deadline)
         }
         throw Failure(reason: reason)
     }
 
-    private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    /// The time limit, for messages.
+    private var seconds: String { timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout) }
+
+    private func write(_ fd: Int32, _ bytes: [UInt8], _ deadline: Deadline) -> Bool {
         var sent = 0
         while sent < bytes.count {
+            guard deadline.limit(fd, SO_SNDTIMEO) else { return false }
             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { return false }
@@ -107,39 +122,62 @@ struct HTTPPost: CustomStringConvertible {
         return true
     }
 
-    /// The answer's status line and the start of its body (at most 64 KiB is read).
-    private func read(_ fd: Int32) throws(Failure) -> Response {
-        var answer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while answer.count < 1 << 16 {
+    /// The whole answer (``HTTPAnswer``), by the deadline.
+    private func read(_ fd: Int32, _ deadline: Deadline) throws(Failure) -> Response {
+        var answer = HTTPAnswer()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while answer.state == .reading {
+            guard deadline.limit(fd, SO_RCVTIMEO) else {
+                throw Failure(reason: "no whole answer from \(host):\(port) within \(seconds) s")
+            }
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0, errno == EINTR { continue }
             if n < 0 {
-                throw Failure(reason: "no answer from \(host):\(port) in \(timeout) s: \(String(cString: strerror(errno)))")
+                if errno == EAGAIN || errno == EWOULDBLOCK || deadline.passed {
+                    throw Failure(reason: "no whole answer from \(host):\(port) within \(seconds) s")
+                }
+                throw Failure(reason: "reading the answer of \(host):\(port) failed: \(String(cString: strerror(errno)))")
             }
-            if n == 0 { break }
-            answer += chunk[0..<n]
-            // The head and a body of the length it says: no need to wait for the close.
-            if let length = Self.complete(answer), answer.count >= length { break }
+            if n == 0 {
+                answer.close()
+            } else {
+                answer.consume(chunk[0..<n])
+            }
         }
-        let text = String(decoding: answer, as: UTF8.self)
-        let statusLine = text.prefix { $0 != "\r" && $0 != "\n" }
-        let fields = statusLine.split(separator: " ")
-        guard fields.count >= 2, fields[0].hasPrefix("HTTP/"), let status = Int(fields[1]) else {
-            throw Failure(reason: "\(host):\(port) did not answer in HTTP")
+        switch answer.state {
+        case .reading: preconditionFailure("the loop reads until the answer is whole or wrong")
+        case .malformed(let why): throw Failure(reason: "\(host):\(port) \(why)")
+        case .complete(let status, let body, _):
+            var response = Response(status: status, body: String(String(decoding: body.prefix(300), as: UTF8.self)))
+            if (200..<300).contains(status), let partial = PartialSuccess(body) {
+                response.rejectedSpans = partial.rejectedSpans
+                response.rejectionMessage = partial.message
+            }
+            return response
         }
-        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return Response(status: status, body: String(body.prefix(300)))
+    }
+}
+
+/// A point in time a POST must end by, and the socket time limits that keep to it.
+private struct Deadline {
+    let end: UInt64
+
+    init(seconds: Double) { end = Self.now &+ UInt64(max(0.001, seconds) * 1e9) }
+
+    static var now: UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
-    /// The whole answer's length once its head has arrived and says its body's length.
-    private static func complete(_ answer: [UInt8]) -> Int? {
-        let text = String(decoding: answer.prefix(8192), as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let head = text[..<end.lowerBound].lowercased()
-        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-            let length = Int(line.dropFirst("content-length:".count).filter { $0 != " " && $0 != "\t" })
-        else { return nil }
-        return text.utf8.distance(from: text.startIndex, to: end.upperBound) + length
+    var passed: Bool { Self.now >= end }
+
+    /// Sets `fd`'s `option` (`SO_SNDTIMEO` or `SO_RCVTIMEO`) to the time left; `false` when none is.
+    func limit(_ fd: Int32, _ option: Int32) -> Bool {
+        let now = Self.now
+        guard now < end else { return false }
+        let left = max(end - now, 1_000_000)  // a zero limit would mean none
+        var value = timeval(tv_sec: Int(left / 1_000_000_000), tv_usec: Int(left % 1_000_000_000 / 1000))
+        return setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size)) == 0
     }
 }

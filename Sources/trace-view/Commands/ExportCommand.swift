@@ -15,6 +15,9 @@ enum ExportCommand: Subcommand {
             OptionSpec(
                 "otlp-endpoint", "URL",
                 "otlp: POST the spans to an OpenTelemetry collector (OTLP/HTTP JSON; http://HOST:PORT gets /v1/traces)"),
+            OptionSpec(
+                "timeout", "SECONDS", "--otlp-endpoint: the most each POST may take, connecting, sending and answering (10)"),
+            .flag("allow-partial", "--otlp-endpoint: exit 0 when the collector rejects some spans (a partial success)"),
         ] + OptionSpec.selection + [
             OptionSpec("request", "ID", "mermaid, plantuml, svg: only dispatch #ID's lifecycle (as sequence --request)"),
             OptionSpec("from", "T", "mermaid, plantuml, svg: start of the time window (as sequence --from)"),
@@ -37,9 +40,11 @@ enum ExportCommand: Subcommand {
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
             it has one (a ring dump's), else this machine's clocks now (with a warning). Holds the
             trace, like sequence. --otlp-endpoint URL sends each line to a collector instead (one
-            POST of up to 256 requests' spans each, 10 s limit a step); a collector that cannot
-            be reached or answers other than 2xx stops it with exit status 76, saying how many
-            requests it had taken.
+            POST of up to 256 requests' spans each, within --timeout seconds from connecting to the
+            whole answer, 10 by default); a collector that cannot be reached, answers other than
+            2xx or not in HTTP, or not within the time, stops it with exit status 76, saying how
+            many requests it had taken; one that takes the spans but rejects some (an OTLP
+            partial success) makes it exit 77 saying how many, unless --allow-partial.
             chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
             host), each runtime's tracks grouped and named with it: cycles on its gate track, a
             queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
@@ -104,7 +109,17 @@ enum ExportCommand: Subcommand {
             guard args.options["output"] == nil else {
                 throw CLIError.usage("--otlp-endpoint sends the spans: it does not go with --output")
             }
-            return try HTTPPost(url: url, defaultPath: "/v1/traces")
+            var post = try HTTPPost(url: url, defaultPath: "/v1/traces")
+            if let text = args.options["timeout"] {
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
+                    throw CLIError.usage("--timeout takes seconds, more than 0 and at most 3600, not '\(text)'")
+                }
+                post.timeout = seconds
+            }
+            return post
+        }
+        if endpoint == nil, args.options["timeout"] != nil || args.flags.contains("allow-partial") {
+            throw CLIError.usage("--timeout and --allow-partial go with --otlp-endpoint")
         }
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
@@ -133,7 +148,7 @@ enum ExportCommand: Subcommand {
             let export = OTLPTraceExport(
                 index: TraceIndex(trace.events), hosts: trace.hosts.merging(input.hosts) { $1 }, wallClockOffset: offset)
             if let endpoint {
-                try send(export, to: endpoint)
+                try send(export, to: endpoint, allowPartial: args.flags.contains("allow-partial"))
             } else {
                 export.write { output.write($0) }
             }
@@ -213,9 +228,12 @@ enum ExportCommand: Subcommand {
     }
 
     /// Sends each line of `export` to the collector at `endpoint`, stopping at the first it does
-    /// not take.
-    private static func send(_ export: OTLPTraceExport, to endpoint: HTTPPost) throws {
+    /// not take; spans it took but rejected (a partial success) are counted and said, and fail
+    /// the export unless `allowPartial`.
+    private static func send(_ export: OTLPTraceExport, to endpoint: HTTPPost, allowPartial: Bool) throws {
         var sent = 0
+        var rejected: UInt64 = 0
+        var rejections: [String] = []
         var failure: CLIError?
         export.write { line in
             guard failure == nil else { return }
@@ -229,12 +247,28 @@ enum ExportCommand: Subcommand {
                     return
                 }
                 sent += min(OTLPTraceExport.requestsPerLine, export.requests - sent)
+                let (sum, overflow) = rejected.addingReportingOverflow(answer.rejectedSpans)
+                rejected = overflow ? .max : sum
+                if !answer.rejectionMessage.isEmpty, rejections.count < 3, !rejections.contains(answer.rejectionMessage) {
+                    rejections.append(answer.rejectionMessage)
+                }
             } catch {
                 failure = CLIError(
                     "\(error.reason) (the collector took \(sent) of \(export.requests) requests)", .collectorFailed)
             }
         }
         if let failure { throw failure }
+        guard rejected == 0 && rejections.isEmpty else {
+            let why = rejections.isEmpty ? "" : ": " + rejections.joined(separator: "; ")
+            let message =
+                "the collector at \(endpoint) took the spans of \(sent) requests but rejected \(rejected) span"
+                + "\(rejected == 1 ? "" : "s")\(why)"
+            if allowPartial {
+                Terminal.error("trace-view: warning: " + message)
+                return
+            }
+            throw CLIError(message + " (--allow-partial accepts that)", .spansRejected)
+        }
         Terminal.error("trace-view: sent the spans of \(sent) requests to \(endpoint)")
     }
 }
