@@ -6,6 +6,7 @@ import TransduceDemo
 import TransduceTestSupport
 
 @testable import TransduceTrace
+@testable import trace_view
 
 #if canImport(Glibc)
     import Glibc
@@ -125,6 +126,53 @@ import TransduceTestSupport
         let longest = lines.map(\.count).max() ?? 0
         #expect(longest < SequenceExport.maxTextCharacters + 100, "a line of \(longest) characters")
         #expect(lines.contains { $0.contains("xxx…") })
+        #expect(result.peakKB < 400_000, "peak \(result.peakKB) KB")
+    }
+
+    /// `report` of 6,000 requests whose labels are each 64 KiB (a plain one, and one character of
+    /// a base and 32,768 combining marks, which a count of characters alone does not cut): every
+    /// text of the page is cut (``ReportModel/maxText``), so the page and the memory follow its
+    /// rows, not its labels. Before, a trace like this made a 789 MB page at 2.35 GB.
+    @Test(.enabled(if: measured), .timeLimit(.minutes(5)))
+    func aReportOfHugeLabelsIsBoundedByItsRows() async throws {
+        let dir = TemporaryDirectory()
+        let template = """
+            {"kind":"runtimeStart","time":1,"thread":1,"runtime":1,"transducer":"Big","host":"h","queue_capacity":8}
+            {"kind":"dispatch","time":2,"thread":1,"runtime":1,"dispatch":1,"style":"request","event":"x","origin_task":0,"queue_depth":1}
+            {"kind":"cycleEnter","time":3,"thread":1,"runtime":1,"cycle":1,"dispatch":1,"waited_ns":1,"queue_depth":0}
+            {"kind":"transduce","time":4,"thread":1,"runtime":1,"cycle":1,"step":0,"event":"x"}
+            {"kind":"cycleLeave","time":5,"thread":1,"runtime":1,"cycle":1,"outcome":"settled","steps":1,"held_ns":2}
+            {"kind":"requestResume","time":6,"thread":1,"runtime":1,"dispatch":1,"outcome":"response","error":"","by_cycle":1,"by_task":0,"latency_ns":4}
+
+            """
+        try template.write(toFile: dir.file("template.jsonl"), atomically: true, encoding: .utf8)
+        let one = try JSONLinesReader(path: dir.file("template.jsonl")).readAll().events
+        #expect(one.count == 6)
+        let labels = [String(repeating: "L", count: 64 << 10), "a" + String(repeating: "\u{301}", count: 32 << 10)]
+        var events = [one[0]]
+        for i in 0..<6_000 {
+            for var e in one.dropFirst() {
+                e.time += 10 + UInt64(i) * 10
+                if e.kind == .dispatch || e.kind == .cycleEnter || e.kind == .requestResume { e.dispatch = UInt64(i + 1) }
+                if e.kind != .dispatch { e.cycle = UInt64(i + 1) }
+                if e.kind == .dispatch || e.kind == .transduce { e.label = labels[i % 2] }
+                events.append(e)
+            }
+        }
+        let path = dir.file("big-labels.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        let binary = try #require(builtProduct("trace-view"))
+        let page = dir.file("report.html")
+        let result = try await offThePool { try Self.run(binary, ["report", "--output", page, path]) { _ in 0 } }
+        #expect(result.status == 0, "\(result.err)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: page)[.size] as? Int)
+        // 6,000 requests and cycles a row each, 100 diagrams: a few KiB a row at most.
+        #expect(size < 6_000 * 2 * 4 << 10, "a page of \(size) bytes")
+        let model = try ReportPage.model(in: String(contentsOfFile: page, encoding: .utf8))
+        #expect(model.requests.count == 6_000)
+        let longest = model.requests.map { $0.label.utf8.count }.max() ?? 0
+        #expect(longest <= 4 * ReportModel.maxText, "a label of \(longest) bytes in the page")
+        #expect(model.requests.allSatisfy { $0.label.hasSuffix("…") })
         #expect(result.peakKB < 400_000, "peak \(result.peakKB) KB")
     }
 

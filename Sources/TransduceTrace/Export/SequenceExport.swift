@@ -95,10 +95,38 @@ public enum SequenceExport {
         return lines
     }
 
-    /// `text` cut to `limit` characters (``maxTextCharacters`` by default), ending with `…`.
-    static func cut(_ text: String, to limit: Int = maxTextCharacters) -> String {
-        guard text.utf8.count > limit, text.count > limit else { return text }
-        return String(text.prefix(limit - 1)) + "…"
+    /// `text` cut to `limit` characters (``maxTextCharacters`` by default) and to `4 × limit`
+    /// bytes of UTF-8, ending with `…`: one character can hold any number of combining marks, so
+    /// a count of characters alone bounds nothing.
+    package static func cut(_ text: String, to limit: Int = maxTextCharacters) -> String {
+        let maxBytes = 4 * limit
+        // Few bytes are few characters; within both bounds it stays whole.
+        guard text.utf8.count > limit, text.utf8.count > maxBytes || text.count > limit else { return text }
+        let budget = maxBytes - "…".utf8.count
+        var kept = String.UnicodeScalarView()
+        var characters = 0
+        var bytes = 0
+        for c in text {
+            guard characters < limit - 1 else { break }
+            let size = c.utf8.count
+            if bytes + size <= budget {
+                kept.append(contentsOf: c.unicodeScalars)
+                bytes += size
+                characters += 1
+                continue
+            }
+            // A first character alone over the budget (a base with thousands of marks): as many
+            // of its scalars as fit.
+            if characters == 0 {
+                for s in c.unicodeScalars {
+                    guard bytes + UTF8.width(s) <= budget else { break }
+                    kept.append(s)
+                    bytes += UTF8.width(s)
+                }
+            }
+            break
+        }
+        return String(kept) + "…"
     }
 
     /// A lane's name: its lifeline's, with its runtime when the diagram has several.

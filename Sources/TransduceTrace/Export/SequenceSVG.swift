@@ -44,7 +44,7 @@ extension SequenceExport {
                     + #"height="\#(L.headerHeight - 6)" rx="4"/>"#)
             emit(
                 #"<text class="head" x="\#(center)" y="\#(L.margin + L.headerHeight / 2 + 1)" text-anchor="middle">"#
-                    + "\(Escaping.xml(cut(title(of: lane, in: index), to: 26)))<title>\(Escaping.xml(title(of: lane, in: index)))</title></text>"
+                    + "\(Escaping.xml(cut(title(of: lane, in: index), to: 26)))<title>\(Escaping.xml(cut(title(of: lane, in: index))))</title></text>"
             )
         }
         var row = 0

@@ -197,6 +197,17 @@ struct ReportModel: Codable, Equatable {
 }
 
 extension ReportModel {
+    /// The most characters of a label, a name or a host the page holds (as the diagrams:
+    /// ``SequenceExport/maxTextCharacters``, and at most four times as many bytes); longer ones
+    /// end with `…`. With the row ``Limits``, this bounds the page: each request, task and cycle
+    /// row holds a few such texts and numbers, so the model is at most about 4 KiB a row, and
+    /// each of the ``Limits/diagrams`` diagrams holds texts cut the same way.
+    static let maxText = SequenceExport.maxTextCharacters
+    /// The most characters of a warning's message (a sentence that may quote a label).
+    static let maxMessage = 2 * SequenceExport.maxTextCharacters
+
+    private static func cut(_ text: String, to limit: Int = maxText) -> String { SequenceExport.cut(text, to: limit) }
+
     /// The model of `data` with the cycles of `cycles`, cut to `limits`, and the diagrams of its
     /// first ``Limits/diagrams`` requests (SVG documents, by position in ``requests``).
     static func make(
@@ -208,15 +219,20 @@ extension ReportModel {
         let rel = { (t: UInt64) in t > start ? t - start : 0 }
         let runtimes = data.gates.map { g in
             Runtime(
-                name: g.runtime.name, pid: g.runtime.process, id: g.runtime.runtime, host: g.host, cycles: g.cycles,
-                maxDepth: g.maxDepth, waitP99: g.waitP99, longestHold: g.longestHold, holder: g.holder,
-                holdingNow: g.holdingNow, waits: g.waitRanges.map(Range.init),
+                name: g.runtime.name, pid: g.runtime.process, id: g.runtime.runtime, host: cut(g.host), cycles: g.cycles,
+                maxDepth: g.maxDepth, waitP99: g.waitP99, longestHold: g.longestHold, holder: cut(g.holder),
+                holdingNow: cut(g.holdingNow), waits: g.waitRanges.map(Range.init),
                 holds: g.holdRanges.map(Range.init),
-                byEvent: g.topHolders.map(Holder.init), byAction: g.topActions.map(Holder.init),
+                byEvent: g.topHolders.map {
+                    Holder(label: cut($0.label), cycles: $0.cycles, total: $0.total, longest: $0.longest)
+                },
+                byAction: g.topActions.map {
+                    Holder(label: cut($0.label), cycles: $0.cycles, total: $0.total, longest: $0.longest)
+                },
                 longestWaits: g.longestWaits.map { w in
-                    Wait(dispatch: w.dispatch, label: w.label, waited: w.waited, heldBy: w.heldBy.map(\.label))
+                    Wait(dispatch: w.dispatch, label: cut(w.label), waited: w.waited, heldBy: w.heldBy.map { cut($0.label) })
                 }, depthStart: rel(g.depthStart), depthWidth: g.depthWidth, depth: g.depthBuckets,
-                warnings: g.warnings.map(\.message))
+                warnings: g.warnings.map { cut($0.message, to: maxMessage) })
         }
         var aggregated: [String] = []
         let shownRequests = Array(data.requests.prefix(limits.requests))
@@ -229,9 +245,10 @@ extension ReportModel {
         var requests: [Request] = []
         for (i, r) in shownRequests.enumerated() {
             var request = Request(
-                runtime: position[r.runtime] ?? 0, dispatch: r.dispatch, label: r.label, style: r.style, outcome: r.outcome,
+                runtime: position[r.runtime] ?? 0, dispatch: r.dispatch, label: cut(r.label), style: r.style,
+                outcome: cut(r.outcome),
                 start: rel(r.start), total: r.total, waiting: r.waiting,
-                dominant: r.dominant ?? data.dominantPart?(r) ?? "")
+                dominant: cut(r.dominant ?? data.dominantPart?(r) ?? ""))
             if i < limits.diagrams, let (index, indices) = data.lifecycle(of: r) {
                 diagrams[i] = SequenceExport.svg(index: index, indices: indices).dropFirst().joined(separator: "\n")
                 request.parts = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch)?.parts.map {
@@ -260,8 +277,8 @@ extension ReportModel {
         }
         let tasks = taskRows.map { t in
             Task(
-                runtime: position[t.runtime] ?? 0, task: t.task, name: t.name, policy: t.policy, spawnedBy: t.spawnedBy,
-                start: rel(t.start), ran: t.ran, outcome: t.outcome, replacedBy: t.replacedBy, joinedBy: t.joinedBy)
+                runtime: position[t.runtime] ?? 0, task: t.task, name: cut(t.name), policy: t.policy, spawnedBy: cut(t.spawnedBy),
+                start: rel(t.start), ran: t.ran, outcome: cut(t.outcome), replacedBy: t.replacedBy, joinedBy: t.joinedBy)
         }
         let (drawn, density) = cycles.timeline(limit: limits.cycles)
         if !density.isEmpty {
@@ -270,18 +287,22 @@ extension ReportModel {
                     + "they held the gate in each stretch of the timeline")
         }
         let warnings = data.warnings.map {
-            Warning(check: $0.warning.check.rawValue, runtime: position[$0.runtime] ?? 0, message: $0.warning.message)
+            Warning(
+                check: $0.warning.check.rawValue, runtime: position[$0.runtime] ?? 0,
+                message: cut($0.warning.message, to: maxMessage))
         }
         let pids = Set(data.gates.map(\.runtime.process)).union(hosts.keys).sorted()
         let summary = Summary(
-            source: source, events: data.events, lost: data.lost, start: start, span: cycles.end > start ? cycles.end - start : 0,
-            processes: pids.map { Process(pid: $0, host: hosts[$0] ?? "") }, requests: totals.requests,
+            source: cut(source), events: data.events, lost: data.lost, start: start,
+            span: cycles.end > start ? cycles.end - start : 0,
+            processes: pids.map { Process(pid: $0, host: cut(hosts[$0] ?? "")) }, requests: totals.requests,
             tasks: totals.tasks, cycles: cycles.count)
         let model = ReportModel(
             summary: summary, runtimes: runtimes, requests: requests, tasks: tasks,
             cycles: drawn.map {
                 Cycle(
-                    runtime: position[$0.runtime] ?? 0, cycle: $0.cycle, label: $0.label, enter: rel($0.enter), held: $0.held,
+                    runtime: position[$0.runtime] ?? 0, cycle: $0.cycle, label: cut($0.label), enter: rel($0.enter),
+                    held: $0.held,
                     async: $0.async)
             },
             density: density.map {
