@@ -34,21 +34,25 @@ public enum FuzzHarness {
         analyse(trace, width: 40 + Int(bytes.count % 97) * 10)
     }
 
-    /// Decodes `bytes` as a trace file's index (``TraceFileIndex``), as they are and with their
-    /// last four bytes made the checksum of the rest, and looks up a few dispatches in whatever
-    /// decodes.
+    /// Decodes `bytes` as a trace file's index (``TraceFileIndex``), as they are and sealed as
+    /// this user's trace-view would have written them (their version made the current one, their
+    /// last four bytes the checksum of the rest, then signed with a fixed key: the parser behind
+    /// the signature is what a bug could reach), and looks up a few dispatches in whatever decodes.
     public static func exerciseIndex(_ bytes: [UInt8]) {
+        let key = TraceFileIndex.Key(bytes: Array(repeating: 0x42, count: 32))
         var sealed = Array(bytes.dropLast(4))
+        if sealed.count >= 12 { sealed.replaceSubrange(8..<12, with: [2, 0, 0, 0]) }
         withUnsafeBytes(of: CRC32.checksum(sealed).littleEndian) { sealed += $0 }
+        sealed += SHA256.hmac(key: key.bytes, sealed)
         for candidate in [bytes, sealed] {
-            guard let index = try? TraceFileIndex(decoding: candidate) else { continue }
+            guard let index = try? TraceFileIndex(decoding: candidate, key: key) else { continue }
             let ids: [UInt64] =
                 [0, 1, .max] + index.spans.prefix(4).flatMap { [$0.dispatches.lowerBound, $0.dispatches.upperBound] }
             for id in ids {
                 _ = index.plan(dispatch: id) { _ in true }
                 _ = index.plan(dispatch: id) { $0.rawValue % 2 == 0 }
             }
-            _ = index.encoded()
+            _ = index.encoded(key: key)
         }
     }
 

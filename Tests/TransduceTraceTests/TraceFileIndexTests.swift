@@ -86,7 +86,9 @@ import Testing
         #expect(utimensat(AT_FDCWD, path, times, 0) == 0)
         let new = try #require(TraceFileIndex.identity(of: path))
         #expect(new.size == old.size && new.seconds == old.seconds && new.nanoseconds == old.nanoseconds && new != old)
-        #expect(TraceFileIndex.load(sidecarOf: path, identity: new).refused?.contains("stale") == true)
+        // Stale: not trusted, and not worth a word (the trace changed).
+        let stale = TraceFileIndex.load(sidecarOf: path, identity: new)
+        #expect(stale.index == nil && stale.refused == nil)
         let after = try traceView(args + [path])
         let whole = try traceView(args + ["--no-index", path])
         #expect(after.status == 0 && after.out == whole.out && after.err == whole.err)
@@ -101,41 +103,53 @@ import Testing
         let path = try Self.twoProcessDemo(in: dir)
         let identity = try #require(TraceFileIndex.identity(of: path))
         let index = TraceFileIndex.build(reader: try TraceFileReader(path: path), identity: identity, every: 8)
-        let bytes = index.encoded()
-        #expect(try TraceFileIndex(decoding: bytes) == index)
+        let key = TraceFileIndex.Key(bytes: Array(repeating: 7, count: 32))
+        let bytes = index.encoded(key: key)
+        #expect(try TraceFileIndex(decoding: bytes, key: key) == index)
         #expect(index.checkpoints.count > 10 && !index.spans.isEmpty)
         for at in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
             var damaged = bytes
             damaged[at] ^= 0x5A
-            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: damaged) }
+            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: damaged, key: key) }
         }
         for cut in [0, 7, 20, bytes.count / 2, bytes.count - 1] {
-            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: Array(bytes.prefix(cut))) }
+            #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: Array(bytes.prefix(cut)), key: key) }
         }
-        // Checksummed lies: a count of 2^32 − 1 notes, a checkpoint past the file's end.
+        // Checksummed and signed lies (what a bug of this user's trace-view could write): a
+        // count of 2^32 − 1 notes, a checkpoint past the file's end.
         func sealed(_ body: [UInt8]) -> [UInt8] {
             var b = body
             b.appendLE(CRC32.checksum(body))
-            return b
+            return b + SHA256.hmac(key: key.bytes, b)
         }
         let notesAt = 8 + 8 + 8 * 3 + 8 + 16
-        var huge = Array(bytes.dropLast(4))
+        var huge = Array(bytes.dropLast(36))
         huge.replaceSubrange(notesAt..<notesAt + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: sealed(huge)) }
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: sealed(huge), key: key) }
         var far = index
         far.checkpoints[1].offset = Int(identity.size) + 80
-        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: far.encoded()) }
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: far.encoded(key: key), key: key) }
         var unordered = index
         unordered.checkpoints.swapAt(1, 2)
-        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: unordered.encoded()) }
-        // Through the command: a damaged index kept beside the trace is rebuilt.
-        var damaged = bytes
-        damaged[bytes.count / 3] ^= 1
+        #expect(throws: TraceFileIndex.Refusal.self) { try TraceFileIndex(decoding: unordered.encoded(key: key), key: key) }
+        // Another key's index (another user's, or a forger's) is refused as such.
+        let other = TraceFileIndex.Key(bytes: Array(repeating: 8, count: 32))
+        #expect(
+            throws: TraceFileIndex.Refusal(
+                description: "its signature is not this user's (it was not written by this user's trace-view)", isForgery: true)
+        ) {
+            try TraceFileIndex(decoding: index.encoded(key: other), key: key)
+        }
+        // Through the command: a damaged index kept beside the trace is said once and rebuilt.
+        let kept = try #require(TraceFileIndex.Key.current)
+        var damaged = index.encoded(key: kept)
+        damaged[damaged.count / 3] ^= 1
         try Data(damaged).write(to: URL(fileURLWithPath: TraceFileIndex.sidecarPath(of: path)))
         let args = ["sequence", "--request", "2", "--runtime", "1", "--pid", "12", "--width", "140"]
         let indexed = try traceView(args + [path])
         let whole = try traceView(args + ["--no-index", path])
         #expect(indexed.status == 0 && indexed.out == whole.out)
+        #expect(indexed.err.contains("ignored") && indexed.err.contains(".tdidx"), "\(indexed.err)")
         #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
     }
 
@@ -147,15 +161,15 @@ import Testing
         let sidecar = TraceFileIndex.sidecarPath(of: path)
         #expect(mkfifo(sidecar, 0o644) == 0)
         let identity = try #require(TraceFileIndex.identity(of: path))
-        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).refused?.contains("not a regular file") == true)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).refused?.description.contains("not a regular file") == true)
         let args = ["sequence", "--request", "3", "--runtime", "1", "--pid", "11", "--width", "140"]
         let indexed = try traceView(args + [path])
         let whole = try traceView(args + ["--no-index", path])
         #expect(indexed.status == 0 && indexed.out == whole.out)
-        // The FIFO was replaced by a new index, not written through.
+        // The FIFO was left as it is: neither written through nor replaced.
         var info = stat()
-        #expect(lstat(sidecar, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
-        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
+        #expect(lstat(sidecar, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index == nil)
     }
 
     /// Where the index cannot be kept (here a directory holds its name: root ignores a
@@ -191,5 +205,96 @@ import Testing
         let hostile = RuntimeKey(process: 7, runtime: 1 << 41 | 5)
         #expect(hostile.process == 7 && hostile.runtime == 5)
         #expect(Set(keys + keys).count == keys.count)
+    }
+}
+
+/// Forged indexes: a valid identity and checksum (anyone with the trace can compute both) over
+/// lies — labels renamed, times shifted, runtimes emptied, dispatches hidden, notes of damage —
+/// signed with another key or carrying the genuine index's signature. None is trusted: every view
+/// draws what `--no-index` draws, byte for byte, and says once that the index was ignored.
+@Suite struct ForgedIndexTests {
+    typealias Forgery = (name: String, lie: @Sendable (inout TraceFileIndex) -> Void)
+
+    static let lies: [Forgery] = [
+        ("labels renamed", { i in i.strings = i.strings.map { $0.isEmpty ? $0 : "FORGED" } }),
+        ("one label renamed", { i in if i.strings.count > 2 { i.strings[2] = "load-FORGED" } }),
+        ("times shifted", { i in i.firstTime = i.firstTime.map { $0 &- 1_000_000 } }),
+        ("no first time", { i in i.firstTime = nil }),
+        ("spans emptied", { i in i.spans = [] }),
+        (
+            "dispatches shifted",
+            { i in
+                i.spans = i.spans.map {
+                    var s = $0; s.dispatches = (s.dispatches.lowerBound + 1)...(s.dispatches.upperBound + 1); return s
+                }
+            }
+        ),
+        ("runtimes emptied", { i in i.runtimes = [] }),
+        (
+            "highest dispatch lowered",
+            { i in
+                i.runtimes = i.runtimes.map {
+                    var r = $0; r.highestDispatch = 1; return r
+                }
+            }
+        ),
+        ("event count halved", { i in i.events /= 2 }),
+        ("a note of damage", { i in i.notes.append("the trace is damaged at byte 12") }),
+        ("hosts renamed", { i in i.hosts = [11: "forged-host", 12: "forged-host"] }),
+        ("checkpoints dropped", { i in i.checkpoints = Array(i.checkpoints.prefix(1)) }),
+        (
+            "reading starts late",
+            { i in
+                i.spans = i.spans.map {
+                    var s = $0; s.from += 8; return s
+                }
+            }
+        ),
+        (
+            "spans of another runtime",
+            { i in
+                i.spans = i.spans.map {
+                    var s = $0; s.runtime = RuntimeKey(process: 11, runtime: 9); return s
+                }
+            }
+        ),
+    ]
+
+    @Test func noForgeryIsTrusted() throws {
+        let dir = TemporaryDirectory()
+        let path = try TraceFileIndexTests.twoProcessDemo(in: dir)
+        let identity = try #require(TraceFileIndex.identity(of: path))
+        let genuine = TraceFileIndex.build(reader: try TraceFileReader(path: path), identity: identity, every: 4)
+        let key = try #require(TraceFileIndex.Key.current)
+        let signature = Array(genuine.encoded(key: key).suffix(32))
+        let other = TraceFileIndex.Key(bytes: (0..<32).map { UInt8($0) })
+        let views = [3, 8, 17].map { ["sequence", "--request", String($0), "--runtime", "1", "--pid", "11", "--width", "140"] }
+        let truths = try views.map { try traceView($0 + ["--no-index", path]) }
+        var forgeries = 0
+        for (name, lie) in Self.lies {
+            var forged = genuine
+            lie(&forged)
+            #expect(forged != genuine, "\(name) changes nothing")
+            // Signed with the forger's own key, and with the genuine index's signature kept.
+            let bodies = [forged.encoded(key: other), Array(forged.encoded(key: other).dropLast(32)) + signature]
+            for (how, bytes) in zip(["another key", "the genuine signature"], bodies) {
+                forgeries += 1
+                try Data(bytes).write(to: URL(fileURLWithPath: TraceFileIndex.sidecarPath(of: path)))
+                let refused = TraceFileIndex.load(sidecarOf: path, identity: identity)
+                #expect(refused.index == nil && refused.refused?.description.contains("signature") == true, "\(name), \(how)")
+                for (view, truth) in zip(views, truths) {
+                    let run = try traceView(view + [path], environment: [TraceFileIndexTests.every: "4"])
+                    #expect(run.status == truth.status && run.out == truth.out, "\(name), \(how): \(view)")
+                    #expect(
+                        run.err
+                            == "trace-view: note: \(TraceFileIndex.sidecarPath(of: path)): its signature is not this user's (it was not written by this user's trace-view): ignored, the trace itself is read\n"
+                            + truth.err || run.err == truth.err, "\(name), \(how): \(run.err)")
+                    // The first run replaced it with this user's own.
+                    #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
+                    try Data(bytes).write(to: URL(fileURLWithPath: TraceFileIndex.sidecarPath(of: path)))
+                }
+            }
+        }
+        #expect(forgeries == 28)
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import TransduceTrace
 import TransduceTraceCTF
 
@@ -178,7 +179,7 @@ struct TraceInput {
     /// Reads this input when it builds: use it instead of ``forEach(progress:_:)``.
     func fileIndex(progress: Progress? = nil) throws -> TraceFileIndex? {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else { return nil }
-        if let kept = TraceFileIndex.load(sidecarOf: path, identity: identity).index { return kept }
+        if let kept = Self.keptIndex(of: path, identity: identity) { return kept }
         return try forEachIndexing(progress: progress) { _ in }.index
     }
 
@@ -193,7 +194,7 @@ struct TraceInput {
             let (notes, counts) = try forEach(progress: progress, body)
             return (notes, counts, nil)
         }
-        if let kept = TraceFileIndex.load(sidecarOf: path, identity: identity).index {
+        if let kept = Self.keptIndex(of: path, identity: identity) {
             let (notes, counts) = try forEach(progress: progress, body)
             return (notes, counts, kept)
         }
@@ -217,6 +218,20 @@ struct TraceInput {
         index.save(sidecarOf: path)
         return (index.notes, reader.footer, index)
     }
+
+    /// The index kept beside the trace at `path` if it can be trusted
+    /// (``TraceFileIndex/load(sidecarOf:identity:key:)``); one that is forged, damaged or not a
+    /// damaged is said once (on standard error) and ignored: the views read the trace.
+    static func keptIndex(of path: String, identity: TraceFileIndex.Identity) -> TraceFileIndex? {
+        let (index, refused) = TraceFileIndex.load(sidecarOf: path, identity: identity)
+        if let refused, !refused.isNotAFile {
+            let first = refusalsSaid.withLock { $0.insert(refused.description).inserted }
+            if first { Terminal.error("trace-view: note: \(refused.description): ignored, the trace itself is read") }
+        }
+        return index
+    }
+
+    private static let refusalsSaid = Mutex(Set<String>())
 
     private func readError() -> [String] {
         guard let error = source?.error, error != 0 else { return [] }

@@ -75,7 +75,7 @@ final class BrowserFeed: Sendable {
             var (input, selection) = try open()
             // How many events the file has, when its index is kept: the status then says how far.
             let total = TraceFileIndex.identity(of: input.path).flatMap {
-                TraceFileIndex.load(sidecarOf: input.path, identity: $0).index?.events
+                TraceInput.keptIndex(of: input.path, identity: $0)?.events
             }
             var hold = Self.hold
             let (notes, counts, index) = try input.forEachIndexing { e in

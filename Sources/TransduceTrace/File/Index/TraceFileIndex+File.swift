@@ -4,11 +4,13 @@
     import Darwin
 #endif
 
-/// The index's own file (little-endian throughout), never trusted: a damaged, hostile or stale
-/// one is refused (``load(sidecarOf:)`` returns why) and rebuilt.
+/// The index's own file (little-endian throughout), never trusted: a damaged, hostile, forged or
+/// stale one is refused (``load(sidecarOf:identity:key:)`` returns why) and rebuilt. Its last 32
+/// bytes sign all before them with its user's key (``Key``): an index another user or program
+/// wrote does not verify.
 ///
 /// ```
-/// magic 8 bytes "\x89TDIDX\r\n", u32 version (1), u32 0
+/// magic 8 bytes "\x89TDIDX\r\n", u32 version (2), u32 0
 /// identity  u64 size, i64 seconds, i64 nanoseconds, u32 head CRC, u32 tail CRC
 /// u64 events, u64 first time + 1 (0: none)
 /// u32 n, n × (u32 length, UTF-8)                 notes
@@ -18,10 +20,11 @@
 /// u32 n, n × (u64 runtime, u64 highest dispatch + 1 (0: none))      runtimes
 /// u32 n, n × (u32 checkpoint, u32 0, u64 runtime, u64 lowest id, u64 highest id, u64 from)
 /// u32 CRC-32 of all the bytes before it
+/// 32 bytes HMAC-SHA-256 of all the bytes before it, under the user's key
 /// ```
 extension TraceFileIndex {
     static let magic: [UInt8] = [0x89, 0x54, 0x44, 0x49, 0x44, 0x58, 0x0D, 0x0A]
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     /// The bytes of the file's head and tail that its identity checks.
     static let identityBytes = 1 << 20
 
@@ -61,8 +64,8 @@ extension TraceFileIndex {
         return bytes
     }
 
-    /// The index's bytes.
-    package func encoded() -> [UInt8] {
+    /// The index's bytes, signed with `key`.
+    package func encoded(key: Key) -> [UInt8] {
         var b: [UInt8] = Self.magic
         b.appendLE(Self.version)
         b.appendLE(UInt32(0))
@@ -108,21 +111,39 @@ extension TraceFileIndex {
             b.appendLE(UInt64(s.from))
         }
         b.appendLE(CRC32.checksum(b))
+        b += key.sign(b)
         return b
     }
 
     /// Why an index's bytes were refused.
     package struct Refusal: Error, Equatable, CustomStringConvertible {
         package var description: String
+        /// An index of another version of trace-view: rebuilt without a word.
+        package var isStale = false
+        /// Not signed with this user's key: forged, or another user's.
+        package var isForgery = false
+        /// Something else than a regular file holds the index's name (left alone, and not worth a
+        /// word: it cannot mislead a view).
+        package var isNotAFile = false
     }
 
-    /// Decodes bytes ``encoded()`` made; throws ``Refusal`` for anything else, allocating no
-    /// more than the bytes' size justifies.
-    package init(decoding bytes: [UInt8]) throws {
-        var r = Cursor(bytes: bytes)
-        guard bytes.count >= Self.magic.count + 12, Array(bytes.prefix(Self.magic.count)) == Self.magic else {
+    /// Decodes bytes ``encoded(key:)`` made with `key`; throws ``Refusal`` for anything else
+    /// (``Refusal/isForgery`` when the signature is not `key`'s), allocating no more than the
+    /// bytes' size justifies.
+    package init(decoding signed: [UInt8], key: Key) throws {
+        guard signed.count >= Self.magic.count + 12 + 32, Array(signed.prefix(Self.magic.count)) == Self.magic else {
             throw Refusal(description: "not a trace index")
         }
+        guard signed.withUnsafeBytes({ $0.le(Self.magic.count, as: UInt32.self) }) == Self.version else {
+            throw Refusal(description: "an index of another version", isStale: true)
+        }
+        let bytes = Array(signed.dropLast(32))
+        // Compared in full, whatever differs (no early exit a timer could read).
+        guard zip(key.sign(bytes), signed.suffix(32)).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw Refusal(
+                description: "its signature is not this user's (it was not written by this user's trace-view)", isForgery: true)
+        }
+        var r = Cursor(bytes: bytes)
         let stored = bytes.withUnsafeBytes { $0.le(bytes.count - 4, as: UInt32.self) }
         guard CRC32.checksum(Array(bytes.dropLast(4))) == stored else { throw Refusal(description: "checksum mismatch") }
         r.at = Self.magic.count
@@ -212,43 +233,64 @@ extension TraceFileIndex {
         }
     }
 
-    /// The index kept beside the trace at `path` if it describes the file as it is now, or why
-    /// not (`nil` index: there is none, or it is stale, damaged or not an index).
-    package static func load(sidecarOf path: String, identity: Identity) -> (index: TraceFileIndex?, refused: String?) {
+    /// The index kept beside the trace at `path` if this user's trace-view wrote it (signed with
+    /// `key`) and it describes the file as it is now; else why not, when that is worth saying:
+    /// `refused` is nil when there is no index or it is merely stale (the trace changed, or an
+    /// older trace-view wrote it), and says so for one that is forged, damaged or not a regular
+    /// file. Without a key nothing is trusted.
+    package static func load(
+        sidecarOf path: String, identity: Identity, key: Key? = Key.current
+    ) -> (index: TraceFileIndex?, refused: Refusal?) {
         let sidecar = sidecarPath(of: path)
-        // Not a FIFO or device (opening one for reading must not block, reading it must not
+        // Not a link, FIFO or device (opening one for reading must not block, reading it must not
         // hang), and no larger than an index of this trace can be.
-        let descriptor = open(sidecar, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        var link = stat()
+        guard lstat(sidecar, &link) == 0 else { return (nil, nil) }
+        guard (link.st_mode & S_IFMT) == S_IFREG else { return (nil, Refusal(description: "\(sidecar) is not a regular file", isNotAFile: true)) }
+        guard let key else { return (nil, nil) }
+        let descriptor = open(sidecar, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else { return (nil, nil) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return (nil, "\(sidecar) is not a regular file")
+            return (nil, Refusal(description: "\(sidecar) is not a regular file", isNotAFile: true))
         }
         let limit = Int(min(identity.size, UInt64(Int.max / 4))) + (64 << 20)
-        guard info.st_size <= limit else { return (nil, "\(sidecar) is larger than an index of this trace") }
+        guard info.st_size <= limit else { return (nil, Refusal(description: "\(sidecar) is larger than an index of this trace")) }
         guard let bytes = read(descriptor, count: Int(info.st_size), at: 0) else {
-            return (nil, "\(sidecar): cannot read it")
+            return (nil, Refusal(description: "\(sidecar): cannot read it"))
         }
         do {
-            let index = try TraceFileIndex(decoding: bytes)
-            guard index.identity == identity else { return (nil, "\(sidecar) is stale (the trace changed)") }
+            let index = try TraceFileIndex(decoding: bytes, key: key)
+            guard index.identity == identity else { return (nil, nil) }
             return (index, nil)
+        } catch let refusal as Refusal where refusal.isStale {
+            return (nil, nil)
+        } catch let refusal as Refusal {
+            var said = refusal
+            said.description = "\(sidecar): \(refusal.description)"
+            return (nil, said)
         } catch {
-            return (nil, "\(sidecar): \(error)")
+            return (nil, Refusal(description: "\(sidecar): \(error)"))
         }
     }
 
-    /// Keeps the index beside the trace at `path`: written to a new file that then replaces the
-    /// old index (never written through a link or into a FIFO or device at that name). Returns
-    /// why not, if it could not (a read-only directory: the index serves this run only).
+    /// Keeps the index beside the trace at `path`, signed with `key`: written to a new file that
+    /// then replaces the old index, which must be a regular file (a link, FIFO, device or
+    /// directory at that name is left as it is, and no index is kept). Returns why not, if it
+    /// could not (a read-only directory, no key: the index serves this run only).
     @discardableResult
-    package func save(sidecarOf path: String) -> String? {
+    package func save(sidecarOf path: String, key: Key? = Key.current) -> String? {
+        guard let key else { return "no key to sign an index with (see TRACE_VIEW_INDEX_KEY)" }
         let sidecar = Self.sidecarPath(of: path)
+        var existing = stat()
+        if lstat(sidecar, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
+            return "\(sidecar) is not a regular file: left as it is"
+        }
         let temporary = sidecar + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { return "cannot write \(temporary): \(String(cString: strerror(errno)))" }
-        let bytes = encoded()
+        let bytes = encoded(key: key)
         var written = 0
         var failure: String?
         while written < bytes.count {

@@ -1,10 +1,10 @@
-/// SHA-256 (FIPS 180-4), for the report page's Content-Security-Policy: the page allows exactly
-/// the script whose hash it names (`script-src 'sha256-…'`), so no inline script or event
-/// handler of a label's making could run even if one reached the page. The toolchain has no
-/// digest on Linux (CryptoKit is Apple's), and one hash of one page's script needs no speed.
-enum SHA256 {
+/// SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104): the report page's Content-Security-Policy
+/// names its script by hash, and a trace's index (``TraceFileIndex``) is signed with its user's
+/// key. The toolchain has no digest on Linux (CryptoKit is Apple's); both hash little (a script,
+/// an index of a few MB), so this is written for clarity, not speed.
+package enum SHA256 {
     /// The 32-byte digest of `bytes`.
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -39,6 +39,14 @@ enum SHA256 {
             for (i, v) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ v }
         }
         return h.flatMap { v in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
+    }
+
+    /// HMAC-SHA-256 of `message` under `key` (RFC 2104).
+    package static func hmac(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        var block = key.count > 64 ? digest(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = digest(block.map { $0 ^ 0x36 } + message)
+        return digest(block.map { $0 ^ 0x5c } + inner)
     }
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
