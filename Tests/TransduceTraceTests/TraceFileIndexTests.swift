@@ -161,7 +161,8 @@ import Testing
         let sidecar = TraceFileIndex.sidecarPath(of: path)
         #expect(mkfifo(sidecar, 0o644) == 0)
         let identity = try #require(TraceFileIndex.identity(of: path))
-        #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).refused?.description.contains("not a regular file") == true)
+        let refused = TraceFileIndex.load(sidecarOf: path, identity: identity).refused
+        #expect(refused?.description.contains("not a regular file") == true)
         let args = ["sequence", "--request", "3", "--runtime", "1", "--pid", "11", "--width", "140"]
         let indexed = try traceView(args + [path])
         let whole = try traceView(args + ["--no-index", path])

@@ -246,17 +246,20 @@ extension TraceFileIndex {
         // hang), and no larger than an index of this trace can be.
         var link = stat()
         guard lstat(sidecar, &link) == 0 else { return (nil, nil) }
-        guard (link.st_mode & S_IFMT) == S_IFREG else { return (nil, Refusal(description: "\(sidecar) is not a regular file", isNotAFile: true)) }
+        let notAFile = Refusal(description: "\(sidecar) is not a regular file", isNotAFile: true)
+        guard (link.st_mode & S_IFMT) == S_IFREG else { return (nil, notAFile) }
         guard let key else { return (nil, nil) }
         let descriptor = open(sidecar, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else { return (nil, nil) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return (nil, Refusal(description: "\(sidecar) is not a regular file", isNotAFile: true))
+            return (nil, notAFile)
         }
         let limit = Int(min(identity.size, UInt64(Int.max / 4))) + (64 << 20)
-        guard info.st_size <= limit else { return (nil, Refusal(description: "\(sidecar) is larger than an index of this trace")) }
+        guard info.st_size <= limit else {
+            return (nil, Refusal(description: "\(sidecar) is larger than an index of this trace"))
+        }
         guard let bytes = read(descriptor, count: Int(info.st_size), at: 0) else {
             return (nil, Refusal(description: "\(sidecar): cannot read it"))
         }
