@@ -59,7 +59,12 @@ public final class JSONLinesReader {
             do {
                 let object = try FlatJSON.parse(line)
                 if case .string("counts") = object["kind"] {
-                    footer = counts(from: object)
+                    let read = counts(from: object)
+                    if let impossible = read.impossibility {
+                        addNote("line \(lineNumber): \(impossible)")
+                    } else {
+                        footer = read
+                    }
                     continue
                 }
                 if case .string("process") = object["kind"] {

@@ -324,6 +324,10 @@ public final class TraceFileReader {
                 }
                 return counts
             }(payload)
+            if let impossible = footer?.impossibility {
+                note(impossible, at: offset)
+                footer = nil
+            }
         }
         return true
     }

@@ -75,4 +75,18 @@ public struct TraceCounts: Sendable, Equatable {
         self.monotonicOrigin = monotonicOrigin
         self.realtimeOrigin = realtimeOrigin
     }
+
+    /// The most events a count can claim: 2^56, more than a recorder offering a billion events
+    /// a second records in two years. A larger count is damage or a lie, never a loss.
+    package static let possibleLimit: UInt64 = 1 << 56
+
+    /// Why these counts cannot be a recorder's (a count past ``possibleLimit``), or nil.
+    package var impossibility: String? {
+        let counts: [(String, UInt64)] = [
+            ("events", events), ("overwritten", overwritten), ("discarded", discarded), ("lost", lost),
+            ("slow requests", slowRequests), ("slow-request dumps", slowDumps),
+        ]
+        guard let (name, value) = counts.first(where: { $0.1 > Self.possibleLimit }) else { return nil }
+        return "the footer claims \(value) \(name), more than any recorder can count: its counts are not used"
+    }
 }

@@ -15,6 +15,11 @@ extension InvariantReport {
         if !whole && !lossy && occasion.isSnapshot {
             lines.append("  (the dump was written \(occasion.description); --complete checks it as a whole run)")
         }
+        if notJudged > 0 {
+            lines.append(
+                "  (\(notJudged) finding\(notJudged == 1 ? "" : "s") not judged: each rests on an event the trace does not "
+                    + "hold, which may be one it lost)")
+        }
         for rule in InvariantRule.allCases {
             let broken = count(of: rule)
             lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : "\(broken) violation(s)"))

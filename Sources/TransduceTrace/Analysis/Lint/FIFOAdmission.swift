@@ -24,7 +24,7 @@ struct FIFOAdmission: TraceRule {
                     Finding(
                         e.runtimeKey,
                         "dispatch #\(e.dispatch) entered before dispatch #\(first.dispatch), which was accepted first",
-                        [first] + (q.acceptedAt[e.dispatch].map { [$0] } ?? []) + [e]))
+                        [first] + (q.acceptedAt[e.dispatch].map { [$0] } ?? []) + [e], restsOnAMissingEvent: true))
             }
             q.accepted.remove(at: position)
             q.acceptedAt[e.dispatch] = nil

@@ -14,6 +14,9 @@ public struct InvariantReport: Sendable {
     public let occasion: TraceCounts.Occasion
     /// Every violation, grouped by rule.
     public let violations: [InvariantViolation]
+    /// Findings not judged because the trace lost events and each rests on an event it does not
+    /// hold (``InvariantChecker/notJudged``).
+    public let notJudged: Int
 
     /// Checks `trace` (see ``TraceInvariants/check(_:complete:)``) as a whole run when
     /// `complete` says so, or, when it is `nil`, unless the dump was written mid-run
@@ -32,7 +35,8 @@ public struct InvariantReport: Sendable {
         lossy = counts.lostAny
         occasion = counts.occasion
         whole = (complete ?? !occasion.isSnapshot) && !lossy
-        violations = checker.finish(whole: whole)
+        violations = checker.finish(whole: whole, lossy: lossy)
+        notJudged = checker.notJudged
     }
 
     /// The violations of `rule`.

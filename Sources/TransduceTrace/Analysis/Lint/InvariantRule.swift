@@ -12,6 +12,11 @@ public enum InvariantRule: String, Sendable, CaseIterable {
     case taskSpawnedAndEndedOnce
     /// Nothing is transduced after the runtime stopped.
     case nothingTransducedAfterStop
+    /// A runtime gives each dispatch and each cycle an id of its own: none is used twice.
+    case idsUsedOnce
+    /// What causes an event comes before it: a dispatch's cycle enters after the dispatch, a
+    /// caller is resumed after its dispatch, a cycle leaves after it entered.
+    case causalOrder
 
     /// What the rule promises, in one line (`trace-view check` lists it).
     public var summary: String {
@@ -21,6 +26,8 @@ public enum InvariantRule: String, Sendable, CaseIterable {
         case .resumedExactlyOnce: "every awaited caller resumed exactly once"
         case .taskSpawnedAndEndedOnce: "every task spawned once and ended once"
         case .nothingTransducedAfterStop: "nothing transduced after the runtime stopped"
+        case .idsUsedOnce: "no dispatch or cycle id used twice in a runtime"
+        case .causalOrder: "a dispatch before its cycle and resume; a cycle's enter before its leave"
         }
     }
 
@@ -33,6 +40,8 @@ public enum InvariantRule: String, Sendable, CaseIterable {
         case .resumedExactlyOnce: ResumedExactlyOnce(whole: whole)
         case .taskSpawnedAndEndedOnce: TaskSpawnedAndEndedOnce(whole: whole)
         case .nothingTransducedAfterStop: NothingTransducedAfterStop()
+        case .idsUsedOnce: IDsUsedOnce()
+        case .causalOrder: CausalOrder()
         }
     }
 }
@@ -58,12 +67,18 @@ public struct Finding: Sendable {
     public var message: String
     /// The events that show it, in trace order.
     public var events: [TraceEvent]
+    /// The finding rests on an event that is not in the trace (a leave, an enter, a dispatch, a
+    /// resume): in a trace that lost events, that may be the loss, not the runtime, so it is not
+    /// judged there. A finding on events the trace holds (an id twice, an order they show) can
+    /// never be the loss: losing events adds none.
+    public var restsOnAMissingEvent: Bool
 
     /// A finding about `runtime`.
-    public init(_ runtime: RuntimeKey, _ message: String, _ events: [TraceEvent]) {
+    public init(_ runtime: RuntimeKey, _ message: String, _ events: [TraceEvent], restsOnAMissingEvent: Bool = false) {
         self.runtime = runtime
         self.message = message
         self.events = events
+        self.restsOnAMissingEvent = restsOnAMissingEvent
     }
 }
 

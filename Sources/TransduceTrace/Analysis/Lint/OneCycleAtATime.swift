@@ -8,12 +8,17 @@ struct OneCycleAtATime: TraceRule {
         switch e.kind {
         case .cycleEnter:
             if let held = open[e.runtimeKey] {
-                report(Finding(e.runtimeKey, "cycle #\(e.cycle) entered while cycle #\(held.cycle) held the gate", [held, e]))
+                report(
+                    Finding(
+                        e.runtimeKey, "cycle #\(e.cycle) entered while cycle #\(held.cycle) held the gate", [held, e],
+                        restsOnAMissingEvent: true))
             }
             open[e.runtimeKey] = e
         case .transduce:
             if open[e.runtimeKey]?.cycle != e.cycle {
-                report(Finding(e.runtimeKey, "'\(e.label)' transduced outside its cycle #\(e.cycle)", [e]))
+                report(
+                    Finding(
+                        e.runtimeKey, "'\(e.label)' transduced outside its cycle #\(e.cycle)", [e], restsOnAMissingEvent: true))
             }
         case .cycleLeave:
             if open[e.runtimeKey]?.cycle == e.cycle { open[e.runtimeKey] = nil }

@@ -25,11 +25,18 @@ struct ResumedExactlyOnce: TraceRule {
     private var forgotten: [RuntimeKey: IDRanges] = [:]
     /// Resumed more than once: what the rule reports.
     private var twice: [TraceIndex.Key: Entry] = [:]
+    /// Resumes of dispatches the trace does not hold (the first few): a whole trace holds every
+    /// dispatch it resumes.
+    private var orphans: [TraceEvent] = []
+    private var orphanCount = 0
+    /// Every dispatch id seen, awaited or not (a few ranges: ids are issued in order).
+    private var dispatchedIDs: [RuntimeKey: IDRanges] = [:]
 
     init(whole: Bool) { self.whole = whole }
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+        if e.kind == .dispatch { dispatchedIDs[e.runtimeKey, default: IDRanges()].insert(e.dispatch) }
         switch e.kind {
         case .dispatch where e.isAwaitedDispatch:
             _ = resumed.remove(key)
@@ -46,6 +53,9 @@ struct ResumedExactlyOnce: TraceRule {
                 twice[key] = entry
             } else if forgotten[key.runtime]?.contains(key.id) == true {
                 twice[key] = Entry(dispatch: nil, resumes: [e], forgotten: 1)
+            } else if dispatchedIDs[key.runtime]?.contains(key.id) != true {
+                orphanCount += 1
+                if orphans.count < 64 { orphans.append(e) }
             }
         default:
             break
@@ -65,8 +75,21 @@ struct ResumedExactlyOnce: TraceRule {
                 report(
                     Finding(
                         key.runtime, "dispatch #\(key.id) (\(dispatch.codeName) '\(dispatch.label)') was never resumed",
-                        [dispatch]))
+                        [dispatch], restsOnAMissingEvent: true))
             }
+        }
+        guard whole else { return }
+        for e in orphans {
+            report(
+                Finding(
+                    e.runtimeKey, "dispatch #\(e.dispatch) was resumed (\(e.codeName)) but never dispatched", [e],
+                    restsOnAMissingEvent: true))
+        }
+        if orphanCount > orphans.count, let last = orphans.last {
+            report(
+                Finding(
+                    last.runtimeKey, "\(orphanCount - orphans.count) more resumes of dispatches never dispatched", [],
+                    restsOnAMissingEvent: true))
         }
     }
 }

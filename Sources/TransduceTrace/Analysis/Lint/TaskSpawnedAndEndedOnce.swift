@@ -84,7 +84,9 @@ struct TaskSpawnedAndEndedOnce: TraceRule {
             if entry.spawnCount > 1 {
                 report(Finding(key.runtime, "task #\(key.id) was spawned \(entry.spawnCount) times", entry.spawns))
             }
-            if entry.spawnCount == 0 && whole { report(Finding(key.runtime, "task #\(key.id) ended without a spawn", all)) }
+            if entry.spawnCount == 0 && whole {
+                report(Finding(key.runtime, "task #\(key.id) ended without a spawn", all, restsOnAMissingEvent: true))
+            }
             if entry.cancelCount > 1 || entry.settleCount > 1 {
                 report(Finding(key.runtime, "task #\(key.id) ended more than once", all))
             }
@@ -104,7 +106,7 @@ struct TaskSpawnedAndEndedOnce: TraceRule {
                         entry.cancels))
             }
             if whole && !entry.ended, let spawn = entry.spawns.first {
-                report(Finding(key.runtime, "task #\(key.id) '\(spawn.label)' never ended", [spawn]))
+                report(Finding(key.runtime, "task #\(key.id) '\(spawn.label)' never ended", [spawn], restsOnAMissingEvent: true))
             }
         }
     }

@@ -13,7 +13,7 @@ public enum TraceInvariants {
     public static func check(_ trace: Trace, complete: Bool = true) -> [InvariantViolation] {
         var checker = InvariantChecker()
         trace.feed(&checker)
-        return checker.finish(whole: complete && !trace.counts.lostAny)
+        return checker.finish(whole: complete && !trace.counts.lostAny, lossy: trace.counts.lostAny)
     }
 }
 
@@ -26,6 +26,8 @@ public struct InvariantChecker: TraceConsumer {
     private var resumed = ResumedExactlyOnce(whole: true)
     private var tasks = TaskSpawnedAndEndedOnce(whole: true)
     private var afterStop = NothingTransducedAfterStop()
+    private var ids = IDsUsedOnce()
+    private var causal = CausalOrder()
     private var found: [InvariantRule: [Finding]] = [:]
     /// Events consumed.
     public private(set) var events = 0
@@ -33,6 +35,9 @@ public struct InvariantChecker: TraceConsumer {
     public private(set) var runtimes: Set<RuntimeKey> = []
     /// The earliest event time, which violations print their times from.
     public private(set) var start: UInt64?
+    /// Findings ``finish(whole:lossy:)`` did not judge: each rests on an event the trace does not
+    /// hold, in a trace that lost events (``Finding/restsOnAMissingEvent``).
+    public private(set) var notJudged = 0
 
     /// A checker that has seen no event.
     public init() {}
@@ -46,22 +51,35 @@ public struct InvariantChecker: TraceConsumer {
         resumed.consume(e) { found[.resumedExactlyOnce, default: []].append($0) }
         tasks.consume(e) { found[.taskSpawnedAndEndedOnce, default: []].append($0) }
         afterStop.consume(e) { found[.nothingTransducedAfterStop, default: []].append($0) }
+        ids.consume(e) { found[.idsUsedOnce, default: []].append($0) }
+        causal.consume(e) { found[.causalOrder, default: []].append($0) }
     }
 
     /// Every violation once every event was consumed, grouped by rule (in ``InvariantRule``
     /// order), each rule's in the order found. `whole`: the events cover whole runs (see
     /// ``TraceInvariants/check(_:complete:)``), so what is missing at the end is a violation too.
-    public mutating func finish(whole: Bool) -> [InvariantViolation] {
+    /// `lossy`: the trace lost events (overwritten, discarded, lost), so a finding that rests on
+    /// an event the trace does not hold is not judged (counted in ``notJudged``): the loss may
+    /// be that event.
+    public mutating func finish(whole: Bool, lossy: Bool = false) -> [InvariantViolation] {
         resumed.whole = whole
         tasks.whole = whole
         resumed.finish { found[.resumedExactlyOnce, default: []].append($0) }
         tasks.finish { found[.taskSpawnedAndEndedOnce, default: []].append($0) }
         let origin = start ?? 0
-        return InvariantRule.allCases.flatMap { rule in
-            (found[rule] ?? []).map {
-                InvariantViolation(rule: rule, runtime: $0.runtime, message: $0.message, events: $0.events, origin: origin)
+        var unjudged = 0
+        let violations = InvariantRule.allCases.flatMap { rule in
+            (found[rule] ?? []).compactMap { finding -> InvariantViolation? in
+                if lossy && finding.restsOnAMissingEvent {
+                    unjudged += 1
+                    return nil
+                }
+                return InvariantViolation(
+                    rule: rule, runtime: finding.runtime, message: finding.message, events: finding.events, origin: origin)
             }
         }
+        notJudged = unjudged
+        return violations
     }
 }
 
