@@ -57,6 +57,11 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
         public var checked: Int
         /// The state after the last cycle.
         public var finalState: T.State
+        /// The cycle the trace ends inside (its leave is not in the trace: a dump taken, or a
+        /// process ended, mid-cycle), with the steps of it the trace holds. Not replayed: its
+        /// state was never committed, so there is nothing to check it against. Nil when the
+        /// trace's last cycle of the runtime is whole.
+        public var cutCycle: (cycle: UInt64, steps: Int)?
     }
 
     private let trace: Trace
@@ -84,7 +89,13 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
     @discardableResult
     public func run(_ eachCycle: (Cycle) throws -> Void = { _ in }) throws -> Summary {
         let key = try chooseRuntime()
-        let recorded = try cycles(of: key)
+        var recorded = try cycles(of: key)
+        // A last cycle without its leave: the trace ends inside it.
+        var cut: (cycle: UInt64, steps: Int)?
+        if let last = recorded.last, !last.left {
+            cut = (last.cycle, last.steps.count)
+            recorded.removeLast()
+        }
         guard let first = recorded.first else {
             throw ReplayError(.cannotReplay, "runtime \(key) has no cycles in the trace")
         }
@@ -118,11 +129,27 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
                         + " (lost, or recorded while the recorder was off)", cycle: expectedCycle)
             }
             expectedCycle += 1
+            // Every step the cycle's leave counts must be here: a step the reader skipped (a
+            // damaged or over-long record) or the recorder lost would make the replayed state
+            // differ, and that is the trace's doing, not the code's.
+            guard cycle.left else {
+                throw ReplayError(
+                    .cannotReplay,
+                    "the trace lost cycle \(cycle.cycle)'s leave, so whether it holds all its steps cannot be told"
+                        + damage, cycle: cycle.cycle)
+            }
+            if let declared = cycle.declaredSteps, cycle.steps.count < declared {
+                throw ReplayError(
+                    .cannotReplay,
+                    "the trace lost \(declared - cycle.steps.count) of cycle \(cycle.cycle)'s \(declared) steps" + damage,
+                    cycle: cycle.cycle)
+            }
             let before = state
             var events: [T.Event] = []
             for (step, event) in cycle.steps.enumerated() {
                 guard event.step == step else {
-                    throw ReplayError(.cannotReplay, "step \(step) of cycle \(cycle.cycle) is missing", cycle: cycle.cycle)
+                    throw ReplayError(
+                        .cannotReplay, "the trace lost step \(step) of cycle \(cycle.cycle)" + damage, cycle: cycle.cycle)
                 }
                 let decoded = try decodeEvent(event, cycle: cycle.cycle)
                 _ = T.transduce(&state, event: decoded)
@@ -134,7 +161,15 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
         }
         return Summary(
             runtime: key, cycles: start...max(start, expectedCycle - 1), startedFromSnapshot: fromSnapshot,
-            checked: checked, finalState: state)
+            checked: checked, finalState: state, cutCycle: cut)
+    }
+
+    /// What the trace's reader noted (damage, skipped records), for a refusal's message: the
+    /// reason a step or a leave is missing.
+    private var damage: String {
+        guard let first = trace.notes.first else { return "" }
+        let more = trace.notes.count > 1 ? " (and \(trace.notes.count - 1) more notes)" : ""
+        return "; the trace's reader noted: \(first)\(more)"
     }
 
     // MARK: Reading the trace
@@ -144,6 +179,9 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
         var cycle: UInt64
         var steps: [TraceEvent] = []
         var state: String?
+        /// Its leave is in the trace, and the steps it counts.
+        var left = false
+        var declaredSteps: Int?
     }
 
     private func chooseRuntime() throws -> RuntimeKey {
@@ -168,8 +206,10 @@ public struct Replay<T: Transducer> where T.Event: Decodable, T.State: Codable &
         for event in trace.events where event.runtimeKey == key {
             switch event.kind {
             case .transduce: byCycle[event.cycle, default: RecordedCycle(cycle: event.cycle)].steps.append(event)
-            case .cycleLeave where !event.payload.isEmpty:
-                byCycle[event.cycle, default: RecordedCycle(cycle: event.cycle)].state = event.payload
+            case .cycleLeave:
+                byCycle[event.cycle, default: RecordedCycle(cycle: event.cycle)].left = true
+                byCycle[event.cycle]!.declaredSteps = Int(event.step)
+                if !event.payload.isEmpty { byCycle[event.cycle]!.state = event.payload }
             default: break
             }
         }

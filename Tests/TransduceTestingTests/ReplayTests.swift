@@ -234,4 +234,42 @@ func replayRecorder(capacity: Int, states: PayloadCapture.States) -> TraceRecord
         }
         #expect(overwritten.description.hasSuffix("give PayloadCapture.codable a larger capacity"), "\(overwritten)")
     }
+
+    /// A trace that lost a step (a record the reader skipped: over 1 MiB, or damaged) is refused
+    /// as the trace's loss, naming the cycle and the reader's note, never blamed on the code as a
+    /// divergence; a trace that ends inside a cycle replays the whole ones and names the cut one.
+    @Test func damageIsToldFromDivergence() async throws {
+        let recorder = replayRecorder(capacity: 1 << 14, states: .fingerprints)
+        let runtime = BaseRuntime(of: Ledger.self, instrument: recorder)
+        var random = SeededRandom(seed: 5)
+        try await runLedger(runtime, cycles: 200, random: &random)
+        let whole = recorder.snapshot()
+        let summary = try Replay(of: Ledger.self, trace: whole).run()
+        #expect(summary.cutCycle == nil && summary.cycles.upperBound >= 200)
+
+        // Cycle 100's first step skipped by the reader, which said so.
+        var damaged = whole
+        let skipped = try #require(damaged.events.firstIndex { $0.kind == .transduce && $0.cycle == 100 })
+        damaged.events.remove(at: skipped)
+        damaged.notes = ["ledger.jsonl: line 812: a line longer than 1 MiB, skipped"]
+        let error = try #require(throws: ReplayError.self) { try Replay(of: Ledger.self, trace: damaged).run() }
+        #expect(error.kind == .cannotReplay && error.cycle == 100, "\(error)")
+        #expect(error.description.contains("the trace lost"), "\(error)")
+        #expect(error.description.contains("line 812: a line longer than 1 MiB, skipped"), "\(error)")
+
+        // A cycle's leave lost mid-trace: its steps cannot be known whole.
+        var noLeave = whole
+        noLeave.events.removeAll { $0.kind == .cycleLeave && $0.cycle == 150 }
+        let leave = try #require(throws: ReplayError.self) { try Replay(of: Ledger.self, trace: noLeave).run() }
+        #expect(leave.kind == .cannotReplay && leave.cycle == 150, "\(leave)")
+
+        // Cut inside the last cycle: every whole one replays, and the cut one is named.
+        var cut = whole
+        let last = try #require(cut.events.last { $0.kind == .cycleLeave })
+        cut.events.removeAll { $0.kind == .cycleLeave && $0.cycle == last.cycle }
+        let cutSummary = try Replay(of: Ledger.self, trace: cut).run()
+        #expect(cutSummary.cycles.upperBound == last.cycle - 1)
+        #expect(cutSummary.cutCycle?.cycle == last.cycle && cutSummary.cutCycle?.steps == Int(last.step))
+        #expect(cutSummary.checked == cutSummary.cycles.count)
+    }
 }
