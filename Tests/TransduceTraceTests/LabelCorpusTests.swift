@@ -66,8 +66,8 @@ import TransduceTrace
     }
 
     /// The browser's panes, printed without a terminal at `COLUMNS` (the rows the terminal UI
-    /// draws; 160 at least in a pipe): every row within it, the label column cut by columns.
-    @Test(.enabled(if: available), arguments: [160, 200])
+    /// draws; 160 in a pipe without COLUMNS): every row within it, the label column cut by columns.
+    @Test(.enabled(if: available), arguments: [60, 80, 160, 200])
     func theBrowserRowsKeepToTheWidth(_ columns: Int) async throws {
         for ascii in [false, true] {
             let run = try await traceViewAsync(["tui"] + (ascii ? ["--ascii"] : []) + [Self.corpus], columns: columns)

@@ -6,6 +6,21 @@ import TransduceTestSupport
 @testable import TransduceTrace
 
 @Suite struct RecorderTests {
+    /// A ring split into lanes keeps `capacity ÷ lanes` events of a runtime, as its doc says; with
+    /// one lane a single runtime keeps the whole capacity.
+    @Test func oneLaneKeepsTheWholeCapacityForOneRuntime() async throws {
+        let split = TraceRecorder(capacity: 1 << 13, lttng: false)
+        #expect(split.eventsKeptPerRuntime == (1 << 13) / split.ring.lanes.count)
+        let whole = TraceRecorder(capacity: 1 << 13, lttng: false, lanes: 1)
+        #expect(whole.eventsKeptPerRuntime == 1 << 13)
+        let runtime = BaseRuntime(of: Storefront.self, env: DemoBackend(), instrument: whole)
+        for _ in 0..<3_000 { try await runtime.input.send(.ping) }
+        runtime.cancel()
+        let trace = whole.snapshot()
+        #expect(trace.counts.overwritten > 0)
+        #expect(trace.events.count == 1 << 13)
+    }
+
     @Test(arguments: 0..<10) func chartScenarioOnARealHost(_ iteration: Int) async throws {
         let recorder = TraceRecorder(capacity: 1 << 12, lttng: false)
         // A hang detector, not a speed bound: under ThreadSanitizer, with the suites that block

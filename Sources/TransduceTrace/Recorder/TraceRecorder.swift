@@ -43,7 +43,9 @@ public final class TraceRecorder: RuntimeInstrument {
     ///     allocated once. From 2,048 events on, the ring is split into lanes (twice the
     ///     processors, at most 16, none under 1,024 events) and each runtime records into the lane
     ///     of its id, so runtimes recording at once do not contend: a runtime keeps at least
-    ///     `capacity ÷ lanes` of its newest events. Dumps and snapshots merge the lanes by time.
+    ///     `capacity ÷ lanes` of its newest events (``eventsKeptPerRuntime``; a quarter of the
+    ///     capacity on a two-core machine, a sixteenth on eight cores). Dumps and snapshots merge
+    ///     the lanes by time.
     ///   - mode: overwrite the oldest events (flight recorder) or discard new ones when full.
     ///   - lttng: also feed LTTng-UST whenever a session enables `transduce:*` (loads the
     ///     provider, see ``LTTngProvider``).
@@ -51,14 +53,24 @@ public final class TraceRecorder: RuntimeInstrument {
     ///   - ringEnabled: keep events in the ring buffer (`false`: LTTng only).
     ///   - slowRequests: dump the ring to a file when an awaited request takes longer than a
     ///     threshold (see ``SlowRequestTrigger``; needs the ring).
+    ///   - lanes: how many lanes to split the ring into (a power of two, at most half the
+    ///     capacity); `nil` chooses as above. An app with one runtime, or one that records far
+    ///     more than the others, passes 1 to keep the whole capacity for it (runtimes recording
+    ///     at once then contend for the one lane).
     public convenience init(
         capacity: Int = 1 << 16, mode: TraceBufferMode = .overwriteOldest, lttng: Bool = true,
-        payloads: PayloadCapture? = nil, ringEnabled: Bool = true, slowRequests: SlowRequestTrigger? = nil
+        payloads: PayloadCapture? = nil, ringEnabled: Bool = true, slowRequests: SlowRequestTrigger? = nil,
+        lanes: Int? = nil
     ) {
+        precondition(lanes.map { $0 > 0 && $0 & ($0 - 1) == 0 } ?? true, "lanes must be a power of two")
         self.init(
             capacity: capacity, mode: mode, lttng: lttng, payloads: payloads, ringEnabled: ringEnabled,
-            slowRequests: slowRequests, lanes: nil, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
+            slowRequests: slowRequests, lanes: lanes, dumpWriter: { try TraceFileWriter.write($0, to: $1) })
     }
+
+    /// The fewest of its newest events the ring keeps of any one runtime: the capacity divided
+    /// among the lanes (a runtime with a lane to itself keeps all of its lane).
+    public var eventsKeptPerRuntime: Int { ring.lanes.first?.capacity ?? 0 }
 
     /// `lanes` splits the ring (``TraceRings``; `nil`: as many as suit this machine);
     /// `dumpWriter` writes slow-request dumps (tests give one that stalls).

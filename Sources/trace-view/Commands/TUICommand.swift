@@ -26,7 +26,7 @@ enum TUICommand: Subcommand {
             q or Ctrl-C quits. It follows the terminal's size, and puts the terminal back as it
             was however it ends. A trace file is shown while it is read ("reading" in the header;
             its first 1,000 requests and tasks so far), then whole. Without a terminal (a pipe) it
-            prints the four panes once, as plain text.
+            prints the four panes once, as plain text, COLUMNS wide (160 without COLUMNS).
             """)
 
     static func run(_ args: Arguments) throws {
@@ -70,8 +70,9 @@ enum TUICommand: Subcommand {
         let ascii = args.flag("ascii")
         guard TerminalSession.begin() else {
             // No terminal: each pane once, as plain text.
-            // Wide enough for every column: a pipe has no width to fit.
-            let width = max(Terminal.width, 160)
+            // COLUMNS when it is set, as every view; else wide enough for every column (a pipe
+            // has no width to fit).
+            let width = Terminal.askedWidth ?? 160
             var state = BrowserState()
             var lines: [String] = []
             for pane in BrowserState.Pane.allCases {
