@@ -3,6 +3,7 @@ import Testing
 import TraceTooling
 
 @testable import TransduceTrace
+@testable import trace_view
 
 #if canImport(Glibc)
     import Glibc
@@ -63,5 +64,20 @@ import TraceTooling
         var status: Int32
         var says: String
         var testDescription: String { "exit \(status)" }
+    }
+}
+
+/// A command whose every event LTTng discarded is told as LTTng's loss (exit 79), not as an app
+/// that records nothing (69): the two need opposite fixes.
+@Suite struct RecordedNothingTests {
+    @Test func aTraceEmptiedByDiscardsBlamesTheChannel() {
+        let lost = RecordSessions.recordedNothing("app", status: 0, discarded: 4_096)
+        #expect(lost.status == ExitStatus.eventsLost.rawValue)
+        #expect(lost.message.contains("LTTng discarded all 4096 events app recorded") && lost.message.contains("--subbuf-size"))
+        let packets = RecordSessions.recordedNothing("app", status: 3, lossesUnknown: true)
+        #expect(packets.status == ExitStatus.eventsLost.rawValue && packets.message.contains("(it exited with status 3)"))
+        let none = RecordSessions.recordedNothing("app", status: 0)
+        #expect(none.status == ExitStatus.recordedNothing.rawValue && none.message.contains("makes no TraceRecorder"))
+        #expect(RecordSessions.recordedNothing("app", status: 3).status == 3)
     }
 }

@@ -101,7 +101,8 @@ enum RecordCommand: Subcommand {
         switch RecordFailure.diagnose(seen) {
         case .nothingRecorded:
             throw RecordSessions.recordedNothing(
-                recording.command, status: status, detail: "; the trace directory \(recording.output) holds nothing of it")
+                recording.command, status: status, discarded: discarded, lossesUnknown: lossesUnknown,
+                detail: "; the trace directory \(recording.output) holds nothing of it")
         case .some(let failure):
             let message = failure.message(
                 command: recording.command, output: recording.output, events: events, readError: readError)

@@ -77,9 +77,21 @@ enum RecordSessions {
         return try body()
     }
 
-    /// The error of a command that recorded no transduce event (it exited with `status`).
-    static func recordedNothing(_ command: String, status: Int32, detail: String = "") -> CLIError {
+    /// The error of a command that left no transduce event in the trace (it exited with
+    /// `status`): LTTng's loss when it discarded events meanwhile (`discarded`, or
+    /// `lossesUnknown`: packets lost, how many events it does not say), exit 79; else the app's
+    /// (it recorded none), exit 69 or its own status.
+    static func recordedNothing(
+        _ command: String, status: Int32, discarded: UInt64 = 0, lossesUnknown: Bool = false, detail: String = ""
+    ) -> CLIError {
         let ended = status == 0 ? "" : " (it exited with status \(status))"
+        if discarded > 0 || lossesUnknown {
+            let what = discarded > 0 ? "all \(discarded) events" : "every packet of events"
+            return CLIError(
+                "LTTng discarded \(what) \(command) recorded\(ended): its channel was full (the consumer daemon did "
+                    + "not keep up), so the trace holds none. Record with a larger channel (--subbuf-size, --num-subbuf)",
+                .eventsLost)
+        }
         return CLIError(
             message: "\(command) recorded no transduce events\(ended). Either it makes no TraceRecorder, or the "
                 + "recorder could not load LTTng-UST (see its error output), or TRANSDUCE_LTTNG=off is set" + detail,
