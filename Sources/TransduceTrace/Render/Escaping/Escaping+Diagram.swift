@@ -4,18 +4,7 @@ extension Escaping {
     /// `<`, `>`, `&` would be markup to a renderer that draws labels as HTML, so all six are
     /// Mermaid entity codes (`#35;`: decimal code points).
     package static func mermaid(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for s in text.unicodeScalars {
-            if let replaced = oneLine(s) {
-                out.append(replaced)
-                continue
-            }
-            switch s {
-            case "#", ";", ":", "<", ">", "&": out.append(contentsOf: "#\(s.value);".unicodeScalars)
-            default: out.append(s)
-            }
-        }
-        return String(out)
+        mapping(text) { s in "#;:<>&".unicodeScalars.contains(s) ? "#\(s.value);" : nil }
     }
 
     /// Text for PlantUML, one line (``oneLine(_:)``): its creole markup (`#` or `*` opening a

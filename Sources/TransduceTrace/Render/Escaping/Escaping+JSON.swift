@@ -33,18 +33,16 @@ extension Escaping {
     /// occur inside its strings) and U+2028, U+2029 as `\u` escapes, which read the same, so no
     /// `</script>` or `<!--` of a label's making ends or changes the element.
     package static func scriptJSON(_ json: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            switch scalar {
-            case "<": out.append(contentsOf: "\\u003c".unicodeScalars)
-            case ">": out.append(contentsOf: "\\u003e".unicodeScalars)
-            case "&": out.append(contentsOf: "\\u0026".unicodeScalars)
-            case "\u{2028}": out.append(contentsOf: "\\u2028".unicodeScalars)
-            case "\u{2029}": out.append(contentsOf: "\\u2029".unicodeScalars)
-            default: out.append(scalar)
+        mapping(json, oneLine: false) { s in
+            switch s {
+            case "<": "\\u003c"
+            case ">": "\\u003e"
+            case "&": "\\u0026"
+            case "\u{2028}": "\\u2028"
+            case "\u{2029}": "\\u2029"
+            default: nil
             }
         }
-        return String(out)
     }
 
     private static func appendJSONASCII(_ byte: UInt8, to out: inout [UInt8]) {

@@ -33,4 +33,21 @@ package enum Escaping {
         for s in text.unicodeScalars { out.append(oneLine(s) ?? s) }
         return String(out)
     }
+
+    /// `text` with each scalar `replacement` maps written as the text it gives, the rest kept;
+    /// with `oneLine`, line breaks and unsafe scalars are replaced first (``oneLine(_:)``). The
+    /// one loop every escaping here runs: over scalars, never `Character`s.
+    static func mapping(_ text: String, oneLine: Bool = true, _ replacement: (Unicode.Scalar) -> String?) -> String {
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars {
+            if oneLine, let replaced = Self.oneLine(s) {
+                out.append(replaced)
+            } else if let replaced = replacement(s) {
+                out.append(contentsOf: replaced.unicodeScalars)
+            } else {
+                out.append(s)
+            }
+        }
+        return String(out)
+    }
 }
