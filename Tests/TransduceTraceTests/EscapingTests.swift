@@ -95,15 +95,16 @@ import TraceTooling
 
     /// The scalar label corpus and its plain twin, written by `scalar_labels.py` into `directory`;
     /// the labels as trace-view reads them.
-    static func corpus(in directory: TemporaryDirectory) throws -> [String] {
+    static func corpus(in directory: TemporaryDirectory) async throws -> [String] {
         let script = scripts + "/scalar_labels.py"
-        let (status, output) = try run(
-            python!, [script, directory.file("hostile.jsonl"), "--labels", directory.file("labels.json")])
+        let (hostile, plain, labels) = (
+            directory.file("hostile.jsonl"), directory.file("plain.jsonl"), directory.file("labels.json")
+        )
+        let (status, output) = try await offThePool { try run(python!, [script, hostile, "--labels", labels]) }
         #expect(status == 0, "\(output)")
-        let (plain, said) = try run(python!, [script, directory.file("plain.jsonl"), "--plain"])
-        #expect(plain == 0, "\(said)")
-        return try JSONDecoder().decode(
-            [String].self, from: Data(contentsOf: URL(fileURLWithPath: directory.file("labels.json"))))
+        let (plainStatus, said) = try await offThePool { try run(python!, [script, plain, "--plain"]) }
+        #expect(plainStatus == 0, "\(said)")
+        return try JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: labels)))
     }
 
     struct Verdict: Decodable {
@@ -116,7 +117,7 @@ import TraceTooling
     @Test(.enabled(if: python != nil), .timeLimit(.minutes(5)))
     func everyExportParsesWithItsOwnReader() async throws {
         let directory = TemporaryDirectory()
-        let labels = try Self.corpus(in: directory)
+        let labels = try await Self.corpus(in: directory)
         #expect(labels.count > 900)
         let exports: [(name: String, arguments: [String])] = [
             ("svg", ["--format", "svg"]), ("mermaid", ["--format", "mermaid"]), ("plantuml", ["--format", "plantuml"]),
@@ -152,7 +153,7 @@ import TraceTooling
     @Test(.enabled(if: browserAvailable), .timeLimit(.minutes(5)))
     func theReportRunsNoScriptOfALabel() async throws {
         let directory = TemporaryDirectory()
-        let labels = try Self.corpus(in: directory)
+        let labels = try await Self.corpus(in: directory)
         let page = directory.file("report.html")
         let run = try await traceViewAsync(["report", "--output", page, directory.file("hostile.jsonl")])
         #expect(run.status == 0, "\(run.err)")
