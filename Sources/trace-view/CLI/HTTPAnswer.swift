@@ -1,3 +1,5 @@
+import TransduceTrace
+
 /// An HTTP/1.1 answer read from bytes as they arrive, as a pure value: ``HTTPPost`` feeds it
 /// what each `recv` got and stops when it says the answer is whole or wrong.
 ///
@@ -65,7 +67,7 @@ struct HTTPAnswer {
             case "content-length":
                 guard let n = decimal(value) else {
                     return .malformed(
-                        "sent a Content-Length that is not a length: \(TraceInput.oneLine(String(value.prefix(40))))")
+                        "sent a Content-Length that is not a length: \(Escaping.oneLine(String(value.prefix(40))))")
                 }
                 if let length, length != n { return .malformed("sent two different Content-Lengths") }
                 length = n
@@ -101,7 +103,7 @@ struct HTTPAnswer {
             let line = String(decoding: bytes[i..<lineEnd], as: UTF8.self)
             let sizeText = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces
             guard !sizeText.isEmpty, sizeText.utf8.count <= 8, let size = Int(sizeText, radix: 16), size >= 0 else {
-                return .malformed("sent a chunk size that is not one: \(TraceInput.oneLine(String(line.prefix(40))))")
+                return .malformed("sent a chunk size that is not one: \(Escaping.oneLine(String(line.prefix(40))))")
             }
             let dataStart = lineEnd + 2
             if size == 0 { return .complete(status: status, body: body, cut: false) }

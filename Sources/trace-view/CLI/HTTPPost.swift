@@ -1,3 +1,5 @@
+import Transduce
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -162,19 +164,13 @@ struct HTTPPost: CustomStringConvertible {
 private struct Deadline {
     let end: UInt64
 
-    init(seconds: Double) { end = Self.now &+ UInt64(max(0.001, seconds) * 1e9) }
+    init(seconds: Double) { end = MonotonicClock.now() &+ UInt64(max(0.001, seconds) * 1e9) }
 
-    static var now: UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
-
-    var passed: Bool { Self.now >= end }
+    var passed: Bool { MonotonicClock.now() >= end }
 
     /// Sets `fd`'s `option` (`SO_SNDTIMEO` or `SO_RCVTIMEO`) to the time left; `false` when none is.
     func limit(_ fd: Int32, _ option: Int32) -> Bool {
-        let now = Self.now
+        let now = MonotonicClock.now()
         guard now < end else { return false }
         let left = max(end - now, 1_000_000)  // a zero limit would mean none
         var value = timeval(tv_sec: Int(left / 1_000_000_000), tv_usec: Int(left % 1_000_000_000 / 1000))

@@ -1,4 +1,5 @@
 import Foundation
+import TransduceTrace
 
 /// An OTLP/HTTP partial success (`ExportTracePartialSuccess`): a collector that took the request
 /// but rejected some of its spans says how many and why in its 2xx answer's body
@@ -32,7 +33,7 @@ struct PartialSuccess: Equatable {
         // A count that is not one (negative, fractional, too large, not a number) still says spans
         // were rejected: at least one.
         rejectedSpans = rejected ?? 1
-        message = TraceInput.oneLine(String((partial["errorMessage"] as? String ?? "").prefix(300)))
+        message = Escaping.oneLine(String((partial["errorMessage"] as? String ?? "").prefix(300)))
         if rejectedSpans == 0 && message.isEmpty { return nil }
     }
 }

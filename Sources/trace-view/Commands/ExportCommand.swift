@@ -240,7 +240,7 @@ enum ExportCommand: Subcommand {
             do throws(HTTPPost.Failure) {
                 let answer = try endpoint.post(line, contentType: "application/json")
                 guard (200..<300).contains(answer.status) else {
-                    let said = answer.body.isEmpty ? "" : ": " + TraceInput.oneLine(answer.body)
+                    let said = answer.body.isEmpty ? "" : ": " + Escaping.oneLine(answer.body)
                     failure = CLIError(
                         "the collector at \(endpoint) answered \(answer.status)\(said) (it took \(sent) of "
                             + "\(export.requests) requests)", .collectorFailed)

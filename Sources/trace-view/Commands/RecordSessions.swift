@@ -55,7 +55,7 @@ enum RecordSessions {
         // The tag marks this command's processes (they inherit it), so the trace shows them alone.
         let tag = "\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))"
         do {
-            try "tag=\(tag)\ncommand=\(TraceInput.oneLine(args.rest.joined(separator: " ")))\n".write(
+            try "tag=\(tag)\ncommand=\(Escaping.oneLine(args.rest.joined(separator: " ")))\n".write(
                 toFile: directory + "/" + TraceInput.recordFile, atomically: true, encoding: .utf8)
         } catch {
             throw CLIError.data("\(error)")

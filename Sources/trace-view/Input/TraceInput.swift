@@ -102,15 +102,12 @@ struct TraceInput {
         return fields
     }
 
-    /// `text` as one line of ``recordFile``: a newline in it would start a field of its own.
-    static func oneLine(_ text: String) -> String { Escaping.oneLine(text) }
-
     /// Records `why` the trace `trace-view record` or `live -- COMMAND` kept in `directory`
     /// stops early: every view of it then says so, and counts its losses as unknown.
     static func markIncomplete(_ directory: String, why: String) {
         guard let file = fopen(directory + "/" + recordFile, "ab") else { return }
         defer { fclose(file) }
-        let line = "incomplete=" + oneLine(why) + "\n"
+        let line = "incomplete=" + Escaping.oneLine(why) + "\n"
         fputs(line, file)
     }
 
