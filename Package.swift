@@ -41,10 +41,17 @@ let package = Package(
             linkerSettings: [.linkedLibrary("babeltrace2", .when(platforms: [.linux]))]
         ),
         .target(name: "TransduceTraceCTF", dependencies: ["TransduceTrace", "CBabeltrace"]),
+        // OTLP/HTTP's transport for `export --otlp-endpoint`: libcurl (TLS, keep-alive, proxies)
+        // and zlib's gzip, from the system (scripts/bootstrap.sh installs their headers). Only
+        // trace-view links them.
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("z")]
+        ),
         .executableTarget(
             name: "trace-view",
             dependencies: [
-                "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CTraceRing", "TraceTooling",
+                "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CTraceRing", "TraceTooling", "CCurl",
             ]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .executableTarget(
@@ -102,7 +109,7 @@ let package = Package(
 // Warnings fail every build of this package (CI's first build included). SwiftPM applies warning
 // control only to the root package, so an app that depends on Transduce never fails on them.
 for target in package.targets where target.type != .plugin {
-    if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor", "CTransduceClock"].contains(target.name) {
+    if ["CTraceRing", "CLTTng", "CBabeltrace", "CBenchFloor", "CTransduceClock", "CCurl"].contains(target.name) {
         target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
     } else {
         target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]

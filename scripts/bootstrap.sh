@@ -11,8 +11,9 @@
 # and reader instead of keeping the stubs (an incremental build would not notice the headers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The tracepoints' headers, the session tools, and the CTF reader: trace-view itself.
-packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev)
+# The tracepoints' headers, the session tools, the CTF reader, and libcurl and zlib (the OTLP
+# exporter's HTTP, TLS and gzip): trace-view itself.
+packages=(liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev libcurl4-openssl-dev zlib1g-dev)
 if [ "${1:-}" != demo ]; then
     # plantuml: the tests check the PlantUML export by rendering it (it brings a Java runtime);
     # chromium and python3-pip: they open the Chrome export in the Perfetto UI

@@ -1,3 +1,4 @@
+import Foundation
 import TransduceTrace
 
 /// `trace-view export`: Perfetto's native format, Chrome Trace JSON, OpenTelemetry (OTLP JSON),
@@ -14,10 +15,16 @@ enum ExportCommand: Subcommand {
             OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
             OptionSpec(
                 "otlp-endpoint", "URL",
-                "otlp: POST the spans to an OpenTelemetry collector (OTLP/HTTP JSON; http://HOST:PORT gets /v1/traces)"),
-            OptionSpec(
-                "timeout", "SECONDS", "--otlp-endpoint: the most each POST may take, connecting, sending and answering (10)"),
-            .flag("allow-partial", "--otlp-endpoint: exit 0 when the collector rejects some spans (a partial success)"),
+                "otlp: POST the spans to an OpenTelemetry collector (OTLP/HTTP; http(s)://HOST:PORT gets /v1/traces)"),
+            .flag(
+                "send", "otlp: POST the spans to the collector the OTEL_EXPORTER_OTLP_* variables name (localhost:4318 without)"),
+            OptionSpec("otlp-protocol", "http/protobuf|http/json", "Sending: the body's encoding (http/protobuf)"),
+            OptionSpec("compression", "gzip|none", "Sending: compress each body (none)"),
+            OptionSpec("otlp-headers", "K=V,...", "Sending: extra request headers, percent-encoded values (authentication)"),
+            OptionSpec("certificate", "FILE", "Sending: the CA certificates (PEM) to trust for https instead of the system's"),
+            OptionSpec("timeout", "SECONDS", "Sending: the most each batch may take, retries included (10)"),
+            OptionSpec("resume-at", "N", "Sending: skip the first N requests (what a stopped export said it had sent)"),
+            .flag("allow-partial", "Sending: exit 0 when the collector rejects some spans (a partial success)"),
         ] + OptionSpec.selection + [
             OptionSpec("request", "ID", "mermaid, plantuml, svg: only dispatch #ID's lifecycle (as sequence --request)"),
             OptionSpec("from", "T", "mermaid, plantuml, svg: start of the time window (as sequence --from)"),
@@ -39,12 +46,20 @@ enum ExportCommand: Subcommand {
             request started links to that request (transduce.link: joined, replaced, carried);
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
             it has one (a ring dump's), else this machine's clocks now (with a warning). Holds the
-            trace, like sequence. --otlp-endpoint URL sends each line to a collector instead (one
-            POST of up to 256 requests' spans each, within --timeout seconds from connecting to the
-            whole answer, 10 by default); a collector that cannot be reached, answers other than
-            2xx or not in HTTP, or not within the time, stops it with exit status 76, saying how
-            many requests it had taken; one that takes the spans but rejects some (an OTLP
-            partial success) makes it exit 77 saying how many, unless --allow-partial.
+            trace, like sequence.
+            Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
+            POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),
+            gzip if asked, https with the system's CA store, one kept-alive connection, proxies
+            from http_proxy/https_proxy. 429, 502, 503, 504 and a failed connection are retried
+            (backoff 1, 2, 4, 8, 16 s with jitter, or the collector's Retry-After; at most 6
+            attempts) within --timeout seconds a batch. Settings not given as flags come from
+            the OpenTelemetry variables, the TRACES_ one first: OTEL_EXPORTER_OTLP_ENDPOINT (a
+            base; /v1/traces is added), _TRACES_ENDPOINT (used as it is), _PROTOCOL,
+            _COMPRESSION, _HEADERS, _TIMEOUT (milliseconds), _CERTIFICATE, _CLIENT_CERTIFICATE,
+            _CLIENT_KEY. A batch the collector does not take stops the export with exit status 76,
+            saying how many requests it had taken and the --resume-at that sends the rest; spans
+            it took but rejected (an OTLP partial success) make it exit 77, unless
+            --allow-partial.
             chrome: Chrome Trace Event JSON for Perfetto UI: a process per OS process (pid and
             host), each runtime's tracks grouped and named with it: cycles on its gate track, a
             queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
@@ -104,23 +119,23 @@ enum ExportCommand: Subcommand {
         {
             throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid, plantuml or svg")
         }
-        let endpoint = try args.options["otlp-endpoint"].map { url in
-            guard format == "otlp" else { throw CLIError.usage("--otlp-endpoint goes with --format otlp") }
+        let sending = args.options["otlp-endpoint"] != nil || args.flag("send")
+        let settings: OTLPSettings?
+        if sending {
+            guard format == "otlp" else { throw CLIError.usage("--otlp-endpoint and --send go with --format otlp") }
             guard args.options["output"] == nil else {
-                throw CLIError.usage("--otlp-endpoint sends the spans: it does not go with --output")
+                throw CLIError.usage("--otlp-endpoint and --send send the spans: they do not go with --output")
             }
-            var post = try HTTPPost(url: url, defaultPath: "/v1/traces")
-            if let text = args.options["timeout"] {
-                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
-                    throw CLIError.usage("--timeout takes seconds, more than 0 and at most 3600, not '\(text)'")
-                }
-                post.timeout = seconds
+            settings = try OTLPSettings.resolve(options: args.options, environment: ProcessInfo.processInfo.environment)
+        } else {
+            settings = nil
+            let given =
+                OTLPSettings.flags.filter { args.options[$0] != nil } + (args.options["resume-at"] != nil ? ["resume-at"] : [])
+            if let flag = given.first ?? (args.flag("allow-partial") ? "allow-partial" : nil) {
+                throw CLIError.usage("--\(flag) goes with --otlp-endpoint or --send")
             }
-            return post
         }
-        if endpoint == nil, args.options["timeout"] != nil || args.flags.contains("allow-partial") {
-            throw CLIError.usage("--timeout and --allow-partial go with --otlp-endpoint")
-        }
+        let resumeAt = try args.integer("resume-at").map { Int(clamping: $0) } ?? 0
         let output = try OutputFile(path: args.options["output"])
         var notes: [String] = []
         switch format {
@@ -147,8 +162,8 @@ enum ExportCommand: Subcommand {
             }
             let export = OTLPTraceExport(
                 index: TraceIndex(trace.events), hosts: trace.hosts.merging(input.hosts) { $1 }, wallClockOffset: offset)
-            if let endpoint {
-                try send(export, to: endpoint, allowPartial: args.flags.contains("allow-partial"))
+            if let settings {
+                try OTLPSender(settings: settings, allowPartial: args.flag("allow-partial")).send(export, from: resumeAt)
             } else {
                 export.write { output.write($0) }
             }
@@ -225,50 +240,5 @@ enum ExportCommand: Subcommand {
         }
         try output.close()
         try finish(notes: notes)
-    }
-
-    /// Sends each line of `export` to the collector at `endpoint`, stopping at the first it does
-    /// not take; spans it took but rejected (a partial success) are counted and said, and fail
-    /// the export unless `allowPartial`.
-    private static func send(_ export: OTLPTraceExport, to endpoint: HTTPPost, allowPartial: Bool) throws {
-        var sent = 0
-        var rejected: UInt64 = 0
-        var rejections: [String] = []
-        var failure: CLIError?
-        export.write { line in
-            guard failure == nil else { return }
-            do throws(HTTPPost.Failure) {
-                let answer = try endpoint.post(line, contentType: "application/json")
-                guard (200..<300).contains(answer.status) else {
-                    let said = answer.body.isEmpty ? "" : ": " + Escaping.oneLine(answer.body)
-                    failure = CLIError(
-                        "the collector at \(endpoint) answered \(answer.status)\(said) (it took \(sent) of "
-                            + "\(export.requests) requests)", .collectorFailed)
-                    return
-                }
-                sent += min(OTLPTraceExport.requestsPerLine, export.requests - sent)
-                let (sum, overflow) = rejected.addingReportingOverflow(answer.rejectedSpans)
-                rejected = overflow ? .max : sum
-                if !answer.rejectionMessage.isEmpty, rejections.count < 3, !rejections.contains(answer.rejectionMessage) {
-                    rejections.append(answer.rejectionMessage)
-                }
-            } catch {
-                failure = CLIError(
-                    "\(error.reason) (the collector took \(sent) of \(export.requests) requests)", .collectorFailed)
-            }
-        }
-        if let failure { throw failure }
-        guard rejected == 0 && rejections.isEmpty else {
-            let why = rejections.isEmpty ? "" : ": " + rejections.joined(separator: "; ")
-            let message =
-                "the collector at \(endpoint) took the spans of \(sent) requests but rejected \(rejected) span"
-                + "\(rejected == 1 ? "" : "s")\(why)"
-            if allowPartial {
-                Terminal.error("trace-view: warning: " + message)
-                return
-            }
-            throw CLIError(message + " (--allow-partial accepts that)", .spansRejected)
-        }
-        Terminal.error("trace-view: sent the spans of \(sent) requests to \(endpoint)")
     }
 }

@@ -1,10 +1,10 @@
 import Transduce
 
-/// A trace's awaited requests as OpenTelemetry spans, in OTLP's JSON encoding (the protobuf
-/// JSON mapping with OTLP's own rules: trace and span ids as hex, enums as integers, 64-bit
-/// integers as strings, field names in lowerCamelCase), one `TracesData` object a line — the
-/// shape of the OpenTelemetry Collector's file exporter, and the body OTLP/HTTP takes at
-/// `/v1/traces`.
+/// A trace's awaited requests as OpenTelemetry spans, in batches of ``requestsPerLine``
+/// requests, each one `TracesData` in either OTLP encoding (``OTLPEncoding``: protobuf, or the
+/// JSON mapping with OTLP's own rules): ``write(_:)`` gives the JSON a line each (the
+/// OpenTelemetry Collector's file exporter's shape), ``write(_:from:_:)`` the bodies OTLP/HTTP
+/// takes at `/v1/traces`.
 ///
 /// Each resumed request is a span (kind INTERNAL) from its dispatch to its resume, named
 /// `style(label)`: a child of the span its dispatch was made in when the trace recorded a
@@ -57,13 +57,27 @@ public struct OTLPTraceExport {
         return Int64(bitPattern: counts.realtimeOrigin &- counts.monotonicOrigin)
     }
 
-    /// Hands each line (one `TracesData` object and its line feed) to `emit`, in order of the
-    /// requests' resumes.
+    /// Hands each line (one `TracesData` object in OTLP JSON and its line feed) to `emit`, in
+    /// order of the requests' resumes: the OpenTelemetry Collector's file exporter's shape.
     public func write(_ emit: ([UInt8]) -> Void) {
-        var start = 0
+        write(.json) { body, _ in
+            emit(body + [0x0A])
+            return true
+        }
+    }
+
+    /// Hands each batch of up to ``requestsPerLine`` requests' spans to `emit` as one
+    /// `TracesData` in `encoding` (an OTLP/HTTP body), with the positions of its requests in
+    /// the export's order (resume time, then dispatch id: the same trace and selection give
+    /// the same order); `from` skips the requests before that position (a resumed export).
+    /// Stops when `emit` returns `false`.
+    public func write(
+        _ encoding: OTLPEncoding, from first: Int = 0, _ emit: (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+    ) {
+        var start = max(0, first)
         while start < breakdowns.count {
             let end = min(start + Self.requestsPerLine, breakdowns.count)
-            emit(line(breakdowns[start..<end]))
+            guard emit(encoding.encode(batch(breakdowns[start..<end])), start..<end) else { return }
             start = end
         }
     }
@@ -86,75 +100,39 @@ public struct OTLPTraceExport {
 
     /// The request's trace id (its context's, else its runtime's hash, then its dispatch) and the
     /// id of its span number `n` (0: the request's): the same trace gives the same ids.
-    private func ids(_ b: LatencyBreakdown, span n: Int) -> (trace: String, span: String) {
+    private func ids(_ b: LatencyBreakdown, span n: Int) -> (trace: OTLP.TraceID, span: UInt64) {
         let high = runtimeHash(b.runtime)
         var span = (high ^ b.dispatch &* 0x9e37_79b9_7f4a_7c15) &+ UInt64(n)
         if span == 0 { span = 1 }
-        let trace = b.traceContext?.traceID ?? TraceContext.hexID(high) + TraceContext.hexID(b.dispatch)
-        return (trace, TraceContext.hexID(span))
+        let trace =
+            b.traceContext.map { OTLP.TraceID(high: $0.traceIDHigh, low: $0.traceIDLow) }
+            ?? OTLP.TraceID(high: high, low: b.dispatch)
+        return (trace, span)
     }
 
-    // MARK: JSON
+    // MARK: Spans
 
-    private func line(_ batch: ArraySlice<LatencyBreakdown>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.append(contentsOf: #"{"resourceSpans":["#.utf8)
-        var first = true
-        // A resource per runtime, in the order the batch first shows them.
+    /// The spans of `batch`, a resource per runtime in the order the batch first shows them.
+    private func batch(_ batch: ArraySlice<LatencyBreakdown>) -> [OTLP.ResourceSpans] {
         var order: [RuntimeKey] = []
-        var groups: [RuntimeKey: [LatencyBreakdown]] = [:]
+        var groups: [RuntimeKey: [OTLP.Span]] = [:]
         for b in batch {
             if groups[b.runtime] == nil { order.append(b.runtime) }
-            groups[b.runtime, default: []].append(b)
+            groups[b.runtime, default: []].append(contentsOf: spans(of: b))
         }
-        for runtime in order {
-            if !first { out.append(0x2C) }
-            first = false
-            resource(runtime, into: &out)
-            out.append(contentsOf: #","scopeSpans":[{"scope":{"name":"Transduce"},"spans":["#.utf8)
-            var firstSpan = true
-            for b in groups[runtime] ?? [] { spans(of: b, into: &out, first: &firstSpan) }
-            out.append(contentsOf: "]}]}".utf8)
-        }
-        out.append(contentsOf: "]}\n".utf8)
-        return out
+        return order.map { OTLP.ResourceSpans(resource: resource($0), spans: groups[$0] ?? []) }
     }
 
-    private enum Value {
-        case string(String)
-        case int(UInt64)
-    }
-
-    private func attributes(_ pairs: [(String, Value)], into out: inout [UInt8]) {
-        out.append(contentsOf: #""attributes":["#.utf8)
-        for (i, (key, value)) in pairs.enumerated() {
-            if i > 0 { out.append(0x2C) }
-            out.append(contentsOf: #"{"key":"#.utf8)
-            Escaping.appendJSON(key, to: &out)
-            switch value {
-            case .string(let text):
-                out.append(contentsOf: #","value":{"stringValue":"#.utf8)
-                Escaping.appendJSON(text, to: &out)
-                out.append(contentsOf: "}}".utf8)
-            case .int(let number):
-                out.append(contentsOf: #","value":{"intValue":"\#(number)"}}"#.utf8)
-            }
-        }
-        out.append(0x5D)
-    }
-
-    private func resource(_ runtime: RuntimeKey, into out: inout [UInt8]) {
+    private func resource(_ runtime: RuntimeKey) -> OTLP.Attributes {
         let started = runtimes[runtime]
-        var pairs: [(String, Value)] = [
+        var pairs: OTLP.Attributes = [
             ("service.name", .string(started.map { $0.name.isEmpty ? "transduce" : $0.name } ?? "transduce")),
             ("transduce.runtime", .int(runtime.runtime)),
         ]
         if runtime.process != 0 { pairs.append(("process.pid", .int(UInt64(runtime.process)))) }
         if let host = hosts[runtime.process], !host.isEmpty { pairs.append(("host.name", .string(host))) }
         if let kind = started?.host, !kind.isEmpty { pairs.append(("transduce.host", .string(kind))) }
-        out.append(contentsOf: #"{"resource":{"#.utf8)
-        attributes(pairs, into: &out)
-        out.append(0x7D)
+        return pairs
     }
 
     private func unix(_ t: UInt64) -> UInt64 {
@@ -162,38 +140,52 @@ public struct OTLPTraceExport {
     }
 
     /// The root span of `b` and a span per part.
-    private func spans(of b: LatencyBreakdown, into out: inout [UInt8], first: inout Bool) {
+    private func spans(of b: LatencyBreakdown) -> [OTLP.Span] {
         let root = ids(b, span: 0)
-        var pairs: [(String, Value)] = [
+        var pairs: OTLP.Attributes = [
             ("transduce.dispatch", .int(b.dispatch)), ("transduce.style", .string(b.styleName)),
             ("transduce.event", .string(b.label)), ("transduce.outcome", .string(b.outcomeName)),
         ]
         if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
         // Under the caller's span when the dispatch recorded one.
-        let parent = b.traceContext?.spanIDHex
-        span(
-            ids: root, parent: parent, name: "\(b.styleName)(\(b.label))", start: b.start, end: b.start.plus(b.total),
-            attributes: pairs, error: b.outcome == .error ? errorMessage(of: b) : nil, into: &out, first: &first)
+        var spans = [
+            OTLP.Span(
+                trace: root.trace, id: root.span, parent: b.traceContext?.spanID ?? 0, name: "\(b.styleName)(\(b.label))",
+                kind: .internal, start: unix(b.start), end: unix(max(b.start.plus(b.total), b.start)), attributes: pairs,
+                status: b.outcome == .error ? OTLP.Status(message: errorMessage(of: b)) : nil)
+        ]
         for (n, part) in b.parts.enumerated() {
-            var pairs: [(String, Value)] = [("transduce.part", .string("\(part.kind)"))]
+            var pairs: OTLP.Attributes = [("transduce.part", .string("\(part.kind)"))]
             if part.cycle != 0 { pairs.append(("transduce.cycle", .int(part.cycle))) }
             if part.task != 0 { pairs.append(("transduce.task", .int(part.task))) }
             if part.dispatch != 0 { pairs.append(("transduce.dispatch", .int(part.dispatch))) }
             let end = part.start.plus(part.nanos)
-            span(
-                ids: ids(b, span: n + 1), parent: root.span, name: part.title, start: part.start, end: end,
-                attributes: pairs, error: nil, events: holders(of: part) + cancels(of: part, in: b, until: end),
-                link: link(of: part, in: b), into: &out, first: &first)
+            let events = (holders(of: part) + cancels(of: part, in: b, until: end)).map {
+                OTLP.Event(time: unix($0.time), name: $0.name, attributes: $0.attributes)
+            }
+            var links: [OTLP.Link] = []
+            if let (other, how) = link(of: part, in: b) {
+                let target = ids(other, span: 0)
+                links.append(
+                    OTLP.Link(
+                        trace: target.trace, span: target.span,
+                        attributes: [("transduce.link", .string(how)), ("transduce.dispatch", .int(other.dispatch))]))
+            }
+            spans.append(
+                OTLP.Span(
+                    trace: root.trace, id: ids(b, span: n + 1).span, parent: root.span, name: part.title, kind: .internal,
+                    start: unix(part.start), end: unix(max(end, part.start)), attributes: pairs, events: events, links: links))
         }
+        return spans
     }
 
     /// A span event: when, what, and its attributes.
-    private typealias SpanEvent = (time: UInt64, name: String, attributes: [(String, Value)])
+    private typealias SpanEvent = (time: UInt64, name: String, attributes: OTLP.Attributes)
 
     /// An event for each cycle that held the gate while `part` waited, at the wait's start.
     private func holders(of part: LatencyBreakdown.Part) -> [SpanEvent] {
         part.heldBy.map { h in
-            var held: [(String, Value)] = [("transduce.held_ns", .int(h.nanos))]
+            var held: OTLP.Attributes = [("transduce.held_ns", .int(h.nanos))]
             if h.cycle != 0 { held.append(("transduce.cycle", .int(h.cycle))) }
             return (part.start, h.cycle == 0 ? "held by other cycles" : "held by cycle #\(h.cycle) \(h.label)", held)
         }
@@ -204,7 +196,7 @@ public struct OTLPTraceExport {
     private func cancels(of part: LatencyBreakdown.Part, in b: LatencyBreakdown, until end: UInt64) -> [SpanEvent] {
         guard part.task != 0, let task = index.tasks[TraceIndex.Key(runtime: b.runtime, id: part.task)] else { return [] }
         return task.cancels.map { index.events[$0] }.filter { $0.time >= part.start && $0.time <= end }.map { e in
-            let attributes: [(String, Value)] = [("transduce.task", .int(e.task)), ("transduce.reason", .string(e.codeName))]
+            let attributes: OTLP.Attributes = [("transduce.task", .int(e.task)), ("transduce.reason", .string(e.codeName))]
             return (e.time, "task cancelled: \(e.codeName)", attributes)
         }
     }
@@ -229,46 +221,5 @@ public struct OTLPTraceExport {
         default: how = "carried"
         }
         return (breakdowns[other], how)
-    }
-
-    private func span(
-        ids: (trace: String, span: String), parent: String?, name: String, start: UInt64, end: UInt64,
-        attributes pairs: [(String, Value)], error: String?, events: [SpanEvent] = [],
-        link: (LatencyBreakdown, String)? = nil, into out: inout [UInt8], first: inout Bool
-    ) {
-        if !first { out.append(0x2C) }
-        first = false
-        out.append(contentsOf: #"{"traceId":"\#(ids.trace)","spanId":"\#(ids.span)","#.utf8)
-        if let parent { out.append(contentsOf: #""parentSpanId":"\#(parent)","#.utf8) }
-        out.append(contentsOf: #""name":"#.utf8)
-        Escaping.appendJSON(name, to: &out)
-        out.append(
-            contentsOf: #","kind":1,"startTimeUnixNano":"\#(unix(start))","endTimeUnixNano":"\#(unix(max(end, start)))","#
-                .utf8)
-        attributes(pairs, into: &out)
-        if !events.isEmpty {
-            out.append(contentsOf: #","events":["#.utf8)
-            for (i, event) in events.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                out.append(contentsOf: #"{"timeUnixNano":"\#(unix(event.time))","name":"#.utf8)
-                Escaping.appendJSON(event.name, to: &out)
-                out.append(0x2C)
-                attributes(event.attributes, into: &out)
-                out.append(0x7D)
-            }
-            out.append(0x5D)
-        }
-        if let (other, how) = link {
-            let target = self.ids(other, span: 0)
-            out.append(contentsOf: #","links":[{"traceId":"\#(target.trace)","spanId":"\#(target.span)","#.utf8)
-            attributes([("transduce.link", .string(how)), ("transduce.dispatch", .int(other.dispatch))], into: &out)
-            out.append(contentsOf: "}]".utf8)
-        }
-        if let error {
-            out.append(contentsOf: #","status":{"code":2,"message":"#.utf8)
-            Escaping.appendJSON(error, to: &out)
-            out.append(0x7D)
-        }
-        out.append(0x7D)
     }
 }
