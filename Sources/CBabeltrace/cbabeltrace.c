@@ -42,6 +42,19 @@ static uint64_t clock_ns(const bt_message *message) {
     return (uint64_t)((long double)value * 1e9L / (long double)frequency);
 }
 
+/* The clock's offset from its origin in nanoseconds (seconds and cycles, as the clock class
+ * stores it). */
+static int64_t clock_offset(const bt_clock_class *clock) {
+    int64_t seconds = 0;
+    uint64_t cycles = 0;
+    bt_clock_class_get_offset(clock, &seconds, &cycles);
+    uint64_t frequency = bt_clock_class_get_frequency(clock);
+    long double ns = (long double)seconds * 1e9L;
+    ns += frequency == 0 ? (long double)cycles : (long double)cycles * 1e9L / (long double)frequency;
+    if (ns > 9.2e18L || ns < -9.2e18L) return 0; /* no offset an int64 of nanoseconds holds */
+    return (int64_t)ns;
+}
+
 /* Fills `out` from a field; returns 0 when the field's type is not representable. */
 static int convert(reader *r, int index, const bt_field *field, cbt_field *out) {
     bt_field_class_type type = bt_field_get_class_type(field);
@@ -132,7 +145,10 @@ static void deliver(reader *r, const bt_message *message) {
     const bt_event_class *class = bt_event_borrow_class_const(event);
     cbt_event out;
     out.name = bt_event_class_get_name(class);
-    out.clock_ns = bt_message_event_borrow_stream_class_default_clock_class_const(message) ? clock_ns(message) : 0;
+    const bt_clock_class *clock = bt_message_event_borrow_stream_class_default_clock_class_const(message);
+    out.clock_ns = clock ? clock_ns(message) : 0;
+    out.clock_offset_ns = clock ? clock_offset(clock) : 0;
+    out.clock_is_unix = clock ? (int)bt_clock_class_origin_is_unix_epoch(clock) : 0;
     context_of(r, event, &out.vtid, &out.vpid);
     out.hostname = hostname_of(r, event);
     out.field_count = 0;

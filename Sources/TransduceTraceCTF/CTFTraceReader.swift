@@ -68,6 +68,29 @@ public enum CTFTraceReader {
         public var discardedPackets: UInt64 = 0
         /// The host of each process (the trace environment's `hostname`).
         public var hosts: [UInt32: String] = [:]
+        /// `CLOCK_REALTIME` minus the trace clock (`CLOCK_MONOTONIC`) when it was recorded: the
+        /// clock's offset from the Unix epoch that LTTng writes in the trace's metadata (the
+        /// first trace's, where a directory holds several), or `nil` when its clock has none.
+        public var wallClockOffset: Int64?
+        /// The first event's time (the trace clock's), or 0 without events.
+        public var firstTime: UInt64 = 0
+
+        /// The counts a trace file carries for what was read: `events`, LTTng's discarded
+        /// events, and the wall-clock anchor (``TraceCounts/monotonicOrigin`` and
+        /// ``TraceCounts/realtimeOrigin``) from the trace's own clock offset.
+        public func counts(events: UInt64) -> TraceCounts {
+            var counts = TraceCounts(events: events, discarded: discardedEvents)
+            if let offset = wallClockOffset {
+                let origin = max(firstTime, 1)
+                let realtime =
+                    offset >= 0 ? origin &+ UInt64(offset) : origin.subtractingReportingOverflow(UInt64(-offset)).partialValue
+                if realtime != 0 {
+                    counts.monotonicOrigin = origin
+                    counts.realtimeOrigin = realtime
+                }
+            }
+            return counts
+        }
 
         /// Whether the tracer lost events: some analyses cannot then tell "never happened" from
         /// "was lost".
@@ -197,6 +220,10 @@ public enum CTFTraceReader {
             guard var mapped = CTFTraceReader.map(event.pointee, classes: &context.classes, notes: &context.result.notes)
             else { return 0 }
             mapped.process = event.pointee.vpid
+            if context.result.wallClockOffset == nil, event.pointee.clock_is_unix != 0 {
+                context.result.wallClockOffset = event.pointee.clock_offset_ns
+                context.result.firstTime = mapped.time
+            }
             if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
                 let host = event.pointee.hostname, host.pointee != 0
             {
@@ -238,7 +265,7 @@ public enum CTFTraceReader {
         var events: [TraceEvent] = []
         let result = try read(path: path, process: process) { events.append($0) }
         var trace = Trace(
-            events: events, counts: TraceCounts(events: UInt64(events.count), discarded: result.discardedEvents),
+            events: events, counts: result.counts(events: UInt64(events.count)),
             notes: result.notes + result.lossNotes)
         trace.hosts = result.hosts
         return trace

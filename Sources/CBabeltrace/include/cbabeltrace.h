@@ -26,6 +26,11 @@ typedef struct cbt_event {
     const char *name;
     /* The default clock's value converted to nanoseconds (CLOCK_MONOTONIC for LTTng-UST). */
     uint64_t clock_ns;
+    /* The clock's offset from its origin in nanoseconds (the clock class's `offset`: for LTTng,
+     * CLOCK_REALTIME minus CLOCK_MONOTONIC when the session started), and whether that origin is
+     * the Unix epoch (babeltrace2's --clock-seconds adds the same offset). */
+    int64_t clock_offset_ns;
+    int clock_is_unix;
     /* The `vtid` and `vpid` context fields, or 0 when the trace lacks them. */
     uint32_t vtid;
     uint32_t vpid;

@@ -45,7 +45,8 @@ enum ExportCommand: Subcommand {
             wait's span has an event per cycle that held the gate; a part in a task another
             request started links to that request (transduce.link: joined, replaced, carried);
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
-            it has one (a ring dump's), else this machine's clocks now (with a warning). Holds the
+            it has one (a ring dump's; an LTTng trace's own clock offset, as babeltrace2
+            --clock-seconds reads it), else this machine's clocks now (with a warning). Holds the
             trace, like sequence.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),

@@ -123,7 +123,7 @@ enum CTFChild {
                     count += 1
                 }
             }
-            encoder.finish(counts: TraceCounts(events: count, discarded: result.discardedEvents), into: sink)
+            encoder.finish(counts: result.counts(events: count), into: sink)
             for note in result.lossNotes { Terminal.error("loss: \(note)") }
             for note in result.notes { Terminal.error("note: \(note)") }
             if result.uncountedDiscards > 0 || result.discardedPackets > 0 { Terminal.error("losses: unknown") }
