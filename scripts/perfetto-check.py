@@ -5,7 +5,8 @@ trace processor made of it: slices, slices it could not end (dur = -1), tracks, 
 errors it counted (its `stats` of severity error or data_loss), every request slice's start and
 duration in nanoseconds (`request_slices`, as [ts, dur] pairs), every thread's name with its
 process's (`threads`, as [process, thread] pairs), every named process (`processes`, as [name,
-pid] pairs), and the counter tracks and values.
+pid] pairs), every thread's OS ids (`thread_ids`, as [pid, tid] text pairs), and the counter
+tracks and values.
 
 Usage: perfetto-check.py UI_DIR TRACE [SECONDS]
 
@@ -47,6 +48,8 @@ ROWS = {
     "threads": ("select process.name as a, thread.name as b from thread join process using (upid) "
                 "where thread.name is not null", "str_null"),
     "processes": ("select name as a, cast(pid as text) as b from process where name is not null", "str_null"),
+    "thread_ids": ("select cast(process.pid as text) as a, cast(thread.tid as text) as b from thread "
+                   "join process using (upid) where thread.tid != 0", "str_null"),
 }
 
 

@@ -6,7 +6,8 @@ every interned id is defined on its sequence before it is used, every time is on
 trace relates to its own (through a clock snapshot), every slice's begin has its end
 on its track (nested, in time order), every flow is linked. Prints one JSON object: counts, the
 problems found (an empty list when none), each request slice as [start, duration, dispatch,
-outcome, trace id or null] (ns, by time), each process as [pid, name, labels], and each counter track as [name,
+outcome, trace id or null] (ns, by time), each process as [pid, name, labels], each thread
+descriptor as [pid, tid] (with the instants on thread tracks), and each counter track as [name,
 number of values].
 
 Usage: perfetto-proto-check.py TRACE.pftrace
@@ -65,6 +66,9 @@ def main():
                     interned[(sequence, table)][entry.iid] = value.decode() if isinstance(value, bytes) else value
         if packet.HasField("track_event"):
             e = packet.track_event
+            if (e.name_iid or e.category_iids or any(a.name_iid for a in e.debug_annotations)) and not (
+                    packet.sequence_flags & 2):
+                problems.append(f"packet {order}: interned ids without SEQ_NEEDS_INCREMENTAL_STATE")
             known = interned[(sequence, "names")]
             if e.name_iid and e.name_iid not in known:
                 problems.append(f"packet {order}: name iid {e.name_iid} not interned")
@@ -138,6 +142,12 @@ def main():
             problems.append(f"track {uuid}: {len(stack)} slices never end")
     processes = sorted([d.process.pid, d.process.process_name, list(d.process.process_labels)]
                        for d in descriptors.values() if d.HasField("process"))
+    threads = sorted([d.thread.pid, d.thread.tid] for d in descriptors.values() if d.HasField("thread"))
+    for pid, tid in threads:
+        if pid not in {p[0] for p in processes}:
+            problems.append(f"thread {tid}: its pid {pid} has no process descriptor")
+    thread_uuids = {u for u, d in descriptors.items() if d.HasField("thread")}
+    thread_instants = sum(1 for _, _, _, e in events if e.type == INSTANT and e.track_uuid in thread_uuids)
     print(json.dumps({
         "bytes": len(raw),
         "packets": len(trace.packet),
@@ -149,6 +159,8 @@ def main():
         "counter_tracks": sorted([descriptors[u].name, n] for u, n in counters.items()),
         "requests": sorted(requests, key=lambda r: (r[0], r[1], r[2] or 0, r[3] or "", r[4] or "")),
         "processes": processes,
+        "threads": threads,
+        "thread_instants": thread_instants,
         "problems": problems[:50],
         "problem_count": len(problems),
     }))

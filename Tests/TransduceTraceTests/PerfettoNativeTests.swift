@@ -88,6 +88,18 @@ import TransduceTestSupport
         let names = Set(pids.map { ($0 == 0 ? "process" : "pid \($0)") + (hosts[$0].map { " on \($0)" } ?? "") })
         let processes = try #require(read["processes"] as? [[Any]])
         #expect(Set(processes.map { $0[1] as? String ?? "" }) == names)
+        // The system's ids: each process descriptor's pid is the OS pid; each thread that
+        // dispatched from outside the runtime's tasks has a thread descriptor with its tid, and
+        // its dispatches sit on it.
+        let osPids = pids.filter { $0 != 0 }
+        #expect(osPids.isSubset(of: Set(processes.map { UInt32($0[0] as? Int ?? -1) })), "\(processes.map { $0[0] })")
+        let outside = events.filter { $0.kind == .dispatch && $0.otherTask == 0 && $0.thread != 0 }
+        let threads = Set(outside.map { [Int($0.process), Int($0.thread)] })
+        let described = Set((read["threads"] as? [[Int]] ?? []).map { $0 }.filter { osPids.isEmpty || $0[0] != 0 })
+        #expect(
+            described == Set(threads.map { $0[0] == 0 ? [processes.first?[0] as? Int ?? -1, $0[1]] : $0 }),
+            "thread descriptors \(described.prefix(4)) vs the trace's \(threads.prefix(4))")
+        #expect((read["thread_instants"] as? Int ?? 0) >= outside.count && !outside.isEmpty)
         guard ui, PerfettoTests.available else { return read }
         let seen = try await PerfettoTests.perfettoObject(path, seconds: 300)
         #expect((seen["errors"] as? [String: Int] ?? ["no answer": 1]).isEmpty, "Perfetto's importer: \(seen["errors"] ?? "")")
@@ -104,6 +116,12 @@ import TransduceTestSupport
         #expect(uiSlices == slices, "the UI's request slices differ from the requests: \(uiSlices.prefix(3)) \(slices.prefix(3))")
         let uiProcesses = (seen["processes"] as? [[Any]] ?? []).map { $0[0] as? String ?? "" }
         #expect(Set(uiProcesses) == names)
+        // The trace processor's own thread table: `where pid = P and tid = T` finds each thread.
+        let uiThreads = Set((seen["thread_ids"] as? [[Any]] ?? []).map { "\($0[0])/\($0[1])" })
+        let wanted = Set(threads.filter { $0[0] != 0 }.map { "\($0[0])/\($0[1])" })
+        #expect(
+            wanted.isSubset(of: uiThreads),
+            "the trace processor's threads \(uiThreads.prefix(6)) lack \(wanted.subtracting(uiThreads).prefix(6))")
         return read
     }
 

@@ -2,9 +2,11 @@
 /// (encoded by hand from Perfetto's published `.proto` field numbers), which the Perfetto UI and
 /// trace processor load past the size where they give up on JSON.
 ///
-/// The layout is ``ChromeTraceExporter``'s: a process per OS process (pid and host in its name,
-/// its runtimes in its labels); under it a track per runtime holding that runtime's tracks, in
-/// order — callers, the compute gate with its cycles and their actions nested inside, a
+/// The layout is ``ChromeTraceExporter``'s: a process per OS process (its OS pid; pid and host in
+/// its name, its runtimes in its labels); the dispatches made from outside a runtime's tasks on
+/// the thread that made them (a thread track with the OS tid: the vtid on LTTng input, the
+/// recording thread's id in a ring dump); under the process a track per runtime holding that
+/// runtime's tracks, in order — the compute gate with its cycles and their actions nested inside, a
 /// `queue depth` counter, task lanes, request tracks; one flow per awaited request from its
 /// dispatch through every cycle and task that carried it to its resume.
 ///
@@ -55,6 +57,14 @@ public struct PerfettoTraceExporter: TraceConsumer {
         private var base: UInt64 = 0
         private var nextUUID: UInt64 = 1
         private var processTracks: [Int: UInt64] = [:]
+        /// The OS pid each process number stands for (its own number where the trace gives none).
+        private var processPids: [Int: Int64] = [:]
+        /// Each calling thread's track (a thread descriptor with its OS pid and tid).
+        private var threadTracks: [ThreadKey: UInt64] = [:]
+        private struct ThreadKey: Hashable {
+            var process: UInt32
+            var thread: UInt32
+        }
         private var runtimeTracks: [RuntimeKey: UInt64] = [:]
         private var tracks: [ExportLayout.TrackKey: UInt64] = [:]
         private var counterTracks: [RuntimeKey: UInt64] = [:]
@@ -187,10 +197,32 @@ public struct PerfettoTraceExporter: TraceConsumer {
             return uuid
         }
 
-        private mutating func describeProcess(_ uuid: UInt64, number: Int, name: String, labels: [String]) {
+        /// The pid a process descriptor gives: the OS pid, so that the trace processor's
+        /// `process.pid` is the system's; the process's number in the export where the trace
+        /// does not say (pid 0).
+        private static func osPid(_ pid: UInt32, number: Int) -> Int64 { pid == 0 ? Int64(number) : Int64(pid) }
+
+        /// The track of OS thread `thread` of process `pid` (a thread descriptor: Perfetto puts
+        /// it under the process with that pid, as the thread with that tid).
+        private mutating func threadTrack(pid: UInt32, thread: UInt32, number: Int) -> UInt64 {
+            let key = ThreadKey(process: pid, thread: thread)
+            if let known = threadTracks[key] { return known }
+            _ = processTrack(number)
+            let uuid = newUUID()
+            threadTracks[key] = uuid
+            describe(uuid) { out in
+                let descriptor = out.begin(4)  // TrackDescriptor.thread
+                out.int(1, Self.osPid(pid, number: number))  // ThreadDescriptor.pid
+                out.int(2, Int64(thread))  // tid
+                out.end(descriptor)
+            }
+            return uuid
+        }
+
+        private mutating func describeProcess(_ uuid: UInt64, pid: UInt32, number: Int, name: String, labels: [String]) {
             describe(uuid) { out in
                 let process = out.begin(3)
-                out.int(1, Int64(number))  // pid
+                out.int(1, Self.osPid(pid, number: number))  // pid
                 out.string(6, name)  // process_name
                 for label in labels { out.string(8, label) }  // process_labels
                 out.end(process)
@@ -273,6 +305,9 @@ public struct PerfettoTraceExporter: TraceConsumer {
             let packet = out.begin(Field.tracePacket)
             out.uint(Field.timestamp, time.minus(base))
             out.uint(Field.sequenceID, Self.sequence)
+            // A packet that names anything by interned id needs the sequence's incremental state
+            // (a reader that lost it drops the packet rather than misname it).
+            if name != nil || category != nil || !arguments.isEmpty { out.uint(Field.sequenceFlags, 2) }
             let event = out.begin(Field.trackEvent)
             out.uint(Field.type, type.rawValue)
             out.uint(Field.trackUUID, uuid)
@@ -417,9 +452,14 @@ public struct PerfettoTraceExporter: TraceConsumer {
             guard let (moment, riders) = pendingMoment else { return }
             pendingMoment = nil
             let (name, arguments) = title(of: moment.kind)
+            // A dispatch from outside the runtime's tasks sits on the thread that made it.
+            let e = moment.event
+            let track =
+                moment.track.key.lane == .callers && e.thread != 0
+                ? threadTrack(pid: e.process, thread: e.thread, number: moment.track.process) : uuid(moment.track)
             event(
-                .instant, at: moment.event.time, track: uuid(moment.track), name: name, category: moment.kind.category,
-                arguments: arguments, riders: riders)
+                .instant, at: e.time, track: track, name: name, category: moment.kind.category, arguments: arguments,
+                riders: riders)
         }
 
         mutating func moment(_ moment: ExportLayout.Moment) {
@@ -475,7 +515,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
             for (process, number) in processes.sorted(by: { $0.value < $1.value }) {
                 let name = ExportLayout.processName(process, hosts: hosts)
                 let uuid = processTrack(number)
-                describeProcess(uuid, number: number, name: name, labels: runtimeLabels[process] ?? [])
+                describeProcess(uuid, pid: process, number: number, name: name, labels: runtimeLabels[process] ?? [])
             }
             sink(out.bytes)
             out.bytes.removeAll()

@@ -36,7 +36,10 @@ enum ExportCommand: Subcommand {
             trace processor, which load it where JSON is too large (past about 10M events): the
             layout chrome has below, with each process's runtimes as tracks under it and each
             runtime's tracks under that, names interned, times the trace's own (CLOCK_MONOTONIC),
-            about 26 bytes an event. Binary: needs --output, or standard output not a terminal.
+            about 27 bytes an event; each process is its OS pid, and a dispatch made from outside
+            a runtime's tasks sits on its OS thread (the vtid on LTTng input, the recording
+            thread in a ring dump), so the trace processor's process and thread tables hold the
+            system's ids. Binary: needs --output, or standard output not a terminal.
             otlp: OpenTelemetry spans as OTLP JSON, one TracesData a line (the Collector's file
             exporter's shape; each line is also an OTLP/HTTP body for /v1/traces): a trace per
             resumed request, its root span (kind INTERNAL) from dispatch to resume, under it a
