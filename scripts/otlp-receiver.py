@@ -25,6 +25,8 @@ Modes (the collector behaviours the exporters are compared under):
   gzip-required 415 to a POST that is not gzip, else 200
   fail-third    500 to the third POST, 200 to the others (an export stopped part-way)
 
+With OTLP_RECEIVER_BRIEF set, `traces_data` is left out (for large exports).
+
 Usage: otlp-receiver.py MODE LOG [CERT KEY]
 Prints the port it listens on, then serves until it is stopped."""
 import email.utils
@@ -119,7 +121,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         spans = [s for rs in data.resource_spans for ss in rs.scope_spans for s in ss.spans]
         entry["spans"] = len(spans)
         entry["requests"] = len([s for s in spans if not s.parent_span_id])
-        entry["traces_data"] = data.SerializeToString(deterministic=True).hex()
+        if not os.environ.get("OTLP_RECEIVER_BRIEF"):
+            entry["traces_data"] = data.SerializeToString(deterministic=True).hex()
 
     def respond(self, n, wire, entry):
         if self.path != "/v1/traces":

@@ -36,6 +36,8 @@ enum ViewScale {
         Command(key: "summary") { t, _, _ in ["summary", t] },
         Command(key: "contention") { t, _, _ in ["contention", t] },
         Command(key: "export_chrome") { t, s, _ in ["export", "--format", "chrome", "--output", s, t] },
+        // OpenTelemetry spans, streamed in two passes (three where a request waited long).
+        Command(key: "export_otlp") { t, s, _ in ["export", "--format", "otlp", "--output", s, t] },
         Command(key: "tasks") { t, _, _ in ["tasks", t] },
         Command(key: "check") { t, _, _ in ["check", t] },
         // One request: read from the whole file; through a new index (built first, in the same

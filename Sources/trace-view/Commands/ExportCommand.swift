@@ -49,8 +49,10 @@ enum ExportCommand: Subcommand {
             request started links to that request (transduce.link: joined, replaced, carried);
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
             it has one (a ring dump's; an LTTng trace's own clock offset, as babeltrace2
-            --clock-seconds reads it), else this machine's clocks now (with a warning). Holds the
-            trace, like sequence.
+            --clock-seconds reads it), else this machine's clocks now (with a warning). A file is
+            read in two passes (three where a request waited very long) in memory that follows
+            what is open, not the trace; standard input is held, like sequence. Requests come in
+            the order of their resumes.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),
             gzip if asked, https with the system's CA store, one kept-alive connection, proxies
@@ -152,25 +154,8 @@ enum ExportCommand: Subcommand {
         case "perfetto":
             notes = try stream(input, &selection, into: PerfettoTraceExporter { output.write($0) })
         case "otlp":
-            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-            notes = trace.notes
-            try selection.check()
-            let offset: Int64
-            if let anchored = OTLPTraceExport.wallClockOffset(trace.counts) {
-                offset = anchored
-            } else {
-                offset = Terminal.wallClockOffsetNow
-                Terminal.error(
-                    "trace-view: warning: the trace has no wall-clock anchor: span times are placed by this machine's clocks "
-                        + "now (right for a trace recorded here since the last boot)")
-            }
-            let export = OTLPTraceExport(
-                index: TraceIndex(trace.events), hosts: trace.hosts.merging(input.hosts) { $1 }, wallClockOffset: offset)
-            if let settings {
-                try OTLPSender(settings: settings, allowPartial: args.flag("allow-partial")).send(export, from: resumeAt)
-            } else {
-                export.write { output.write($0) }
-            }
+            notes = try OTLPExport.run(
+                input: input, selection: &selection, args: args, settings: settings, from: resumeAt, output: output)
         case "jsonl":
             var buffer: [UInt8] = []
             var written = 0

@@ -269,6 +269,9 @@ public struct WindowedBreakdowns: TraceConsumer {
     /// The breakdowns found and not yet taken (a request whose window did not yield one — a
     /// damaged trace — has none).
     public private(set) var breakdowns: [TraceIndex.Key: LatencyBreakdown] = [:]
+    /// With `keepsWindows`, each found breakdown's window's index.
+    package private(set) var windows: [TraceIndex.Key: TraceIndex] = [:]
+    private var keepsWindows = false
 
     /// Hands over the breakdowns found so far, so that a caller who folds them as they come
     /// (``LatencyByEvent/Tail``) holds none.
@@ -281,6 +284,24 @@ public struct WindowedBreakdowns: TraceConsumer {
     public init(_ requests: consuming [RequestWindows.Request]) {
         requests.sort { $0.first < $1.first }
         self.requests = requests
+    }
+
+    /// Breaks down `requests` keeping each window's index too (``windows``).
+    package init(_ requests: consuming [RequestWindows.Request], keepsWindows: Bool) {
+        self.init(requests)
+        self.keepsWindows = keepsWindows
+    }
+
+    /// Hands over the breakdowns found so far with their windows' indexes.
+    package mutating func takeWithWindows() -> [(breakdown: LatencyBreakdown, window: TraceIndex)] {
+        defer {
+            breakdowns = [:]
+            windows = [:]
+        }
+        return breakdowns.sorted { ($0.key.runtime.rawValue, $0.key.id) < ($1.key.runtime.rawValue, $1.key.id) }.compactMap {
+            key, b in
+            windows[key].map { (b, $0) }
+        }
     }
 
     public mutating func consume(_ e: TraceEvent) {
@@ -301,6 +322,7 @@ public struct WindowedBreakdowns: TraceConsumer {
             let index = TraceIndex(Array(events))
             if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) {
                 breakdowns[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = b
+                if keepsWindows { windows[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = index }
             }
         }
         // Let go of what no open or later window of each runtime reads.

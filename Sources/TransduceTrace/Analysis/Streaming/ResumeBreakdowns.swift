@@ -15,6 +15,10 @@ package struct ResumeBreakdowns {
     private var position = 0
     /// The breakdowns found and not yet taken, in resume order.
     package private(set) var found: [LatencyBreakdown] = []
+    /// With `keepsWindows`, the index of each found breakdown's window, in the same order (what
+    /// else a request's window says: its error, its tasks' cancellations).
+    package private(set) var windowsFound: [TraceIndex] = []
+    private let keepsWindows: Bool
     /// Requests whose windows reach back before what was kept, in resume order.
     package private(set) var missed: [RequestWindows.Request] = []
     /// Whether more than ``maxMissed`` were missed (the rest are lost: say so).
@@ -44,7 +48,10 @@ package struct ResumeBreakdowns {
         }
     }
 
-    package init(maxKept: Int = 500_000) { self.maxKept = max(1, maxKept) }
+    package init(maxKept: Int = 500_000, keepsWindows: Bool = false) {
+        self.maxKept = max(1, maxKept)
+        self.keepsWindows = keepsWindows
+    }
 
     /// Takes the next event of the stream, in order.
     package mutating func consume(_ e: TraceEvent) {
@@ -67,8 +74,20 @@ package struct ResumeBreakdowns {
 
     /// Hands over the breakdowns found so far.
     package mutating func take() -> [LatencyBreakdown] {
-        defer { found.removeAll(keepingCapacity: true) }
+        defer {
+            found.removeAll(keepingCapacity: true)
+            windowsFound.removeAll()
+        }
         return found
+    }
+
+    /// Hands over the breakdowns found so far with their windows' indexes (`keepsWindows`).
+    package mutating func takeWithWindows() -> [(breakdown: LatencyBreakdown, window: TraceIndex)] {
+        defer {
+            found.removeAll(keepingCapacity: true)
+            windowsFound.removeAll()
+        }
+        return Array(zip(found, windowsFound))
     }
 
     private mutating func breakDown(_ r: RequestWindows.Request) {
@@ -86,7 +105,10 @@ package struct ResumeBreakdowns {
             if events.events[mid].position < r.first { low = mid + 1 } else { high = mid }
         }
         let index = TraceIndex(events.events[low...].map(\.event))
-        if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) { found.append(b) }
+        if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) {
+            found.append(b)
+            if keepsWindows { windowsFound.append(index) }
+        }
     }
 
     /// Lets go of the oldest quarter of the runtime keeping most.

@@ -27,10 +27,7 @@ public struct OTLPTraceExport {
 
     private let index: TraceIndex
     private let breakdowns: [LatencyBreakdown]
-    private let hosts: [UInt32: String]
-    private let offset: Int64
-    /// Each runtime's transducer and host type (its start event's labels).
-    private var runtimes: [RuntimeKey: (name: String, host: String)] = [:]
+    private var builder = OTLPSpanBuilder()
     /// Each request's position in `breakdowns`, to link to it.
     private var byDispatch: [TraceIndex.Key: Int] = [:]
 
@@ -38,12 +35,12 @@ public struct OTLPTraceExport {
     /// `wallClockOffset` is `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` when the trace was recorded.
     public init(index: TraceIndex, hosts: [UInt32: String], wallClockOffset: Int64) {
         self.index = index
-        self.hosts = hosts
-        offset = wallClockOffset
+        builder.hosts = hosts
+        builder.offset = wallClockOffset
         breakdowns = index.latencyBreakdowns().sorted {
             ($0.start.plus($0.total), $0.dispatch) < ($1.start.plus($1.total), $1.dispatch)
         }
-        for e in index.events where e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
+        for e in index.events where e.kind == .runtimeStart { builder.runtimes[e.runtimeKey] = (e.label, e.label2) }
         for (i, b) in breakdowns.enumerated() { byDispatch[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)] = i }
     }
 
@@ -82,144 +79,17 @@ public struct OTLPTraceExport {
         }
     }
 
-    // MARK: Ids
-
-    /// 64 bits of FNV-1a over `text`: a request's trace id starts with its runtime's.
-    private static func fnv(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return hash
-    }
-
-    private func runtimeHash(_ runtime: RuntimeKey) -> UInt64 {
-        Self.fnv("\(hosts[runtime.process] ?? "")/\(runtime.process)/\(runtime.runtime)")
-    }
-
-    /// The request's trace id (its context's, else its runtime's hash, then its dispatch) and the
-    /// id of its span number `n` (0: the request's): the same trace gives the same ids.
-    private func ids(_ b: LatencyBreakdown, span n: Int) -> (trace: OTLP.TraceID, span: UInt64) {
-        let high = runtimeHash(b.runtime)
-        var span = (high ^ b.dispatch &* 0x9e37_79b9_7f4a_7c15) &+ UInt64(n)
-        if span == 0 { span = 1 }
-        let trace =
-            b.traceContext.map { OTLP.TraceID(high: $0.traceIDHigh, low: $0.traceIDLow) }
-            ?? OTLP.TraceID(high: high, low: b.dispatch)
-        return (trace, span)
-    }
-
-    // MARK: Spans
-
-    /// The spans of `batch`, a resource per runtime in the order the batch first shows them.
+    /// The spans of a batch of requests.
     private func batch(_ batch: ArraySlice<LatencyBreakdown>) -> [OTLP.ResourceSpans] {
-        var order: [RuntimeKey] = []
-        var groups: [RuntimeKey: [OTLP.Span]] = [:]
-        for b in batch {
-            if groups[b.runtime] == nil { order.append(b.runtime) }
-            groups[b.runtime, default: []].append(contentsOf: spans(of: b))
-        }
-        return order.map { OTLP.ResourceSpans(resource: resource($0), spans: groups[$0] ?? []) }
+        builder.batch(batch.map { b in (b, builder.spans(of: b, in: index) { link(of: $0, in: b) }) })
     }
 
-    private func resource(_ runtime: RuntimeKey) -> OTLP.Attributes {
-        let started = runtimes[runtime]
-        var pairs: OTLP.Attributes = [
-            ("service.name", .string(started.map { $0.name.isEmpty ? "transduce" : $0.name } ?? "transduce")),
-            ("transduce.runtime", .int(runtime.runtime)),
-        ]
-        if runtime.process != 0 { pairs.append(("process.pid", .int(UInt64(runtime.process)))) }
-        if let host = hosts[runtime.process], !host.isEmpty { pairs.append(("host.name", .string(host))) }
-        if let kind = started?.host, !kind.isEmpty { pairs.append(("transduce.host", .string(kind))) }
-        return pairs
-    }
-
-    private func unix(_ t: UInt64) -> UInt64 {
-        offset >= 0 ? t &+ UInt64(offset) : t.minus(UInt64(-offset))
-    }
-
-    /// The root span of `b` and a span per part.
-    private func spans(of b: LatencyBreakdown) -> [OTLP.Span] {
-        let root = ids(b, span: 0)
-        var pairs: OTLP.Attributes = [
-            ("transduce.dispatch", .int(b.dispatch)), ("transduce.style", .string(b.styleName)),
-            ("transduce.event", .string(b.label)), ("transduce.outcome", .string(b.outcomeName)),
-        ]
-        if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
-        // Under the caller's span when the dispatch recorded one.
-        var spans = [
-            OTLP.Span(
-                trace: root.trace, id: root.span, parent: b.traceContext?.spanID ?? 0, name: "\(b.styleName)(\(b.label))",
-                kind: .internal, start: unix(b.start), end: unix(max(b.start.plus(b.total), b.start)), attributes: pairs,
-                status: b.outcome == .error ? OTLP.Status(message: errorMessage(of: b)) : nil)
-        ]
-        for (n, part) in b.parts.enumerated() {
-            var pairs: OTLP.Attributes = [("transduce.part", .string("\(part.kind)"))]
-            if part.cycle != 0 { pairs.append(("transduce.cycle", .int(part.cycle))) }
-            if part.task != 0 { pairs.append(("transduce.task", .int(part.task))) }
-            if part.dispatch != 0 { pairs.append(("transduce.dispatch", .int(part.dispatch))) }
-            let end = part.start.plus(part.nanos)
-            let events = (holders(of: part) + cancels(of: part, in: b, until: end)).map {
-                OTLP.Event(time: unix($0.time), name: $0.name, attributes: $0.attributes)
-            }
-            var links: [OTLP.Link] = []
-            if let (other, how) = link(of: part, in: b) {
-                let target = ids(other, span: 0)
-                links.append(
-                    OTLP.Link(
-                        trace: target.trace, span: target.span,
-                        attributes: [("transduce.link", .string(how)), ("transduce.dispatch", .int(other.dispatch))]))
-            }
-            spans.append(
-                OTLP.Span(
-                    trace: root.trace, id: ids(b, span: n + 1).span, parent: root.span, name: part.title, kind: .internal,
-                    start: unix(part.start), end: unix(max(end, part.start)), attributes: pairs, events: events, links: links))
-        }
-        return spans
-    }
-
-    /// A span event: when, what, and its attributes.
-    private typealias SpanEvent = (time: UInt64, name: String, attributes: OTLP.Attributes)
-
-    /// An event for each cycle that held the gate while `part` waited, at the wait's start.
-    private func holders(of part: LatencyBreakdown.Part) -> [SpanEvent] {
-        part.heldBy.map { h in
-            var held: OTLP.Attributes = [("transduce.held_ns", .int(h.nanos))]
-            if h.cycle != 0 { held.append(("transduce.cycle", .int(h.cycle))) }
-            return (part.start, h.cycle == 0 ? "held by other cycles" : "held by cycle #\(h.cycle) \(h.label)", held)
-        }
-    }
-
-    /// An event for each cancellation of `part`'s task while the part lasted (a replacement, a
-    /// `.cancel`, a `uniqueRequest`, the runtime's stop), with its reason.
-    private func cancels(of part: LatencyBreakdown.Part, in b: LatencyBreakdown, until end: UInt64) -> [SpanEvent] {
-        guard part.task != 0, let task = index.tasks[TraceIndex.Key(runtime: b.runtime, id: part.task)] else { return [] }
-        return task.cancels.map { index.events[$0] }.filter { $0.time >= part.start && $0.time <= end }.map { e in
-            let attributes: OTLP.Attributes = [("transduce.task", .int(e.task)), ("transduce.reason", .string(e.codeName))]
-            return (e.time, "task cancelled: \(e.codeName)", attributes)
-        }
-    }
-
-    /// The status message of a request resumed with an error: the error its resume recorded.
-    private func errorMessage(of b: LatencyBreakdown) -> String {
-        let resume = index.dispatches[TraceIndex.Key(runtime: b.runtime, id: b.dispatch)]?.resumes.first
-        let label = resume.map { index.events[$0].label } ?? ""
-        return label.isEmpty ? "error" : label
-    }
-
-    /// The request whose cycle started the task of `part`, when not `b` itself, and how.
-    private func link(of part: LatencyBreakdown.Part, in b: LatencyBreakdown) -> (LatencyBreakdown, String)? {
+    /// The request whose cycle started the task of `part`, where it is one the export holds.
+    private func link(of part: LatencyBreakdown.Part, in b: LatencyBreakdown) -> OTLPSpanBuilder.LinkTarget? {
         guard part.task != 0, let task = index.tasks[TraceIndex.Key(runtime: b.runtime, id: part.task)],
-            let cycle = index.cycles[TraceIndex.Key(runtime: b.runtime, id: task.cycle)], cycle.dispatch != b.dispatch,
+            let cycle = index.cycles[TraceIndex.Key(runtime: b.runtime, id: task.cycle)],
             let other = byDispatch[TraceIndex.Key(runtime: b.runtime, id: cycle.dispatch)]
         else { return nil }
-        let how: String
-        switch part.kind {
-        case .sharedTask: how = "joined"
-        case .replacedTask: how = "replaced"
-        default: how = "carried"
-        }
-        return (breakdowns[other], how)
+        return (breakdowns[other].dispatch, breakdowns[other].traceContext)
     }
 }

@@ -5,23 +5,43 @@ import TransduceTrace
     import Glibc
 #endif
 
-/// Sends an export's batches to a collector, each within the settings' time limit, retrying as
-/// ``ExportRetry`` says; stops at the first batch the collector does not take, saying how far it
-/// got and how to send the rest; counts what the collector took but rejected (a partial
-/// success). The shell around ``OTLPConnection`` and ``ExportRetry``: it sleeps, posts and
-/// prints, and decides nothing itself.
-struct OTLPSender {
+/// Sends an export's batches to a collector as they come, each within the settings' time
+/// limit, retrying as ``ExportRetry`` says; stops at the first batch the collector does not take,
+/// saying how far it got and how to send the rest; counts what the collector took but rejected
+/// (a partial success). The shell around ``OTLPConnection`` and ``ExportRetry``: it sleeps, posts
+/// and prints, and decides nothing itself.
+final class OTLPSender {
     let settings: OTLPSettings
     let allowPartial: Bool
+    private let connection: OTLPConnection
+    /// The export's requests, and the position it starts at (`--resume-at`).
+    private let total: Int
+    private let first: Int
+    private var tally = Tally()
+    private var failure: CLIError?
 
-    /// What the sending came to, for the closing line and the tests.
+    /// What the sending came to, for the closing line.
     struct Tally {
+        /// The position up to which the collector took the requests.
         var requests = 0
         var posts = 0
         var retries = 0
         var bytes = 0
         var rejected: UInt64 = 0
         var rejections: [String] = []
+    }
+
+    /// A sender of an export of `total` requests from position `first` on.
+    init(settings: OTLPSettings, allowPartial: Bool, total: Int, from first: Int) throws {
+        guard first <= total else {
+            throw CLIError.usage("--resume-at \(first) is past the export's \(total) requests")
+        }
+        self.settings = settings
+        self.allowPartial = allowPartial
+        self.total = total
+        self.first = first
+        tally.requests = first
+        connection = OTLPConnection(settings)
     }
 
     /// The endpoint without any user name or password, for messages.
@@ -34,23 +54,21 @@ struct OTLPSender {
         return String(url[..<scheme.upperBound]) + String(rest[rest.index(after: at)...])
     }
 
-    func send(_ export: OTLPTraceExport, from first: Int) throws {
-        guard first <= export.requests else {
-            throw CLIError.usage("--resume-at \(first) is past the export's \(export.requests) requests")
+    /// Sends one batch (the export's `requests`); `false` once the export has failed (the
+    /// export stops there, and ``finish()`` throws why).
+    func send(_ body: [UInt8], _ requests: Range<Int>) -> Bool {
+        guard failure == nil else { return false }
+        do {
+            try sendBatch(body, requests)
+            return true
+        } catch {
+            failure = error as? CLIError ?? CLIError("\(error)", .collectorFailed)
+            return false
         }
-        let connection = OTLPConnection(settings)
-        var tally = Tally()
-        tally.requests = first
-        var failure: CLIError?
-        export.write(settings.encoding, from: first) { body, requests in
-            do {
-                try sendBatch(body, requests, on: connection, total: export.requests, tally: &tally)
-                return true
-            } catch {
-                failure = error as? CLIError ?? CLIError("\(error)", .collectorFailed)
-                return false
-            }
-        }
+    }
+
+    /// Says what was sent; throws what stopped the export, or the spans the collector rejected.
+    func finish() throws {
         if let failure { throw failure }
         let wire = settings.compression == .gzip ? "gzip, " : ""
         let summary =
@@ -72,9 +90,7 @@ struct OTLPSender {
 
     /// POSTs one batch until it is taken, retried as ``ExportRetry`` says, or throws what ended
     /// it.
-    private func sendBatch(
-        _ encoded: [UInt8], _ requests: Range<Int>, on connection: OTLPConnection, total: Int, tally: inout Tally
-    ) throws {
+    private func sendBatch(_ encoded: [UInt8], _ requests: Range<Int>) throws {
         let body: [UInt8]
         if settings.compression == .gzip {
             guard let compressed = OTLPConnection.gzip(encoded) else {

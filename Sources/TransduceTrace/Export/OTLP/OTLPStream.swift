@@ -1,0 +1,157 @@
+import Transduce
+
+/// ``OTLPTraceExport`` for a trace too large to hold: the same spans, made as the trace is read,
+/// in memory that follows what is open (about 100 MB at 10M events, flat after), in two passes
+/// over the same events (three where a request waited past what the second could keep):
+///
+/// 1. ``Census`` learns which requests resumed (the ones a link may point at), each runtime's
+///    names, and how many requests there are;
+/// 2. ``consume(_:)`` breaks each request down at its resume from its window
+///    (``ResumeBreakdowns``), builds its spans, and hands a batch of ``OTLPTraceExport/requestsPerLine``
+///    requests at a time to its sink, encoded;
+/// 3. ``missed`` requests (their windows reached back past what pass 2 kept) go through
+///    ``consumeMissed(_:)`` over the events once more.
+///
+/// The order is the resumes' (then the missed ones', by runtime and dispatch): the same trace and
+/// selection always give the same order, so `from` resumes an export that stopped part-way.
+package struct OTLPStream {
+    /// The first pass: what the second needs to know in advance.
+    package struct Census: TraceConsumer {
+        private var windows = RequestWindows(keeps: false)
+        /// The resumed requests' dispatch ids, per runtime.
+        fileprivate var resumed: [RuntimeKey: IDRanges] = [:]
+        fileprivate var runtimes: [RuntimeKey: (name: String, host: String)] = [:]
+        /// How many requests the export holds.
+        package private(set) var requests = 0
+
+        package init() {}
+
+        package mutating func consume(_ e: TraceEvent) {
+            if e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
+            windows.consume(e)
+            guard windows.hasResumed else { return }
+            for r in windows.takeResumed() {
+                requests += 1
+                resumed[r.runtime, default: IDRanges()].insert(r.dispatch)
+            }
+        }
+    }
+
+    /// Which request's cycle started each task, and the trace context each dispatch was made
+    /// under: what a link names. Bounded: a task started more than ``capacity`` tasks before the
+    /// request it carried is linked no more.
+    private struct Origins {
+        static let capacity = 1 << 18
+        private var cycles = RecentlyDone<TraceIndex.Key, UInt64>(capacity: 1 << 16)
+        private var tasks = RecentlyDone<TraceIndex.Key, UInt64>(capacity: capacity)
+        private var contexts = RecentlyDone<TraceIndex.Key, TraceContext>(capacity: capacity)
+
+        mutating func consume(_ e: TraceEvent) {
+            let runtime = e.runtimeKey
+            switch e.kind {
+            case .cycleEnter: _ = cycles.insert(TraceIndex.Key(runtime: runtime, id: e.cycle), e.dispatch)
+            case .taskSpawn:
+                if let dispatch = cycles[TraceIndex.Key(runtime: runtime, id: e.cycle)] {
+                    _ = tasks.insert(TraceIndex.Key(runtime: runtime, id: e.task), dispatch)
+                }
+            case .traceContext:
+                if let context = e.traceContext { _ = contexts.insert(TraceIndex.Key(runtime: runtime, id: e.dispatch), context) }
+            default: break
+            }
+        }
+
+        func origin(of task: UInt64, in runtime: RuntimeKey) -> UInt64? { tasks[TraceIndex.Key(runtime: runtime, id: task)] }
+        func context(of dispatch: UInt64, in runtime: RuntimeKey) -> TraceContext? {
+            contexts[TraceIndex.Key(runtime: runtime, id: dispatch)]
+        }
+    }
+
+    private let census: Census
+    private var builder = OTLPSpanBuilder()
+    private var breakdowns: ResumeBreakdowns
+    private var missedBreakdowns: WindowedBreakdowns?
+    private var origins = Origins()
+    private var batch: [(breakdown: LatencyBreakdown, spans: [OTLP.Span])] = []
+    /// Requests met so far, in the export's order (those before `first` are skipped).
+    private var position = 0
+    /// The position of the batch's first request.
+    private var batchStart = 0
+    private let first: Int
+    private let encoding: OTLPEncoding
+    private let emit: (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+    /// Whether the sink asked to stop (the rest is read but not exported).
+    package private(set) var stopped = false
+
+    /// The export of the requests `census` found, from position `first` on, each batch handed to
+    /// `emit` in `encoding` (return `false` to stop); `hosts` names each pid's host, and
+    /// `wallClockOffset` is `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` when the trace was recorded.
+    /// `maxKept` bounds the events pass 2 keeps (``ResumeBreakdowns``).
+    package init(
+        census: Census, hosts: [UInt32: String], wallClockOffset: Int64, encoding: OTLPEncoding, from first: Int = 0,
+        maxKept: Int = 500_000, emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+    ) {
+        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true)
+        self.census = census
+        builder.runtimes = census.runtimes
+        builder.hosts = hosts
+        builder.offset = wallClockOffset
+        self.first = max(0, first)
+        self.encoding = encoding
+        self.emit = emit
+    }
+
+    /// The second pass: takes the next event of the trace, in order.
+    package mutating func consume(_ e: TraceEvent) {
+        origins.consume(e)
+        breakdowns.consume(e)
+        guard !breakdowns.found.isEmpty else { return }
+        for (b, window) in breakdowns.takeWithWindows() { add(b, window) }
+    }
+
+    /// The requests the second pass could not break down (read them with ``consumeMissed(_:)``
+    /// over the events once more), and whether more than ``ResumeBreakdowns/maxMissed`` were
+    /// (those are left out).
+    package var missed: (requests: [RequestWindows.Request], overflow: Bool) {
+        (breakdowns.missed, breakdowns.missedOverflow)
+    }
+
+    /// The third pass, where ``missed`` has requests: takes the next event, in order.
+    package mutating func consumeMissed(_ e: TraceEvent) {
+        if missedBreakdowns == nil {
+            missedBreakdowns = WindowedBreakdowns(breakdowns.missed, keepsWindows: true)
+            origins = Origins()
+        }
+        origins.consume(e)
+        missedBreakdowns?.consume(e)
+        guard missedBreakdowns?.breakdowns.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
+        for (b, window) in found { add(b, window) }
+    }
+
+    /// Hands over the last batch; call once, after the last pass.
+    package mutating func finish() { flush() }
+
+    private mutating func add(_ b: LatencyBreakdown, _ window: TraceIndex) {
+        defer { position += 1 }
+        guard !stopped, position >= first else { return }
+        var b = b
+        // The context event comes before the dispatch, outside the window.
+        if b.traceContext == nil { b.traceContext = origins.context(of: b.dispatch, in: b.runtime) }
+        let resumed = census.resumed[b.runtime]
+        let origins = origins
+        if batch.isEmpty { batchStart = position }
+        let spans = builder.spans(of: b, in: window) { part in
+            guard let dispatch = origins.origin(of: part.task, in: b.runtime), resumed?.contains(dispatch) == true else {
+                return nil
+            }
+            return (dispatch, origins.context(of: dispatch, in: b.runtime))
+        }
+        batch.append((b, spans))
+        if batch.count == OTLPTraceExport.requestsPerLine { flush() }
+    }
+
+    private mutating func flush() {
+        guard !batch.isEmpty, !stopped else { return }
+        if !emit(encoding.encode(builder.batch(batch)), batchStart..<(batchStart + batch.count)) { stopped = true }
+        batch.removeAll(keepingCapacity: true)
+    }
+}
