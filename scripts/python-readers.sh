@@ -8,8 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 target=.build/py
 # The versions the tests were written against (PyPI), pinned so that every machine reads alike.
-packages=(perfetto==0.59.1 protobuf opentelemetry-proto==1.45.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2)
-if [ -x "$target/bin/python" ] && "$target/bin/python" -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2, opentelemetry.proto.trace.v1.trace_pb2, opentelemetry.exporter.otlp.proto.http.trace_exporter' 2>/dev/null; then
+packages=(perfetto==0.59.1 protobuf opentelemetry-proto==1.45.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 jsonschema==4.26.0)
+if [ -x "$target/bin/python" ] && "$target/bin/python" -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2, opentelemetry.proto.trace.v1.trace_pb2, opentelemetry.exporter.otlp.proto.http.trace_exporter, jsonschema' 2>/dev/null; then
     exit 0
 fi
 python=$(command -v python3 || true)

@@ -265,7 +265,7 @@ import TransduceTestSupport
         let file = directory.file("bounded.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: file)
         let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]
-        for holding in [["sequence"], ["export", "--format", "mermaid"], ["export", "--format", "otlp"]] {
+        for holding in [["sequence"], ["export", "--format", "mermaid"]] {
             let over = try await traceViewAsync(holding + [file], environment: bound)
             #expect(over.status == 80, "\(holding): \(over.err)")
             #expect(over.err.contains("more than 1000 events") && over.err.contains("TRACE_VIEW_MAX_EVENTS"), "\(over.err)")
@@ -275,6 +275,7 @@ import TransduceTestSupport
         for streaming in [
             ["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["tui"], ["export", "--format", "chrome"],
             ["export", "--format", "perfetto"], ["export", "--format", "csv", "--table", "requests"],
+            ["export", "--format", "otlp"],
             ["sequence", "--runtime", "2", "--request", "500"],
         ] {
             let result = try await traceViewAsync(streaming + [file], environment: bound)

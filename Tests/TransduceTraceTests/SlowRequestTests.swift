@@ -209,7 +209,9 @@ enum Delays: Transducer {
         #expect(out.contains("Slowest requests: 3 of 12 awaited"))
         #expect(out.contains("gate held by syncPrices cycle #13 async action"))
         let (_, json, _) = try traceView(["slow", "--json", "--over", "1ms", demo])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let list = try json.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(list.count == 4)
         for item in list {
             let parts = try #require(item["parts"] as? [[String: Any]])

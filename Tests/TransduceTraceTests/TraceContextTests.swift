@@ -125,7 +125,9 @@ import TransduceTestSupport
         try TraceFileWriter.write(trace, to: file)
         let (status, out, err) = try await traceViewAsync(["slow", "--json", "--top", "1000", file])
         #expect(status == 0, "\(err)")
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        let rows = try out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         // One process: a request is its runtime and dispatch.
         var origin: [[UInt64]: UInt64] = [:]
         for e in trace.events where e.kind == .dispatch { origin[[e.runtime, e.dispatch]] = e.otherTask }

@@ -36,10 +36,48 @@ enum TableCell {
     case null
 }
 
-/// A command's columns, named once: the rows it writes, its `--help` and the tests read them.
+/// One column of a table: its name, what it holds, and the JSON type of its values.
+struct Column: Sendable {
+    let name: String
+    let meaning: String
+    let type: ColumnType
+
+    init(_ name: String, _ meaning: String, _ type: ColumnType = .string) {
+        self.name = name
+        self.meaning = meaning
+        self.type = type
+    }
+}
+
+/// What a column's JSON values are, as a JSON Schema fragment says it.
+indirect enum ColumnType: Sendable {
+    case string, integer, boolean, integers
+    case orNull(ColumnType)
+    /// A value of its own shape: the JSON Schema fragment that describes it.
+    case json(String)
+
+    /// The fragment (sorted keys, no spaces: the schema files compare byte for byte).
+    var schema: String {
+        switch self {
+        case .string: #"{"type":"string"}"#
+        case .integer: #"{"minimum":0,"type":"integer"}"#
+        case .boolean: #"{"type":"boolean"}"#
+        case .integers: #"{"items":{"minimum":0,"type":"integer"},"type":"array"}"#
+        case .orNull(let type): #"{"anyOf":[\#(type.schema),{"type":"null"}]}"#
+        case .json(let fragment): fragment
+        }
+    }
+}
+
+/// A command's columns, named once: the rows it writes, its `--help`, its JSON Schema
+/// (`docs/schemas/`) and the tests read them.
 struct TableSchema {
-    /// Each column's name and what it holds.
-    let columns: [(name: String, meaning: String)]
+    /// The version every JSON row carries (`schema_version`) and each schema's `$id` names: it
+    /// changes when a column is renamed, retyped or removed (a column added keeps it).
+    static let version = 1
+
+    /// Each column's name, what it holds, and its type.
+    let columns: [Column]
     /// What one row is.
     let row: String
 
@@ -77,13 +115,37 @@ struct TableSchema {
             case .csv: out.append(row.map(Self.csv).joined(separator: ","))
             case .json, .text:
                 out.append(
-                    "{" + zip(columns, row).map { Self.json($0.name) + ":" + Self.json($1) }.joined(separator: ",") + "}")
+                    "{\"schema_version\":\(Self.version),"
+                        + zip(columns, row).map { Self.json($0.name) + ":" + Self.json($1) }.joined(separator: ",") + "}")
             }
         }
         return out
     }
 
     static func json(_ s: String) -> String { Escaping.json(s) }
+
+    /// The JSON Schema (draft 2020-12) of one JSON row of `command`: every column required and
+    /// described, nothing else allowed. What `docs/schemas/COMMAND.schema.json` holds.
+    func jsonSchema(command: String) -> String {
+        let properties =
+            [#"    "schema_version": {"const":\#(Self.version),"description":"the version of this shape"}"#]
+            + columns.map { "    \(Self.json($0.name)): {\"description\":\(Self.json($0.meaning)),\($0.type.schema.dropFirst())" }
+        let required = (["schema_version"] + columns.map(\.name)).map(Self.json).joined(separator: ", ")
+        return [
+            "{",
+            #"  "$schema": "https://json-schema.org/draft/2020-12/schema","#,
+            #"  "$id": "https://github.com/transduce/trace-view/schemas/\#(command)/v\#(Self.version)","#,
+            #"  "title": \#(Self.json("trace-view \(command) --format json: one row per \(row)")),"#,
+            #"  "type": "object","#,
+            #"  "additionalProperties": false,"#,
+            #"  "required": [\#(required)],"#,
+            #"  "properties": {"#,
+            properties.joined(separator: ",\n"),
+            "  }",
+            "}",
+            "",
+        ].joined(separator: "\n")
+    }
 
     static func json(_ cell: TableCell) -> String {
         switch cell {

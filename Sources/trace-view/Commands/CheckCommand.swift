@@ -29,10 +29,11 @@ enum CheckCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            ("rule", "the invariant broken (oneCycleAtATime, fifoAdmission, ...)"),
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
-            ("message", "what the events show"), ("events", "how many events show it"),
-            ("first_ns", "the first of them (CLOCK_MONOTONIC ns; null for none)"),
+            Column("rule", "the invariant broken (oneCycleAtATime, fifoAdmission, ...)"),
+            Column("runtime", "the runtime's id within its process", .integer),
+            Column("pid", "its process (null when the trace has none)", .orNull(.integer)),
+            Column("message", "what the events show"), Column("events", "how many events show it", .integer),
+            Column("first_ns", "the first of them (CLOCK_MONOTONIC ns; null for none)", .orNull(.integer)),
         ], row: "violation")
 
     static func run(_ args: Arguments) throws {

@@ -18,10 +18,13 @@ enum ContentionCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            ("label", "the event whose cycles held the gate, or whose requests waited"),
-            ("cycles", "its cycles"), ("held_ns", "their total hold of the gate"), ("longest_hold_ns", "the longest"),
-            ("requests", "its awaited requests resumed"), ("request_p99_ns", "their p99 latency (null for none)"),
-            ("p99_exact", "false when the label had more requests than the p99 is kept exactly for"),
+            Column("label", "the event whose cycles held the gate, or whose requests waited"),
+            Column("cycles", "its cycles", .integer), Column("held_ns", "their total hold of the gate", .integer),
+            Column("longest_hold_ns", "the longest", .integer), Column("requests", "its awaited requests resumed", .integer),
+            Column("request_p99_ns", "their p99 latency (null for none)", .orNull(.integer)),
+            Column(
+                "p99_exact", "false when the label had more requests than the p99 is kept exactly for (null for none)",
+                .orNull(.boolean)),
         ], row: "event label, most held first")
 
     static func run(_ args: Arguments) throws {

@@ -80,9 +80,10 @@ enum ExportCommand: Subcommand {
             jsonl: one event per line, never longer than the 1 MiB a JSON Lines reader reads (an
             event whose escaped texts would make it longer has them cut to 32 KiB, with a
             warning).
-            csv: one table (RFC 4180, a header line, CRLF line ends) for pandas, DuckDB or a
-            spreadsheet: requests (one row per resumed awaited request with its latency split by
-            part, as slow), tasks (as tasks), cycles or events; written as the trace is read, in
+            csv: one table (RFC 4180 quoting, a header line, LF line ends like every other output)
+            for pandas, DuckDB or a spreadsheet: requests (one row per resumed awaited request
+            with its latency split by part, as slow), tasks (as tasks), cycles or events; written
+            as the trace is read, in
             memory that follows what is open, not the trace (requests reads a file twice).
             Writes to standard output unless --output is given.
             """,

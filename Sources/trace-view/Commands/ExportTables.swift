@@ -8,33 +8,37 @@ enum ExportTables {
     static let names = ["requests", "tasks", "cycles", "events"]
 
     static let requests = TableSchema(
-        // slow's columns (the parts as columns of their own, not a JSON array).
-        columns: SlowCommand.table.columns.filter { $0.name != "parts" }
-            + LatencyBreakdown.Part.Kind.allCases.map { (column($0), "time in \($0.rawValue) parts (see slow)") } + [
-                ("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")
-            ], row: "resumed awaited request, in resume order")
+        // slow's columns (the parts as columns of their own, not a JSON array; the trace context
+        // is slow's, which holds only the requests it shows).
+        columns: SlowCommand.table.columns.filter { !["parts", "trace_id", "parent_span_id"].contains($0.name) }
+            + LatencyBreakdown.Part.Kind.allCases.map { Column(column($0), "time in \($0.rawValue) parts (see slow)", .integer) }
+            + [Column("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")],
+        row: "resumed awaited request, in resume order")
 
     static let cycles = TableSchema(
         columns: [
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (empty when the trace has none)"),
-            ("cycle", "the cycle's id"), ("dispatch", "the dispatch it ran"), ("label", "that dispatch's event"),
-            ("style", "its style"), ("enter_ns", "when it entered the gate (CLOCK_MONOTONIC ns)"),
-            ("waited_ns", "dispatch to enter (empty when the dispatch is not in the trace)"),
-            ("leave_ns", "when it left (empty while open at the end)"), ("held_ns", "enter to leave"),
-            ("steps", "transduce steps"), ("outcome", "settled, handedOff, ..."), ("effects", "effects it ran"),
-            ("spawned", "tasks it spawned"),
+            Column("runtime", "the runtime's id within its process"),
+            Column("pid", "its process (empty when the trace has none)"),
+            Column("cycle", "the cycle's id"), Column("dispatch", "the dispatch it ran"),
+            Column("label", "that dispatch's event"),
+            Column("style", "its style"), Column("enter_ns", "when it entered the gate (CLOCK_MONOTONIC ns)"),
+            Column("waited_ns", "dispatch to enter (empty when the dispatch is not in the trace)"),
+            Column("leave_ns", "when it left (empty while open at the end)"), Column("held_ns", "enter to leave"),
+            Column("steps", "transduce steps"), Column("outcome", "settled, handedOff, ..."), Column("effects", "effects it ran"),
+            Column("spawned", "tasks it spawned"),
         ], row: "cycle, in the order they left (open ones last)")
 
     static let events = TableSchema(
         columns: [
-            ("time_ns", "CLOCK_MONOTONIC ns"), ("pid", "the recording process (empty when the trace has none)"),
-            ("thread", "the recording thread"), ("runtime", "the runtime's id within its process"), ("kind", "the event kind"),
-            ("dispatch", "dispatch id (0: none)"), ("cycle", "cycle id"), ("task", "task id"),
-            ("other_task", "origin task (dispatch), replaced task (taskSpawn)"), ("step", "step in its cycle"),
-            ("code", "style, outcome, reason, policy or effect kind, by kind"), ("code2", "a rejection's reason"),
-            ("count", "queue capacity or depth, or waiters"), ("nanos", "waited, held, duration, ran or latency"),
-            ("label", "event, task name, error or transducer"), ("label2", "host kind (runtimeStart)"),
-            ("payload", "the redacted payload, when captured"),
+            Column("time_ns", "CLOCK_MONOTONIC ns"), Column("pid", "the recording process (empty when the trace has none)"),
+            Column("thread", "the recording thread"), Column("runtime", "the runtime's id within its process"),
+            Column("kind", "the event kind"),
+            Column("dispatch", "dispatch id (0: none)"), Column("cycle", "cycle id"), Column("task", "task id"),
+            Column("other_task", "origin task (dispatch), replaced task (taskSpawn)"), Column("step", "step in its cycle"),
+            Column("code", "style, outcome, reason, policy or effect kind, by kind"), Column("code2", "a rejection's reason"),
+            Column("count", "queue capacity or depth, or waiters"), Column("nanos", "waited, held, duration, ran or latency"),
+            Column("label", "event, task name, error or transducer"), Column("label2", "host kind (runtimeStart)"),
+            Column("payload", "the redacted payload, when captured"),
         ], row: "event, in trace order")
 
     static func column(_ kind: LatencyBreakdown.Part.Kind) -> String {
@@ -93,7 +97,7 @@ enum ExportTables {
             var text = ""
             for line in schema.lines(pending, format: .csv, header: header) {
                 text += line
-                text += "\r\n"
+                text += "\n"
             }
             header = false
             pending.removeAll(keepingCapacity: true)

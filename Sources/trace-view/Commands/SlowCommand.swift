@@ -10,10 +10,7 @@ enum SlowCommand: Subcommand {
             OptionSpec("event", "LABEL", "Only requests of this event"),
         ] + OptionSpec.selection + [
             TableFormat.option,
-            .flag(
-                "json",
-                "One object per request: dispatch, label, style, outcome, total_ns, and parts ({name, title, ns, cycle, task, dispatch, held_by}) whose ns add up to total_ns"
-            ),
+            .flag("json", "The same as --format json (JSON Lines: one object per request, see COLUMNS below)"),
         ] + OptionSpec.display,
         discussion: """
             The slowest awaited requests (send, request, uniqueRequest, and requests made inside
@@ -31,12 +28,26 @@ enum SlowCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
-            ("dispatch", "the request's dispatch id"), ("style", "send, request, uniqueRequest, ..."),
-            ("label", "its event"), ("outcome", "response, error, ..."), ("start_ns", "its dispatch (CLOCK_MONOTONIC ns)"),
-            ("total_ns", "dispatch to resume"),
-            ("parts", "JSON array of {name, title, ns, cycle, task, dispatch, held_by}; the ns add up to total_ns"),
+            Column("runtime", "the runtime's id within its process", .integer),
+            Column("pid", "its process (null when the trace has none)", .orNull(.integer)),
+            Column("dispatch", "the request's dispatch id", .integer), Column("style", "send, request, uniqueRequest, ..."),
+            Column("label", "its event"), Column("outcome", "response, error, ..."),
+            Column("start_ns", "its dispatch (CLOCK_MONOTONIC ns)", .integer), Column("total_ns", "dispatch to resume", .integer),
+            Column("trace_id", "the W3C trace id it was dispatched under (null for none)", .orNull(.string)),
+            Column("parent_span_id", "the caller's span id it was dispatched under (null for none)", .orNull(.string)),
+            Column(
+                "parts", "JSON array of {name, title, ns, cycle, task, dispatch, held_by}; the ns add up to total_ns",
+                .json(partsSchema)),
         ], row: "request shown (slowest first)")
+
+    /// The shape of `parts`: what ``LatencyBreakdown/partsJSON()`` writes.
+    static let partsSchema =
+        #"{"items":{"additionalProperties":false,"properties":{"cycle":{"minimum":0,"type":"integer"},"dispatch":{"minimum":0,"type":"integer"},"#
+        + #""held_by":{"items":{"additionalProperties":false,"properties":{"action_ns":{"minimum":0,"type":"integer"},"#
+        + #""async_action_ns":{"minimum":0,"type":"integer"},"cycle":{"minimum":0,"type":"integer"},"label":{"type":"string"},"#
+        + #""ns":{"minimum":0,"type":"integer"}},"required":["cycle","label","ns","action_ns","async_action_ns"],"type":"object"},"#
+        + #""type":"array"},"name":{"type":"string"},"ns":{"minimum":0,"type":"integer"},"task":{"minimum":0,"type":"integer"},"#
+        + #""title":{"type":"string"}},"required":["name","title","ns"],"type":"object"},"type":"array"}"#
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
@@ -84,18 +95,20 @@ enum SlowCommand: Subcommand {
                 .nothingSelected)
         }
         let format = try TableFormat(args)
-        if args.flag("json") {
-            Terminal.print(slow.json())
-        } else if format == .text {
+        if args.flag("json"), args.options["format"].map({ $0 != "json" }) == true {
+            throw CLIError.usage("--json is --format json: it does not go with --format \(format.rawValue)")
+        }
+        if format == .text && !args.flag("json") {
             Terminal.print(slow.render(options: options), options: options)
         } else {
             table.print(
                 slow.shown.map { b in
                     TableCell.runtime(b.runtime) + [
                         .number(b.dispatch), .string(b.styleName), .string(b.label), .string(b.outcomeName), .number(b.start),
-                        .number(b.total), .json(b.partsJSON()),
+                        .number(b.total), b.traceContext.map { .string($0.traceID) } ?? .null,
+                        b.traceContext.map { .string($0.spanIDHex) } ?? .null, .json(b.partsJSON()),
                     ]
-                }, format: format)
+                }, format: args.flag("json") ? .json : format)
         }
         try finish(notes: notes)
     }

@@ -16,12 +16,14 @@ enum SummaryCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
-            ("host", "the process's host (null when the trace does not say)"),
-            ("transducer", "the transducer's type (null when the trace lost its start)"),
-            ("host_kind", "BaseRuntime, EffectObservable, ..."), ("events", "its events in the trace"),
-            ("first_ns", "its first event (CLOCK_MONOTONIC ns)"), ("last_ns", "its last event"),
-            ("stop", "how it stopped (null while running)"),
+            Column("runtime", "the runtime's id within its process", .integer),
+            Column("pid", "its process (null when the trace has none)", .orNull(.integer)),
+            Column("host", "the process's host (null when the trace does not say)", .orNull(.string)),
+            Column("transducer", "the transducer's type (null when the trace lost its start)", .orNull(.string)),
+            Column("host_kind", "BaseRuntime, EffectObservable, ... (null when the trace lost its start)", .orNull(.string)),
+            Column("events", "its events in the trace", .integer),
+            Column("first_ns", "its first event (CLOCK_MONOTONIC ns)", .integer), Column("last_ns", "its last event", .integer),
+            Column("stop", "how it stopped (null while running)", .orNull(.string)),
         ], row: "runtime")
 
     static func run(_ args: Arguments) throws {

@@ -16,13 +16,16 @@ enum TasksCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            ("runtime", "the runtime's id within its process"), ("pid", "its process (null when the trace has none)"),
-            ("task", "the task instance's id"), ("name", "its name (\"\" for an anonymous task)"),
-            ("policy", "switchToLatest, shareable or unique"), ("spawned_by", "the cycle that spawned it"),
-            ("spawned_ns", "when (CLOCK_MONOTONIC ns)"), ("ran_ns", "spawn to its end (null while running)"),
-            ("outcome", "settle, request(loaded), cancelled (replaced), running, ..."),
-            ("replaced_by", "the task that replaced it (null for none)"),
-            ("joined_by", "the dispatches whose waiters joined it"),
+            Column("runtime", "the runtime's id within its process", .integer),
+            Column("pid", "its process (null when the trace has none)", .orNull(.integer)),
+            Column("task", "the task instance's id", .integer), Column("name", "its name (\"\" for an anonymous task)"),
+            Column("policy", "switchToLatest, shareable or unique"),
+            Column("spawned_by", "the event of the cycle that spawned it (? when the trace lost that cycle)"),
+            Column("spawned_ns", "when (CLOCK_MONOTONIC ns)", .integer),
+            Column("ran_ns", "spawn to its end (null while running)", .orNull(.integer)),
+            Column("outcome", "settle, request(loaded), cancelled (replaced), running, ..."),
+            Column("replaced_by", "the task that replaced it (null for none)", .orNull(.integer)),
+            Column("joined_by", "the dispatches whose waiters joined it", .integers),
         ], row: "task instance")
 
     static func cells(_ r: TaskReport.Row) -> [TableCell] {

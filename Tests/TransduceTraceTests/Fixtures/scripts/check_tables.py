@@ -21,8 +21,11 @@ def run(command, fmt, path=trace):
 
 
 def table(command, path=trace):
-    """The JSON Lines rows, checked equal to the TSV rows."""
+    """The JSON Lines rows, checked equal to the TSV rows (each JSON row carries its shape's
+    `schema_version` besides the columns)."""
     rows = [json.loads(line) for line in run(command, "json", path).splitlines()]
+    for row in rows:
+        assert row.pop("schema_version") == 1, (command, row)
     tsv = list(csv.DictReader(io.StringIO(run(command, "tsv", path)), delimiter="\t", quoting=csv.QUOTE_NONE))
     assert len(rows) == len(tsv), (command, len(rows), len(tsv))
     for row, text in zip(rows, tsv):
