@@ -7,7 +7,8 @@ as scripts/otlp-check.py reads a line (ids from hex, unknown fields refused), gz
 inflated first — and appends one JSON line a POST to LOG:
 
   {"at": seconds since the receiver started, "path", "content_type", "content_encoding",
-   "user_agent", "authorization", "bytes": on the wire, "status": what it answered,
+   "user_agent", "authorization", "bytes": on the wire, "peer_port": the client's port (one
+   for every POST of a kept-alive connection), "status": what it answered,
    "spans": N, "requests": M (root spans), "traces_data": the decoded body as hex of its
    canonical protobuf encoding (absent when it did not decode), "error": why (when it did not)}
 
@@ -90,6 +91,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "user_agent": self.headers.get("User-Agent"),
             "authorization": self.headers.get("Authorization"),
             "bytes": len(wire),
+            "peer_port": self.client_address[1],
         }
         status, message, headers = self.respond(n, wire, entry)
         entry["status"] = status

@@ -160,6 +160,9 @@ def main():
         "requests": sorted(requests, key=lambda r: (r[0], r[1], r[2] or 0, r[3] or "", r[4] or "")),
         "processes": processes,
         "threads": threads,
+        "names": sorted({n for (seq, table), values in interned.items() if table == "names" for n in values.values()}),
+        "argument_names": sorted({n for (seq, table), values in interned.items() if table == "argument_names"
+                                  for n in values.values()}),
         "thread_instants": thread_instants,
         "problems": problems[:50],
         "problem_count": len(problems),

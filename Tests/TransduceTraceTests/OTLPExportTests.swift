@@ -142,6 +142,9 @@ import TransduceTestSupport
         let status = try #require(load["status"] as? [String: Any])
         #expect(status["code"] as? Int == 2)
         #expect((status["message"] as? String)?.contains("CancellationError") == true, "\(status)")
+        let attributes = load["attributes"] as? [[String: Any]] ?? []
+        let errorType = attributes.first { $0["key"] as? String == "error.type" }?["value"] as? [String: Any]
+        #expect((errorType?["stringValue"] as? String)?.contains("CancellationError") == true, "\(attributes)")
         let cancels = spans.flatMap { span in
             (span["events"] as? [[String: Any]] ?? []).filter { ($0["name"] as? String)?.hasPrefix("task cancelled") == true }
         }
@@ -218,6 +221,8 @@ import TransduceTestSupport
             #expect(posts.count == (expected + OTLPTraceExport.requestsPerLine - 1) / OTLPTraceExport.requestsPerLine)
             #expect(posts.allSatisfy { $0["error"] == nil }, "\(posts)")
             #expect(posts.map { $0["requests"] as? Int ?? 0 }.reduce(0, +) == expected)
+            // One kept-alive connection for every POST.
+            #expect(Set(posts.compactMap { $0["peer_port"] as? Int }).count == 1, "\(posts.map { $0["peer_port"] ?? "" })")
         }
         try await Self.withReceiver("fail") { port, log in
             let refused = try await traceViewAsync([

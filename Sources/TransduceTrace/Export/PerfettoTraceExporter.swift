@@ -292,9 +292,10 @@ public struct PerfettoTraceExporter: TraceConsumer {
             return iid
         }
 
+        /// A slice's argument: its name from the registry (``ExportAttribute``) only.
         private enum Argument {
-            case number(String, UInt64)
-            case text(String, String)
+            case number(ExportAttribute, UInt64)
+            case text(ExportAttribute, String)
         }
 
         /// A track event packet at `time`, on track `uuid`.
@@ -327,10 +328,10 @@ public struct PerfettoTraceExporter: TraceConsumer {
                 let annotation = out.begin(Field.annotations)
                 switch argument {
                 case .number(let key, let value):
-                    out.uint(1, Self.intern(key, &argumentNames, &interned, field: Field.annotationNames))
+                    out.uint(1, Self.intern(key.rawValue, &argumentNames, &interned, field: Field.annotationNames))
                     out.uint(3, value)  // uint_value
                 case .text(let key, let value):
-                    out.uint(1, Self.intern(key, &argumentNames, &interned, field: Field.annotationNames))
+                    out.uint(1, Self.intern(key.rawValue, &argumentNames, &interned, field: Field.annotationNames))
                     out.uint(17, Self.intern(value, &texts, &interned, field: Field.annotationTexts))  // string_value_iid
                 }
                 out.end(annotation)
@@ -378,15 +379,17 @@ public struct PerfettoTraceExporter: TraceConsumer {
             switch kind {
             case .cycle(let number, let style, let label, let enterSeen, let outcome):
                 let name = enterSeen ? "cycle \(label.map { "\(style ?? "")(\($0))" } ?? "?")" : "cycle"
-                return ("\(name) (\(outcome))", [.number("cycle", number)])
+                return ("\(name) (\(outcome))", [.number(.perfettoCycle, number)])
             case .action(let async):
                 return (async ? "async action" : "action", [])
             case .task(let number, let label, let kind, let cancelled, let outcome):
                 let outcome = outcome.map { cancelled ? "cancelled (\($0))" : $0 } ?? "running at the end"
-                return ("\(label.isEmpty ? "task" : label) task \(kind): \(outcome)", [.number("task", number)])
+                return ("\(label.isEmpty ? "task" : label) task \(kind): \(outcome)", [.number(.perfettoTask, number)])
             case .request(let dispatch, let name, let outcome, let traceID):
-                let arguments: [Argument] = [.number("dispatch", dispatch), .text("outcome", outcome ?? "not resumed")]
-                return (name, arguments + (traceID.map { [.text("trace_id", $0)] } ?? []))
+                let arguments: [Argument] = [
+                    .number(.perfettoDispatch, dispatch), .text(.perfettoOutcome, outcome ?? "not resumed"),
+                ]
+                return (name, arguments + (traceID.map { [.text(.perfettoTraceID, $0)] } ?? []))
             }
         }
 
@@ -442,9 +445,9 @@ public struct PerfettoTraceExporter: TraceConsumer {
         private func title(of kind: ExportLayout.MomentKind) -> (name: String, arguments: [Argument]) {
             switch kind {
             case .stop(let code): return ("stop: \(code)", [])
-            case .dispatch(let dispatch, let name): return ("dispatch \(name)", [.number("dispatch", dispatch)])
-            case .join(let dispatch): return ("join", [.number("dispatch", dispatch)])
-            case .resume(let dispatch, let outcome): return ("resume: \(outcome)", [.number("dispatch", dispatch)])
+            case .dispatch(let dispatch, let name): return ("dispatch \(name)", [.number(.perfettoDispatch, dispatch)])
+            case .join(let dispatch): return ("join", [.number(.perfettoDispatch, dispatch)])
+            case .resume(let dispatch, let outcome): return ("resume: \(outcome)", [.number(.perfettoDispatch, dispatch)])
             }
         }
 

@@ -103,7 +103,7 @@ enum OTLPProtobuf {
     private static func attributes(_ pairs: OTLP.Attributes, field: UInt64, into out: inout ProtobufBuffer) {
         for (key, value) in pairs {
             let keyValue = out.begin(field)
-            out.string(1, key)  // KeyValue.key
+            out.string(1, key.rawValue)  // KeyValue.key
             let any = out.begin(2)  // KeyValue.value
             switch value {
             case .string(let text): out.string(1, text)  // AnyValue.string_value
@@ -183,7 +183,7 @@ enum OTLPJSON {
         for (i, (key, value)) in pairs.enumerated() {
             if i > 0 { out.append(0x2C) }
             out.append(contentsOf: #"{"key":"#.utf8)
-            Escaping.appendJSON(key, to: &out)
+            Escaping.appendJSON(key.rawValue, to: &out)
             switch value {
             case .string(let text):
                 out.append(contentsOf: #","value":{"stringValue":"#.utf8)

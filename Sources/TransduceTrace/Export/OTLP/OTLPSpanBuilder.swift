@@ -59,12 +59,12 @@ struct OTLPSpanBuilder {
     private func resource(_ runtime: RuntimeKey) -> OTLP.Attributes {
         let started = runtimes[runtime]
         var pairs: OTLP.Attributes = [
-            ("service.name", .string(started.map { $0.name.isEmpty ? "transduce" : $0.name } ?? "transduce")),
-            ("transduce.runtime", .int(runtime.runtime)),
+            (.serviceName, .string(started.map { $0.name.isEmpty ? "transduce" : $0.name } ?? "transduce")),
+            (.runtime, .int(runtime.runtime)),
         ]
-        if runtime.process != 0 { pairs.append(("process.pid", .int(UInt64(runtime.process)))) }
-        if let host = hosts[runtime.process], !host.isEmpty { pairs.append(("host.name", .string(host))) }
-        if let kind = started?.host, !kind.isEmpty { pairs.append(("transduce.host", .string(kind))) }
+        if runtime.process != 0 { pairs.append((.processPID, .int(UInt64(runtime.process)))) }
+        if let host = hosts[runtime.process], !host.isEmpty { pairs.append((.hostName, .string(host))) }
+        if let kind = started?.host, !kind.isEmpty { pairs.append((.hostKind, .string(kind))) }
         return pairs
     }
 
@@ -77,22 +77,25 @@ struct OTLPSpanBuilder {
     func spans(of b: LatencyBreakdown, in index: TraceIndex, link: (LatencyBreakdown.Part) -> LinkTarget?) -> [OTLP.Span] {
         let root = ids(runtime: b.runtime, dispatch: b.dispatch, context: b.traceContext, span: 0)
         var pairs: OTLP.Attributes = [
-            ("transduce.dispatch", .int(b.dispatch)), ("transduce.style", .string(b.styleName)),
-            ("transduce.event", .string(b.label)), ("transduce.outcome", .string(b.outcomeName)),
+            (.dispatch, .int(b.dispatch)), (.style, .string(b.styleName)),
+            (.event, .string(b.label)), (.outcome, .string(b.outcomeName)),
         ]
-        if b.originTask != 0 { pairs.append(("transduce.origin_task", .int(b.originTask))) }
+        if b.originTask != 0 { pairs.append((.originTask, .int(b.originTask))) }
+        // A failed or cancelled request: status ERROR, its error as the message and `error.type`.
+        let error = b.outcome == .error ? errorMessage(of: b, in: index) : nil
+        if let error { pairs.append((.errorType, .string(error))) }
         // Under the caller's span when the dispatch recorded one.
         var spans = [
             OTLP.Span(
                 trace: root.trace, id: root.span, parent: b.traceContext?.spanID ?? 0, name: "\(b.styleName)(\(b.label))",
                 kind: .internal, start: unix(b.start), end: unix(max(b.start.plus(b.total), b.start)), attributes: pairs,
-                status: b.outcome == .error ? OTLP.Status(message: errorMessage(of: b, in: index)) : nil)
+                status: error.map { OTLP.Status(message: $0) })
         ]
         for (n, part) in b.parts.enumerated() {
-            var pairs: OTLP.Attributes = [("transduce.part", .string("\(part.kind)"))]
-            if part.cycle != 0 { pairs.append(("transduce.cycle", .int(part.cycle))) }
-            if part.task != 0 { pairs.append(("transduce.task", .int(part.task))) }
-            if part.dispatch != 0 { pairs.append(("transduce.dispatch", .int(part.dispatch))) }
+            var pairs: OTLP.Attributes = [(.part, .string("\(part.kind)"))]
+            if part.cycle != 0 { pairs.append((.cycle, .int(part.cycle))) }
+            if part.task != 0 { pairs.append((.task, .int(part.task))) }
+            if part.dispatch != 0 { pairs.append((.dispatch, .int(part.dispatch))) }
             let end = part.start.plus(part.nanos)
             let events = (holders(of: part) + cancels(of: part, in: b, index: index, until: end)).map {
                 OTLP.Event(time: unix($0.time), name: $0.name, attributes: $0.attributes)
@@ -109,7 +112,7 @@ struct OTLPSpanBuilder {
                 links.append(
                     OTLP.Link(
                         trace: target.trace, span: target.span,
-                        attributes: [("transduce.link", .string(how)), ("transduce.dispatch", .int(other.dispatch))]))
+                        attributes: [(.link, .string(how)), (.dispatch, .int(other.dispatch))]))
             }
             spans.append(
                 OTLP.Span(
@@ -127,8 +130,8 @@ struct OTLPSpanBuilder {
     /// An event for each cycle that held the gate while `part` waited, at the wait's start.
     private func holders(of part: LatencyBreakdown.Part) -> [SpanEvent] {
         part.heldBy.map { h in
-            var held: OTLP.Attributes = [("transduce.held_ns", .int(h.nanos))]
-            if h.cycle != 0 { held.append(("transduce.cycle", .int(h.cycle))) }
+            var held: OTLP.Attributes = [(.heldNanos, .int(h.nanos))]
+            if h.cycle != 0 { held.append((.cycle, .int(h.cycle))) }
             return (part.start, h.cycle == 0 ? "held by other cycles" : "held by cycle #\(h.cycle) \(h.label)", held)
         }
     }
@@ -140,7 +143,7 @@ struct OTLPSpanBuilder {
     {
         guard part.task != 0, let task = index.tasks[TraceIndex.Key(runtime: b.runtime, id: part.task)] else { return [] }
         return task.cancels.map { index.events[$0] }.filter { $0.time >= part.start && $0.time <= end }.map { e in
-            let attributes: OTLP.Attributes = [("transduce.task", .int(e.task)), ("transduce.reason", .string(e.codeName))]
+            let attributes: OTLP.Attributes = [(.task, .int(e.task)), (.reason, .string(e.codeName))]
             return (e.time, "task cancelled: \(e.codeName)", attributes)
         }
     }

@@ -7,7 +7,8 @@ enum OTLP {
         case int(UInt64)
     }
 
-    typealias Attributes = [(key: String, value: Value)]
+    /// Keys from the registry only (``ExportAttribute``): nothing else can be written.
+    typealias Attributes = [(key: ExportAttribute, value: Value)]
 
     /// A 128-bit trace id.
     struct TraceID: Equatable {
