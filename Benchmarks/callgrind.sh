@@ -26,6 +26,7 @@
 # (CI runs it so: instruction counts do not move with the machine's load, so a limit ~10 % above
 # today's figure fails only on a real regression of the fast path or the recorder).
 set -uo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 check=0
 [ "${1:-}" = --check ] && check=1
 # Limits: name, bound, and whether the figure must stay at or below (max) or at or above (min).

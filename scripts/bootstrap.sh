@@ -10,6 +10,7 @@
 # them, it removes the C targets' objects, so the next build compiles the real tracepoints
 # and reader instead of keeping the stubs (an incremental build would not notice the headers).
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 # The tracepoints' headers, the session tools, the CTF reader, and libcurl and zlib (the OTLP
 # exporter's HTTP, TLS and gzip): trace-view itself.
@@ -20,7 +21,8 @@ if [ "${1:-}" != demo ]; then
     # (scripts/perfetto-ui.sh); python3 reads the tables; tmux drives the terminal UI's tests;
     # time (GNU time) measures the peak memory of trace-view and its children in the fault tests;
     # valgrind counts the fast path's instructions (Benchmarks/callgrind.sh, CI's limits).
-    packages+=(plantuml chromium python3 python3-pip tmux time valgrind)
+    # man-db and bash: the tests read the man page with `man -l` and load the completion script.
+    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -15,6 +15,11 @@ Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe
 decoded with zlib, so nothing beyond the Python standard library is needed. Exit status: 0 with
 the JSON on stdout; 2 when the page did not load within S seconds (default 60); 3 without
 Chromium."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import argparse
 import base64
 import json

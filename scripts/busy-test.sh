@@ -3,6 +3,7 @@
 # as a CI machine shared with other jobs is: the suite must hold there, not only on a quiet
 # machine. The loops end with the run, whatever ends it.
 set -uo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 loops=()
 trap 'kill "${loops[@]}" 2>/dev/null; wait 2>/dev/null' EXIT

@@ -4,6 +4,7 @@
 # errors, after checking that every public declaration has a doc comment. Output:
 # .build/docs/<Module> (open .build/docs/<Module>/index.html through `docc preview`, or serve it).
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 swift build --target TransduceTrace
 swift build --target TransduceTesting

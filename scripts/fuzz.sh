@@ -12,6 +12,7 @@
 # fails only on what the committed code really does with those inputs. Without RUNS, a target
 # keeps its corpus under .build/fuzz between runs and explores with a random seed.
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 runs=${2:-}

@@ -18,6 +18,11 @@ span as [pid, runtime, dispatch, start, duration, status code, child count] (Uni
 
 Usage: otlp-check.py FILE
 Exit status: 0 with the JSON on stdout (problems included); 2 when a line does not parse."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import json
 import os
 import sys

@@ -30,6 +30,11 @@ With OTLP_RECEIVER_BRIEF set, `traces_data` is left out (for large exports).
 
 Usage: otlp-receiver.py MODE LOG [CERT KEY]
 Prints the port it listens on, then serves until it is stopped."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import email.utils
 import gzip
 import http.server

@@ -6,6 +6,11 @@ ENDPOINT with the given compression (gzip or none) and timeout in seconds. Print
 object: {"success": bool, "seconds": how long the export took}.
 
 Usage: otlp-reference-export.py ENDPOINT COMPRESSION TIMEOUT [SPANS]"""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import json
 import logging
 import sys

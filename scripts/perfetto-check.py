@@ -14,6 +14,11 @@ Chromium is driven over its DevTools protocol on a pipe (--remote-debugging-pipe
 beyond the Python standard library is needed. Exit status: 0 with the JSON on stdout; 2 when the
 UI did not load the trace within SECONDS (default 90). With PERFETTO_SCREENSHOT=FILE.png it also
 saves what the UI drew there (its tracks expanded), to look at."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import base64
 import functools
 import http.server

@@ -12,6 +12,11 @@ number of values].
 
 Usage: perfetto-proto-check.py TRACE.pftrace
 Exit status: 0 with the JSON on stdout (problems included); 2 when the file does not parse."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import json
 import sys
 from collections import defaultdict

@@ -4,6 +4,7 @@
 # Chrome export in it (scripts/perfetto-check.py, headless Chromium from scripts/bootstrap.sh).
 # Needs pip and a package index; without them it says so and exits 0, and that test is skipped.
 set -uo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 target=.build/perfetto-ui
 [ -f "$target/index.html" ] && exit 0

@@ -5,6 +5,7 @@
 # OpenTelemetry project's (`opentelemetry-proto`). Needs python3 with venv and a package index;
 # without them it says so and exits 0, and the tests that need them say they are skipped.
 set -uo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 target=.build/py
 # The versions the tests were written against (PyPI), pinned so that every machine reads alike.

@@ -9,6 +9,7 @@
 #     commit the rule applies to; subjects before it are history);
 #   - CI steps whose time limits add up to an hour or more (.ci/run's `step LIMIT ...` lines).
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 since=${REPO_CHECK_SINCE:-2c434c1}
 status=0

@@ -7,6 +7,11 @@ Prints one JSON object: {"rows": N, "errors": ["line K: why", ...] (the first 20
 
 Usage: schema-check.py SCHEMA FILE
 Exit status: 0 with the JSON on stdout; 2 when the schema itself is not a valid schema."""
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import json
 import sys
 

@@ -17,6 +17,7 @@
 # test under ThreadSanitizer, the stress test and oracle seed 2 with both cores busy ("timed out
 # waiting for operation"), each passing alone.
 set -uo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 in_process='TransduceTraceTests\.(OracleTests|TraceRingsTests|OracleProcessesTests|ShapeTests|RingBufferTests|RecorderTests|LiveWindowTests|InvariantCheckerTests|ShapeMessageTests|TraceFileTests|VocabularyTests|SlowRequestTests)/'
 heavy='TransduceTraceTests\.BoundsTests/'
 status=0

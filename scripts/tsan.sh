@@ -9,6 +9,7 @@
 # slower under TSan, and the other child tests exercise single-threaded code the plain runs
 # cover); with arguments, one run.
 set -euo pipefail
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 export TRANSDUCE_LTTNG=off

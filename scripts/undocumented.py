@@ -5,6 +5,11 @@ Usage: scripts/undocumented.py SYMBOL_GRAPH.json [--count]
 Synthesized and inherited symbols (no source location, or documented elsewhere) are skipped;
 enum cases count, since a reader of the API meets each one.
 """
+import sys  # noqa: E402
+
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 import json
 import sys
 

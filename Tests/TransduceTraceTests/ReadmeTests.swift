@@ -3,6 +3,7 @@ import Testing
 import TraceTooling
 
 @testable import TransduceTrace
+@testable import trace_view
 
 /// The README's Swift, extracted from README.md itself: every block but those marked
 /// `<!-- readme: fragment … -->` type-checks together, as one module, against this build's
@@ -129,7 +130,7 @@ import TraceTooling
         let start = try #require(lines.firstIndex(of: "SYNOPSIS:"), "--help has no SYNOPSIS section")
         let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
         let synopsis = lines[(start + 1)..<end].joined(separator: "\n")
-        #expect(synopsis.split(separator: "\n").filter { $0.hasPrefix("trace-view ") }.count == 12)
+        #expect(synopsis.split(separator: "\n").filter { $0.hasPrefix("trace-view ") }.count == Registry.commands.count)
         let text = try String(contentsOfFile: Self.root + "/" + file, encoding: .utf8)
         let section = try #require(text.range(of: heading), "\(file) has no \(heading)")
         let open = try #require(text.range(of: "```\n", range: section.upperBound..<text.endIndex))

@@ -38,7 +38,8 @@ struct Arguments {
                     guard value == nil else { throw CLIError.usage("flag --\(name) takes no value") }
                     flags.insert(name)
                 } else {
-                    throw CLIError.usage("unknown option --\(name)")
+                    let hint = Suggestion.hint(for: name, among: (valued.union(allowed)).sorted(), prefix: "--")
+                    throw CLIError.usage("unknown option --\(name)\(hint)")
                 }
             } else if a.hasPrefix("-") && a != "-" {
                 if a == "-h" { flags.insert("help") } else { throw CLIError.usage("unknown option \(a)") }

@@ -27,13 +27,16 @@ struct OptionSpec: Sendable {
     static let width = OptionSpec(
         "width", "N",
         "Fit lines to N columns (40 to 1000; default COLUMNS or the terminal; in a pipe with neither, nothing is cut)")
-    static let noColor = flag("no-color", "No colour (colour is only ever used on a terminal, and never with NO_COLOR)")
+    static let noColor = flag("no-color", "No colour (the same as --color never)")
+    static let color = OptionSpec(
+        "color", "auto|always|never",
+        "Colour: auto (on a terminal, and never with NO_COLOR or TERM=dumb; the default), always, never")
     static let help = flag("help", "Show this help")
 
     /// `--runtime`, `--pid`, `--all-processes`: which events of a trace a command reads.
     static let selection = [runtime, pid, allProcesses]
     /// `--ascii`, `--width`, `--no-color`: how text output is drawn.
-    static let display = [ascii, width, noColor]
+    static let display = [ascii, width, noColor, color]
 }
 
 /// What a subcommand is to the tool: the one place its name, usage, help and options are given.

@@ -7,7 +7,7 @@ enum Registry {
         [
             DemoCommand.self, SequenceCommand.self, ContentionCommand.self, TasksCommand.self, SummaryCommand.self,
             SlowCommand.self, CheckCommand.self, ExportCommand.self, RecordCommand.self, LiveCommand.self, TUICommand.self,
-            ReportCommand.self,
+            ReportCommand.self, CompletionCommand.self, ManCommand.self,
         ]
     }
 
@@ -33,7 +33,8 @@ enum Registry {
             TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
             told apart by content; '-' reads standard input.
             \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
-            Output: colour only on a terminal and never with NO_COLOR; every line fits the width
+            Output: colour only on a terminal and never with NO_COLOR (--color always|never|auto
+            says otherwise); every line fits the width
             (--width, else COLUMNS or the terminal; 40 to 1000); in a pipe or file with neither,
             nothing is cut. Output streams as it is drawn; long work shows progress on standard
             error when that is a terminal.
@@ -42,7 +43,9 @@ enum Registry {
             wait as enter - dispatch, a hold as leave - enter, a latency as resume - dispatch; only
             an action's run time, which has no event of its own to start from, is the runtime's
             measure. Durations take units: 800ns, 250us, 5ms, 1.5s.
-            Run 'trace-view <command> --help' for a command's options.
+            Run 'trace-view <command> --help' for a command's options; 'trace-view man | man -l -'
+            for the manual page; 'source <(trace-view completion bash)' for completion (zsh,
+            fish too). A mistyped command or option gets the closest as a suggestion.
             """
     }
 
@@ -57,10 +60,13 @@ enum Registry {
             if let topic = rest.first, let command = command(named: topic) { return printHelp(command.spec.help) }
             return printHelp(toolHelp)
         }
-        if name == "--version" {
+        if name == "--version" || name == "-V" {
             return Terminal.print(["trace-view \(PackageVersion.current) (trace format \(TraceFileFormat.version))"])
         }
-        guard let command = command(named: name) else { throw CLIError.usage("unknown command '\(name)'") }
+        guard let command = command(named: name) else {
+            let hint = Suggestion.hint(for: name, among: commands.map { $0.spec.name })
+            throw CLIError.usage("unknown command '\(name)'\(hint); 'trace-view --help' lists them")
+        }
         let arguments = try command.spec.parse(rest)
         if arguments.flag("help") { return printHelp(command.spec.help) }
         try await command.run(arguments)

@@ -60,8 +60,19 @@ enum Terminal {
             width = Int(w)
             cuts = true
         }
-        let color = Terminal.color && !arguments.flag("no-color")
-        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: color, cuts: cuts)
+        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: try color(arguments), cuts: cuts)
+    }
+
+    /// `--color auto|always|never` and `--no-color` (the same as never): whether to draw colour.
+    static func color(_ arguments: Arguments) throws -> Bool {
+        switch arguments.options["color"] {
+        case nil, "auto": return Terminal.color && !arguments.flag("no-color")
+        case "always":
+            guard !arguments.flag("no-color") else { throw CLIError.usage("--color always and --no-color contradict each other") }
+            return true
+        case "never": return false
+        case let other?: throw CLIError.usage("--color takes auto, always or never, not '\(other)'")
+        }
     }
 
     /// Prints `lines` that hold no colour of trace-view's own: every control character in them
