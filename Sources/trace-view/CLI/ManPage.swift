@@ -3,24 +3,9 @@ import TransduceTrace
 /// The manual page (roff, `man -l`) made from the command registry: the same synopses, options
 /// and exit statuses as the help. What `trace-view man` prints.
 enum ManPage {
-    /// Text as roff, in ASCII: backslashes escaped, hyphens as minus signs (options), other
-    /// characters as `\[uXXXX]`, a line's leading `.` or `'` made literal.
+    /// Text as roff (``Escaping/roff(_:)``), line by line.
     static func roff(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            var out = ""
-            for scalar in line.unicodeScalars {
-                switch scalar {
-                case "\\": out += "\\e"
-                case "-": out += "\\-"
-                case _ where scalar.value > 0x7E || scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    out += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
-            return out
-        }.joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { Escaping.roff(String($0)) }.joined(separator: "\n")
     }
 
     static func page(_ commands: [CommandSpec]) -> String {
