@@ -11,7 +11,11 @@ func traceView(
     _ arguments: [String], columns: Int? = 100, lttng: Bool = false, environment extra: [String: String] = [:]
 ) throws -> (status: Int32, out: String, err: String) {
     let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
-    var environment = ["COLUMNS": columns.map(String.init) ?? "", "NO_COLOR": "1"]
+    // Loopback collectors are reached directly, whatever proxy the machine names.
+    var environment = [
+        "COLUMNS": columns.map(String.init) ?? "", "NO_COLOR": "1", "NO_PROXY": "127.0.0.1,localhost,::1",
+        "no_proxy": "127.0.0.1,localhost,::1",
+    ]
     if !lttng { environment["TRANSDUCE_LTTNG"] = "off" }
     environment.merge(extra) { $1 }
     let result = try Subprocess.run(binary, arguments, environment: environment, output: .captureSeparately, timeout: 300)
@@ -265,7 +269,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(
             listed == [
                 "demo", "sequence", "contention", "tasks", "summary", "slow", "check", "export", "record", "live", "tui",
-                "report",
+                "report", "completion", "man",
             ])
         for command in listed {
             let (status, help, _) = try traceView([command, "--help"])
