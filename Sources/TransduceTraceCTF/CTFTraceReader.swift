@@ -248,13 +248,13 @@ public enum CTFTraceReader {
             result.uncountedDiscards = losses.discarded_events_uncounted
             result.discardedPackets = losses.discarded_packets
             if result.discardedEvents > 0 {
-                result.lossNotes.append("LTTng discarded \(result.discardedEvents) event(s) (its buffers were full)")
+                result.lossNotes.append("LTTng discarded \(counted(result.discardedEvents, "event")) (its buffers were full)")
             }
             if result.uncountedDiscards > 0 {
-                result.lossNotes.append("LTTng discarded events \(result.uncountedDiscards) more time(s), count unknown")
+                result.lossNotes.append("LTTng discarded events \(counted(result.uncountedDiscards, "more time")), count unknown")
             }
             if result.discardedPackets > 0 {
-                result.lossNotes.append("LTTng lost \(result.discardedPackets) packet(s) of events, count unknown")
+                result.lossNotes.append("LTTng lost \(counted(result.discardedPackets, "packet")) of events, count unknown")
             }
             return result
         }

@@ -181,7 +181,7 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         let error = InvariantError(violations: violations([transduce(3, "x", at: 1)]))
         #expect(
             error.description.hasPrefix(
-                "1 runtime invariant violation(s), times from the trace's start:\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"
+                "1 runtime invariant violation, times from the trace's start:\n  oneCycleAtATime (runtime 1): 'x' transduced outside its cycle #3"
             ))
         #expect(error.description.contains("at 0.000ms transduce cycle #3 'x'"))
     }

@@ -229,7 +229,7 @@ extension LTTngTests {
             }
             try #require(workload > 0, "the workload never said it was ready")
             let expected = try await Self.ring(dumpedBy: workload, to: ringFile, before: deadline)
-            let screen = try await session.screen(containing: "| \(expected.events.count) events, 1 runtimes")
+            let screen = try await session.screen(containing: "| \(expected.events.count) events, 1 runtime,")
             #expect(screen.contains("| live, 0 waiting |"), "\(screen)")
             for label in Set(expected.events.filter(\.isAwaitedDispatch).map(\.label)) {
                 #expect(screen.contains(" \(label) "), "no request \(label) on the screen:\n\(screen)")
@@ -475,7 +475,7 @@ extension LTTngTests {
                 })
             #expect(discarded > 0, "the burst lost nothing: \(summary.out)")
             #expect(last.contains(" \(events) events,") && last.contains(", \(discarded) lost,"), "\(last)\n\(summary.out)")
-            #expect(errors.contains("LTTng discarded \(discarded) event(s)"), "\(errors)")
+            #expect(errors.contains("LTTng discarded \(discarded) event\(discarded == 1 ? "" : "s")"), "\(errors)")
             // Of the workload's own events (by its pid: a session records every process of the
             // user, whose events may fill the tiny channel too, so some or all of the workload's
             // may be among the discarded), none invented.

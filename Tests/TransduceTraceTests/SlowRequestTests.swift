@@ -278,7 +278,7 @@ enum Delays: Transducer {
         #expect(trace.counts.slowRequests == 1 && trace.counts.slowDumps == 0)
         #expect(trace.counts.occasion == .slowRequest)
         let (_, summary, _) = try traceView(["summary", dir.file(name)])
-        #expect(summary.contains("saw 1 slow request(s), had written 0 slow-request dump(s)"))
+        #expect(summary.contains("saw 1 slow request, had written 0 slow-request dumps"))
         // A later snapshot counts the dump, in both formats.
         for format in [TraceFileWriter.Format.binary, .jsonLines] {
             let path = dir.file("after." + (format == .binary ? "tdtrace" : "jsonl"))

@@ -113,7 +113,7 @@ import TransduceTraceCTF
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        try expectGolden(try await session.screen(containing: "admissionWait"), "tui-start.txt")
+        try expectGolden(try await session.screen(containing: "admission wait"), "tui-start.txt")
         try session.keys("j", "j")
         try expectGolden(try await session.screen(containing: "> 15 "), "tui-moved.txt")
         try session.keys("Enter")
@@ -219,7 +219,7 @@ import TransduceTraceCTF
         #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.start(path)
         // A largest part is shown once the file is read: read through the index that pass kept.
-        _ = try await session.screen(containing: "admissionWait")
+        _ = try await session.screen(containing: "admission wait")
         #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.keys("j", "j", "Enter")
         try expectGolden(
@@ -254,9 +254,9 @@ import TransduceTraceCTF
         let goOn = session.dir.file("go-on")
         try session.start(path, environment: "TRACE_VIEW_TUI_HOLD=\(goOn)")
         let reading = try await session.screen(containing: "| reading", "(pid ")
-        #expect(!reading.contains("admissionWait"), "the largest parts come once the whole is read")
+        #expect(!reading.contains("admission wait"), "the largest parts come once the whole is read")
         #expect(FileManager.default.createFile(atPath: goOn, contents: nil))
-        let whole = try await session.screen(containing: "admissionWait")
+        let whole = try await session.screen(containing: "admission wait")
         #expect(whole.contains("| \(events.count) events, 1500 runtimes, 0 lost |"), "\(whole)")
         try session.keys("q")
         let (status, _) = try await session.ended()
@@ -321,7 +321,7 @@ import TransduceTraceCTF
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        _ = try await session.screen(containing: "admissionWait")
+        _ = try await session.screen(containing: "admission wait")
         try session.keys("Enter")
         _ = try await session.screen(containing: "Latency of")
         try session.keys("C-c")
@@ -336,7 +336,7 @@ import TransduceTraceCTF
         let session = Session()
         defer { session.stop() }
         try session.start(demo)
-        _ = try await session.screen(containing: "admissionWait")
+        _ = try await session.screen(containing: "admission wait")
         // The pane's shell runs the UI as its child: that child, and nothing of other tests.
         let shell = try session.tmux(["display-message", "-p", "-t", "ui", "#{pane_pid}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -367,7 +367,7 @@ import TransduceTraceCTF
         let (status, out, err) = try traceView(["tui", demo])
         #expect(status == 0, "\(err)")
         #expect(
-            out.contains("admissionWait") && out.contains("spawned by") && out.contains("depth/time")
+            out.contains("admission wait") && out.contains("spawned by") && out.contains("depth/time")
                 && out.contains("wait p99/time"))
         #expect(!out.contains("\u{1B}"))
     }

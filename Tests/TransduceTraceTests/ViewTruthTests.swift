@@ -228,7 +228,7 @@ enum Reserved: Transducer {
             #expect(!out.contains("(no events)"))
         }
         let (_, _, err) = try traceView(["sequence", "--runtime", "9", demo])
-        #expect(err.contains("it has runtime(s) 1"))
+        #expect(err.contains("it has runtime 1"))
         let (_, _, unknownEvent) = try traceView(["slow", "--event", "nosuchevent", demo])
         #expect(unknownEvent.contains("it has") && unknownEvent.contains("load"), "\(unknownEvent)")
     }
@@ -268,7 +268,7 @@ enum Reserved: Transducer {
         try doubled.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         (status, out, err) = try traceView(["check", path])
         #expect(status == 1)
-        #expect(out.contains("resumedExactlyOnce          1 violation(s)"))
+        #expect(out.contains("resumedExactlyOnce          1 violation"))
         #expect(out.contains("was resumed 2 times"))
         #expect(out.contains("at 0.") && !out.contains("at 1000."), "times from the trace's start: \(out)")
         #expect(err.contains("breaks 1 runtime invariant"))

@@ -43,6 +43,6 @@ package struct TraceSanity: TraceConsumer, Sendable {
 
     /// The warnings, with a count of those left out.
     package var notes: [String] {
-        warnings + (count > warnings.count ? ["\(count - warnings.count) more impossible value(s)"] : [])
+        warnings + (count > warnings.count ? [counted(count - warnings.count, "more impossible value")] : [])
     }
 }

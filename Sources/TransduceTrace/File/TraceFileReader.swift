@@ -200,7 +200,9 @@ public final class TraceFileReader {
     }
 
     private func note(_ message: String, at position: Int) {
-        notes.append("\(path): \(message) at byte offset \(position); \(eventCount) event(s) before it were read")
+        notes.append(
+            "\(path): \(message) at byte offset \(position); \(counted(eventCount, "event")) before it \(eventCount == 1 ? "was" : "were") read"
+        )
     }
 
     /// Loads the next chunk; `false` at the end or on damage.

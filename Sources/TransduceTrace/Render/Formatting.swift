@@ -61,3 +61,9 @@ package func parseDuration(_ text: String) -> UInt64? {
     }
     return nil
 }
+
+/// `1 runtime`, `16 runtimes`: a count with its noun in the right number (`plural` where adding
+/// an `s` is wrong: `counted(2, "child", "children")`).
+package func counted(_ count: some BinaryInteger, _ singular: String, _ plural: String? = nil) -> String {
+    "\(count) " + (count == 1 ? singular : plural ?? singular + "s")
+}

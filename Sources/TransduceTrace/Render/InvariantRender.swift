@@ -5,7 +5,7 @@ extension InvariantReport {
     /// A line on how the trace was checked, one line per rule, then the violations.
     package func render(options: RenderOptions) -> [String] {
         var lines = [
-            "\(events) events, \(runtimes) runtime(s); checked "
+            "\(counted(events, "event")), \(counted(runtimes, "runtime")); checked "
                 + (whole
                     ? "as a whole run"
                     : "as an incomplete trace (nothing twice, nothing out of order)"
@@ -22,7 +22,7 @@ extension InvariantReport {
         }
         for rule in InvariantRule.allCases {
             let broken = count(of: rule)
-            lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : "\(broken) violation(s)"))
+            lines.append("  " + pad(rule.rawValue, 28) + (broken == 0 ? "ok" : counted(broken, "violation")))
         }
         if !violations.isEmpty {
             lines.append("")

@@ -18,6 +18,25 @@ extension LatencyBreakdown.Part {
     }
 }
 
+extension LatencyBreakdown.Part.Kind {
+    /// The kind as every view names it (`async action`, `admission wait`, `shared task`): the one
+    /// vocabulary of `slow`, the TUI and the report (the raw value is the JSON's and CSV's).
+    package var name: String {
+        switch self {
+        case .admissionWait: "admission wait"
+        case .reentryWait: "re-entry wait"
+        case .transduce: "transduce"
+        case .action: "action"
+        case .asyncAction: "async action"
+        case .task: "task"
+        case .sharedTask: "shared task"
+        case .replacedTask: "replaced task"
+        case .cancelledTask: "cancelled task"
+        case .resume: "resume"
+        }
+    }
+}
+
 extension LatencyBreakdown {
     /// `request(load) dispatch #1`.
     package var title: String { "\(styleName)(\(label)) dispatch #\(dispatch)" }

@@ -18,7 +18,7 @@ extension SummaryReport {
         }
         if let recorder, recorder.slowRequests > 0 || recorder.slowDumps > 0 {
             lines.append(
-                "  recorder    saw \(recorder.slowRequests) slow request(s), had written \(recorder.slowDumps) slow-request dump(s)"
+                "  recorder    saw \(counted(recorder.slowRequests, "slow request")), had written \(counted(recorder.slowDumps, "slow-request dump"))"
             )
         }
         if let slowThreshold {

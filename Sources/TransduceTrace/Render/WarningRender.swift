@@ -4,7 +4,7 @@ package enum WarningRender {
     package static func message(_ finding: AnalysisWarning.Finding) -> String {
         switch finding {
         case .longHold(let count, let threshold, let longest, let held):
-            "long holds: \(count) cycle(s) held the gate for \(formatDuration(threshold)) or more; longest "
+            "long holds: \(counted(count, "cycle")) held the gate for \(formatDuration(threshold)) or more; longest "
                 + "\(longest.label) (cycle #\(longest.cycle), runtime \(longest.runtime.name)) held it "
                 + formatDuration(held)
         case .runawayQueue(let runtime, let deepest, let capacity):
@@ -15,7 +15,7 @@ package enum WarningRender {
             "never settled: \(name(task)) \(running(task))"
         case .noEndRecorded(let task, let lost):
             "no end recorded: \(name(task)) \(running(task)); the trace lost "
-                + (lost.map { "\($0) event(s)" } ?? "events in unknown number") + ", which may hold its end"
+                + (lost.map { counted($0, "event") } ?? "events in unknown number") + ", which may hold its end"
         case .switchToLatestChurn(let runtime, let name, let replaced, let spawned):
             "switchToLatest churn: \(replaced) of \(spawned) '\(name)' instances of runtime "
                 + "\(runtime.name) were replaced and none completed"

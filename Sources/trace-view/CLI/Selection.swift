@@ -57,7 +57,7 @@ struct Selection {
         let asked = [runtime.map { "runtime \($0)" }, pid.map { "pid \($0)" }].compactMap { $0 }.joined(separator: ", ")
         throw CLIError(
             message:
-                "no events of \(asked) in this trace; it has runtime(s) \(seen.map(\.name).joined(separator: ", "))"
+                "no events of \(asked) in this trace; it has runtime\(seen.count == 1 ? "" : "s") \(seen.map(\.name).joined(separator: ", "))"
                 + (seen.count == 10 ? ", …" : ""), status: ExitStatus.nothingSelected.rawValue)
     }
 

@@ -65,7 +65,7 @@ enum CheckCommand: Subcommand {
         }
         try finish(notes: notes)
         if !report.violations.isEmpty {
-            throw CLIError("the trace breaks \(report.violations.count) runtime invariant(s)", .invariantsBroken)
+            throw CLIError("the trace breaks \(counted(report.violations.count, "runtime invariant"))", .invariantsBroken)
         }
     }
 }

@@ -133,7 +133,7 @@ struct LiveView {
     static func line(_ tally: LiveTally, ended prefix: String = "live, ", lost: UInt64 = 0) -> String {
         let kinds = tally.kindsSeen.map { "\($0)=\(tally.count(of: $0))" }.joined(separator: " ")
         return prefix + "span \(formatDuration(tally.lastTime &- tally.firstTime, ascii: true))"
-            + ": \(tally.events) events, \(tally.runtimes.count) runtimes, \(tally.inFlight.count) waiting, "
+            + ": \(counted(tally.events, "event")), \(counted(tally.runtimes.count, "runtime")), \(tally.inFlight.count) waiting, "
             + "max queue \(tally.maxQueueDepth)" + (lost > 0 ? ", \(lost) lost" : "")
             + ", \(aggregates(tally, ascii: true)); \(kinds)"
     }

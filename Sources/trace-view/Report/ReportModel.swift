@@ -132,6 +132,7 @@ struct ReportModel: Codable, Equatable {
     }
 
     struct Part: Codable, Equatable {
+        /// The part's kind as every view names it (``LatencyBreakdown/Part/Kind/name``).
         var kind: String
         var start: UInt64
         var nanos: UInt64
@@ -252,7 +253,7 @@ extension ReportModel {
             if i < limits.diagrams, let (index, indices) = data.lifecycle(of: r) {
                 diagrams[i] = SequenceExport.svg(index: index, indices: indices).dropFirst().joined(separator: "\n")
                 request.parts = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch)?.parts.map {
-                    Part(kind: $0.kind.rawValue, start: rel($0.start), nanos: $0.nanos)
+                    Part(kind: $0.kind.name, start: rel($0.start), nanos: $0.nanos)
                 }
                 request.path = Self.path(of: r, index: index, indices: indices, relative: rel)
             }

@@ -297,7 +297,7 @@ struct BrowserData {
     static func dominant(of b: LatencyBreakdown?) -> String {
         guard let b, let top = b.parts.max(by: { $0.nanos < $1.nanos }) else { return "" }
         let share = b.total == 0 ? 0 : Double(top.nanos) / Double(b.total)
-        return "\(top.kind.rawValue) \(Int((share * 100).rounded()))%"
+        return "\(top.kind.name) \(Int((share * 100).rounded()))%"
     }
 
     /// Reads a request's chart (and so its largest part) from `index`, the index of the trace

@@ -84,7 +84,7 @@ struct BrowserScreen {
         let status = status.isEmpty ? "" : "\(status) | "
         // The panes stay whole on a narrow screen (they say where the keys act); the title and
         // counts give way first.
-        let head = "\(title) | \(data.events) events, \(data.runtimes) runtimes, \(data.lost) lost"
+        let head = "\(title) | \(counted(data.events, "event")), \(counted(data.runtimes, "runtime")), \(data.lost) lost"
         let tail = " | \(status)\(panes.joined()) | ? keys"
         let room = width - shown(tail).displayColumns
         out.append(room >= 16 && shown(head).displayColumns > room ? fit(head, to: room) + tail : head + tail)

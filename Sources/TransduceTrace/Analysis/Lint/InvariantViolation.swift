@@ -41,7 +41,7 @@ public struct InvariantError: Error, CustomStringConvertible, Sendable {
     /// Every violation found, grouped by rule.
     public var violations: [InvariantViolation]
     public var description: String {
-        "\(violations.count) runtime invariant violation(s), times from the trace's start:\n"
+        "\(counted(violations.count, "runtime invariant violation")), times from the trace's start:\n"
             + violations.map { "  " + $0.description }.joined(separator: "\n")
     }
 }
