@@ -69,8 +69,10 @@ extension TransducerInput where Event: Sendable, Response: Sendable {
     @inlinable
     public func request(_ event: Event) async throws -> Response? { try await dispatchHandler(event, .request) }
 
-    /// Like ``request(_:)``, but every live task is cancelled when this event is admitted, and the
-    /// tasks its cycle starts replace any same-named task whatever their policy.
+    /// Like ``request(_:)``, but every live task is cancelled when this event's cycle enters the
+    /// gate (after every admission queued ahead of it has run, so tasks those started are
+    /// cancelled too; not at the call), and the tasks its cycle starts replace any same-named
+    /// task whatever their policy.
     @discardableResult
     @inlinable
     public func uniqueRequest(_ event: Event) async throws -> Response? {
