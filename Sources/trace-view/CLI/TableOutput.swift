@@ -134,7 +134,7 @@ struct TableSchema {
         return [
             "{",
             #"  "$schema": "https://json-schema.org/draft/2020-12/schema","#,
-            #"  "$id": "https://github.com/transduce/trace-view/schemas/\#(command)/v\#(Self.version)","#,
+            #"  "$id": "urn:transduce:trace-view:\#(command):v\#(Self.version)","#,
             #"  "title": \#(Self.json("trace-view \(command) --format json: one row per \(row)")),"#,
             #"  "type": "object","#,
             #"  "additionalProperties": false,"#,
