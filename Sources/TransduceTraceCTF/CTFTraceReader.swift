@@ -82,8 +82,7 @@ public enum CTFTraceReader {
             var counts = TraceCounts(events: events, discarded: discardedEvents)
             if let offset = wallClockOffset {
                 let origin = max(firstTime, 1)
-                let realtime =
-                    offset >= 0 ? origin &+ UInt64(offset) : origin.subtractingReportingOverflow(UInt64(-offset)).partialValue
+                let realtime = origin.shifted(by: offset)
                 if realtime != 0 {
                     counts.monotonicOrigin = origin
                     counts.realtimeOrigin = realtime

@@ -66,6 +66,26 @@ import TransduceTestSupport
         return (input, path)
     }
 
+    /// A forged anchor whose offset is `Int64.min` (monotonic origin 2^63 + 1, realtime 1) is an
+    /// absurd time, not a trap: before, negating the offset crashed the export (exit 132).
+    @Test func aForgedAnchorIsNotATrap() async throws {
+        let dir = TemporaryDirectory()
+        var lines = try String(contentsOfFile: fixtures + "/demo.jsonl", encoding: .utf8).split(separator: "\n")
+            .filter { !$0.contains(#""kind":"counts""#) }.map(String.init)
+        lines.append(
+            #"{"kind":"counts","events":128,"overwritten":0,"discarded":0,"lost":0,"monotonic_origin":9223372036854775809,"realtime_origin":1}"#
+        )
+        let input = dir.file("forged.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let output = dir.file("spans.jsonl")
+        let run = try await traceViewAsync(["export", "--format", "otlp", "--output", output, input])
+        #expect(run.status == 0, "\(run.status): \(run.err.prefix(300))")
+        let spans = try Self.spans(output)
+        #expect(!spans.isEmpty)
+        // Saturated at 0, not wrapped around.
+        #expect(spans.allSatisfy { ($0["startTimeUnixNano"] as? String) == "0" }, "\(spans.first ?? [:])")
+    }
+
     /// The demo carries its ring's wall-clock anchor: every span is placed by it.
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsClean() async throws {
         let dir = TemporaryDirectory()

@@ -10,4 +10,9 @@ extension UInt64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? .max : sum
     }
+    /// `self + delta` for a signed delta (a clock's offset from another), within 0...`.max`
+    /// (`Int64.min` included: its magnitude is taken, never negated).
+    @inline(__always) package func shifted(by delta: Int64) -> UInt64 {
+        delta >= 0 ? plus(UInt64(delta)) : minus(delta.magnitude)
+    }
 }

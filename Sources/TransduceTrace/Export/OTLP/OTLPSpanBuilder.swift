@@ -69,7 +69,7 @@ struct OTLPSpanBuilder {
     }
 
     private func unix(_ t: UInt64) -> UInt64 {
-        offset >= 0 ? t &+ UInt64(offset) : t.minus(UInt64(-offset))
+        t.shifted(by: offset)
     }
 
     /// The root span of `b` and a span per part; `index` holds at least `b`'s window, and
