@@ -49,7 +49,7 @@ enum CTFChild {
         var entries = 0
         while let entry = readdir(directory), entries < 4_096 {
             entries += 1
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(cField: entry.pointee.d_name)
             if name == "." || name == ".." { continue }
             let child = path + "/" + name
             var info = stat()

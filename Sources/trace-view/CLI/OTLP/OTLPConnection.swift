@@ -68,15 +68,12 @@ final class OTLPConnection {
         defer { ccurl_answer_free(&answer) }
         let bytes = answer.body.map { Array(UnsafeBufferPointer(start: $0, count: answer.body_length)) } ?? []
         let status = Int(answer.status)
-        let error = Escaping.oneLine(withUnsafeBytes(of: answer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
-        let contentType = withUnsafeBytes(of: answer.content_type) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let error = Escaping.oneLine(String(cField: answer.error))
+        let contentType = String(cField: answer.content_type)
         let outcome: ExportRetry.Outcome
         if answer.code == 0 || (answer.cut != 0 && status != 0) {
             // A whole answer, or one whose body ran past the first MiB (its status stands).
-            let retryAfterText = withUnsafeBytes(of: answer.retry_after) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            let retryAfter = ExportRetry.retryAfter(retryAfterText, nowUnix: Self.unixNow) { text in
+            let retryAfter = ExportRetry.retryAfter(String(cField: answer.retry_after), nowUnix: Self.unixNow) { text in
                 let at = ccurl_date(text)
                 return at < 0 ? nil : at
             }
@@ -105,21 +102,5 @@ final class OTLPConnection {
         guard status == 0, let out else { return nil }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: count))
-    }
-}
-
-/// Calls `body` with `strings` as an array of C strings that live for the call.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer(body)
-}
-
-extension Optional<String> {
-    fileprivate func withOptionalCString<R>(_ body: (UnsafePointer<CChar>?) -> R) -> R {
-        switch self {
-        case .some(let text): text.withCString(body)
-        case .none: body(nil)
-        }
     }
 }
