@@ -29,6 +29,11 @@ typedef struct reader {
     int64_t vtid_index, vpid_index;
     const bt_trace *host_trace;
     const char *host_name;
+    /* The clock class seen last and its offset and origin, read when it changes (forgotten with
+       the context class above), not at every event. */
+    const bt_clock_class *offset_clock;
+    int64_t offset_ns;
+    int offset_unix;
 } reader;
 
 int cbt_available(void) { return 1; }
@@ -147,8 +152,13 @@ static void deliver(reader *r, const bt_message *message) {
     out.name = bt_event_class_get_name(class);
     const bt_clock_class *clock = bt_message_event_borrow_stream_class_default_clock_class_const(message);
     out.clock_ns = clock ? clock_ns(message) : 0;
-    out.clock_offset_ns = clock ? clock_offset(clock) : 0;
-    out.clock_is_unix = clock ? (int)bt_clock_class_origin_is_unix_epoch(clock) : 0;
+    if (clock != r->offset_clock) {
+        r->offset_clock = clock;
+        r->offset_ns = clock ? clock_offset(clock) : 0;
+        r->offset_unix = clock ? (int)bt_clock_class_origin_is_unix_epoch(clock) : 0;
+    }
+    out.clock_offset_ns = r->offset_ns;
+    out.clock_is_unix = r->offset_unix;
     context_of(r, event, &out.vtid, &out.vpid);
     out.hostname = hostname_of(r, event);
     out.field_count = 0;
@@ -190,6 +200,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         } else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || type == BT_MESSAGE_TYPE_STREAM_END) {
             r->context_class = NULL;
             r->host_trace = NULL;
+            r->offset_clock = NULL;
         } else if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
             uint64_t lost = 0;
             if (bt_message_discarded_events_get_count(messages[i], &lost) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
