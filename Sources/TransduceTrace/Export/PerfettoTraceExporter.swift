@@ -57,8 +57,6 @@ public struct PerfettoTraceExporter: TraceConsumer {
         private var base: UInt64 = 0
         private var nextUUID: UInt64 = 1
         private var processTracks: [Int: UInt64] = [:]
-        /// The OS pid each process number stands for (its own number where the trace gives none).
-        private var processPids: [Int: Int64] = [:]
         /// Each calling thread's track (a thread descriptor with its OS pid and tid).
         private var threadTracks: [ThreadKey: UInt64] = [:]
         private struct ThreadKey: Hashable {

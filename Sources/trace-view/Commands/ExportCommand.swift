@@ -136,8 +136,7 @@ enum ExportCommand: Subcommand {
             settings = try OTLPSettings.resolve(options: args.options, environment: ProcessInfo.processInfo.environment)
         } else {
             settings = nil
-            let given =
-                OTLPSettings.flags.filter { args.options[$0] != nil } + (args.options["resume-at"] != nil ? ["resume-at"] : [])
+            let given = (OTLPSettings.flags + ["resume-at"]).filter { args.options[$0] != nil }
             if let flag = given.first ?? (args.flag("allow-partial") ? "allow-partial" : nil) {
                 throw CLIError.usage("--\(flag) goes with --otlp-endpoint or --send")
             }

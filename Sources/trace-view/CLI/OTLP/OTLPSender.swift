@@ -45,7 +45,7 @@ final class OTLPSender {
     }
 
     /// The endpoint without any user name or password, for messages.
-    var where_: String {
+    var shownEndpoint: String {
         let url = settings.endpoint
         guard let scheme = url.range(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
@@ -77,7 +77,7 @@ final class OTLPSender {
         guard tally.rejected == 0 && tally.rejections.isEmpty else {
             let why = tally.rejections.isEmpty ? "" : ": " + tally.rejections.joined(separator: "; ")
             let message =
-                "the collector at \(where_) took the spans of \(tally.requests - first) requests but rejected "
+                "the collector at \(shownEndpoint) took the spans of \(tally.requests - first) requests but rejected "
                 + "\(tally.rejected) span\(tally.rejected == 1 ? "" : "s")\(why)"
             if allowPartial {
                 Terminal.error("trace-view: warning: " + message + " (\(summary))")
@@ -85,7 +85,7 @@ final class OTLPSender {
             }
             throw CLIError(message + " (--allow-partial accepts that)", .spansRejected)
         }
-        Terminal.error("trace-view: sent the spans of \(tally.requests - first) requests to \(where_): \(summary)")
+        Terminal.error("trace-view: sent the spans of \(tally.requests - first) requests to \(shownEndpoint): \(summary)")
     }
 
     /// POSTs one batch until it is taken, retried as ``ExportRetry`` says, or throws what ended
@@ -138,9 +138,9 @@ final class OTLPSender {
         switch answer.outcome {
         case .answered(let status, _):
             let said = Self.message(of: answer)
-            return "the collector at \(where_) answered \(status)\(said.isEmpty ? "" : ": " + said)"
-        case .connectionFailed(let why): return "no answer from the collector at \(where_): \(why)"
-        case .failed(let why): return "the collector at \(where_) gave no usable answer: \(why)"
+            return "the collector at \(shownEndpoint) answered \(status)\(said.isEmpty ? "" : ": " + said)"
+        case .connectionFailed(let why): return "no answer from the collector at \(shownEndpoint): \(why)"
+        case .failed(let why): return "the collector at \(shownEndpoint) gave no usable answer: \(why)"
         }
     }
 
