@@ -89,6 +89,12 @@ let package = Package(
         // build into sources of TransduceTestingTests (the ReadmeExamples plugin): the tests run
         // what the README and the guides show.
         .executableTarget(name: "readme-extract", path: "Plugins/readme-extract"),
+        // The event vocabulary's generator: from Vocabulary/events.json, the LTTng provider, its C
+        // wrappers, the kind constants, code tables, LTTng sink, schema table and the contract's
+        // table (scripts/vocabulary.sh; the tests fail when a generated file is stale).
+        .target(name: "VocabularyGenerator", path: "Tools/VocabularyGenerator"),
+        .executableTarget(name: "vocabulary-gen", dependencies: ["VocabularyGenerator"], path: "Tools/vocabulary-gen"),
+        .testTarget(name: "VocabularyGeneratorTests", dependencies: ["VocabularyGenerator"]),
         .plugin(name: "ReadmeExamples", capability: .buildTool(), dependencies: ["readme-extract"]),
         .testTarget(
             name: "TransduceTestingTests",

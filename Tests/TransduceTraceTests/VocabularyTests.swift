@@ -5,10 +5,12 @@ import Transduce
 
 @testable import TransduceTrace
 
-/// The trace vocabulary is defined once in Swift (the runtime's enums, `TraceSchema.fields(of:)`)
-/// and once in C for the LTTng provider and the crash dump (`clttng_format.h`, `clttng_format.c`, `clttng.c`,
-/// `transduce_tp.h`). These tests are what ties the two: a field or code added on one side only
-/// fails here.
+/// The trace vocabulary is defined once, in `Vocabulary/events.json`, from which the C provider
+/// (`transduce_tp.h`, `clttng_events.c`, `clttng_kinds.h`, `clttng_codes.c`) and the Swift tables
+/// (`RuntimeEvent.Kind`, `TraceSchema.fields(of:)`, `TraceNames+Codes.swift`, `LTTngSink`) are
+/// generated (VocabularyGeneratorTests fails when one is stale). The runtime's code enums stay
+/// hand-written API: these tests tie what the compiled C and Swift say to each other, so a code
+/// added to an enum but not to the definition fails here.
 @Suite struct VocabularyTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -63,8 +65,8 @@ import Transduce
     }
 
     @Test func everyKindHasAWrapperAndAKindConstantInC() throws {
-        let header = try Self.source("Sources/CLTTng/include/clttng.h")
-        let format = try Self.source("Sources/CTraceRing/include/clttng_format.h")
+        let header = try Self.source("Sources/CLTTng/include/clttng_events.h")
+        let format = try Self.source("Sources/CTraceRing/include/clttng_kinds.h")
         let constants = format.matches(of: try Regex(#"CLTTNG_KIND_([A-Z_]+)"#)).compactMap { $0.output[1].substring }
             .map(String.init).filter { $0 != "COUNT" }
         var seen: [String] = []
@@ -85,6 +87,7 @@ import Transduce
             #expect(c == swift, "\(kind)")
             #expect(clttng_code_name(k, 200).map { String(cString: $0) } == (swift.isEmpty ? nil : "unknown"))
             let second = (0..<clttng_code2_count(k)).map { String(cString: clttng_code2_name(k, $0)) }
+            #expect(second == TraceNames.secondCodes(of: kind), "\(kind)")
             #expect(second == (kind == .dispatchRejected ? TraceNames.rejections : []), "\(kind)")
         }
     }

@@ -4,7 +4,7 @@
 /* The one definition of the binary layouts that C and Swift share: the ring-buffer slot's
  * payload words (RawRecord.swift, clttng_dump.c), the trace file's record and chunk layout
  * (TraceFileFormat.swift, TraceRecordLayout.swift, clttng_dump.c), and the event kinds' codes
- * (TraceEvent.Kind's raw values). Swift reads these constants; the tests check that Swift's
+ * (TraceEvent.Kind's raw values, generated into clttng_kinds.h). Swift reads these constants; the tests check that Swift's
  * names and the C provider's agree. Change a layout here and bump CLTTNG_FORMAT_VERSION. */
 
 #include <stdint.h>
@@ -13,25 +13,8 @@
 extern "C" {
 #endif
 
-/* Event kinds, in schema order (TraceEvent.Kind's raw values). */
-enum {
-    CLTTNG_KIND_RUNTIME_START = 0,
-    CLTTNG_KIND_RUNTIME_STOP,
-    CLTTNG_KIND_DISPATCH,
-    CLTTNG_KIND_DISPATCH_REJECTED,
-    CLTTNG_KIND_CYCLE_ENTER,
-    CLTTNG_KIND_TRANSDUCE,
-    CLTTNG_KIND_EFFECT,
-    CLTTNG_KIND_CYCLE_LEAVE,
-    CLTTNG_KIND_TASK_SPAWN,
-    CLTTNG_KIND_TASK_JOIN,
-    CLTTNG_KIND_TASK_CANCEL,
-    CLTTNG_KIND_TASK_SETTLE,
-    CLTTNG_KIND_REQUEST_RESUME,
-    CLTTNG_KIND_EVENT_DROPPED,
-    CLTTNG_KIND_TRACE_CONTEXT,
-    CLTTNG_KIND_COUNT
-};
+/* Event kinds, in code order (TraceEvent.Kind's raw values), generated from Vocabulary/events.json. */
+#include "clttng_kinds.h"
 
 /* A ring-buffer slot's payload: CLTTNG_PAYLOAD_WORDS 64-bit words (after the sequence word).
  * Word HEAD packs kind | code << 8 | code2 << 16 | step << 32; COUNT_THREAD packs count | thread
@@ -118,7 +101,8 @@ void clttng_record_encode(const uint64_t *words, uint32_t label, uint32_t label2
 const char *clttng_code_name(uint8_t kind, uint8_t code);
 /* How many codes `kind` defines (0 when it has none). */
 uint8_t clttng_code_count(uint8_t kind);
-/* The same for a kind's second code (only dispatchRejected has one: its reason). */
+/* The same for a kind's second code (dispatchRejected's reason); the tables are generated into
+ * clttng_codes.c from Vocabulary/events.json. */
 const char *clttng_code2_name(uint8_t kind, uint8_t code);
 uint8_t clttng_code2_count(uint8_t kind);
 

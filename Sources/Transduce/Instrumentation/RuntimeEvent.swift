@@ -49,46 +49,4 @@ public struct RuntimeEvent: Sendable, BitwiseCopyable {
         self.time = time
         self.runtime = runtime
     }
-
-    /// The kinds of the trace schema, in schema order; the raw values are the codes traces store.
-    /// Each case says which fields it uses.
-    public enum Kind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
-        /// `label` transducer, `label2` host kind, `count` queue capacity.
-        case runtimeStart
-        /// `code` reason (``RuntimeLifecycle``), `label` error.
-        case runtimeStop
-        /// `dispatch`, `code` style (``DispatchKind``), `label` event, `otherTask` origin task,
-        /// `count` queue depth after enqueue (admissions waiting for room included). Stamped with
-        /// the time its wait and latency are measured from.
-        case dispatch
-        /// `dispatch`, `code` style, `label` event, `code2` reason (``RejectionReason``).
-        case dispatchRejected
-        /// `cycle`, `dispatch`, `nanos` waited, `count` queue depth left.
-        case cycleEnter
-        /// `cycle`, `step`, `label` event.
-        case transduce
-        /// `cycle`, `step`, `code` effect kind (``EffectKind``), `label` task name, `nanos` duration.
-        case effect
-        /// `cycle`, `code` outcome (``CycleOutcome``), `step` steps, `nanos` held.
-        case cycleLeave
-        /// `task`, `label` name, `code` policy (``TaskPolicyKind``), `cycle`, `count` waiters,
-        /// `otherTask` replaced task.
-        case taskSpawn
-        /// `task`, `dispatch` of the joining waiter.
-        case taskJoin
-        /// `task`, `code` reason (``TaskCancelReason``).
-        case taskCancel
-        /// `task`, `code` outcome (``TaskOutcome``), `label` event or error, `nanos` ran.
-        case taskSettle
-        /// `dispatch`, `code` outcome (``ResumeOutcome``), `label` error, `cycle` by cycle,
-        /// `task` by task, `nanos` latency.
-        case requestResume
-        /// `cycle`, `label` event, `code` reason (``DropReason``).
-        case eventDropped
-        /// The ``TraceContext`` dispatch `dispatch` was made under, recorded before its
-        /// `dispatch` (or `dispatchRejected`), on the same thread, when one was set: `cycle` and
-        /// `task` the trace id's high and low 64 bits, `otherTask` the parent span id, `count` the
-        /// trace flags.
-        case traceContext
-    }
 }

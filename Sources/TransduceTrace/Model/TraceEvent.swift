@@ -87,7 +87,10 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// The name of `code2` (only `dispatchRejected` uses it: the reason).
-    public var code2Name: String { kind == .dispatchRejected ? TraceNames.name(TraceNames.rejections, code2) : "" }
+    public var code2Name: String {
+        let table = TraceNames.secondCodes(of: kind)
+        return table.isEmpty ? "" : TraceNames.name(table, code2)
+    }
 }
 
 extension RuntimeEvent.Kind {

@@ -4,38 +4,12 @@ import Transduce
 ///
 /// Every table is derived, not spelled: a kind's name is its case name (`TraceEvent.Kind`), its
 /// LTTng name that name in snake case, and a code's name the case name of the runtime's enum
-/// (``DispatchKind``, ``EffectKind``, …), in raw-value order. Adding a case is therefore one change
-/// in Swift; the C provider (clttng.c, transduce_tp.h) keeps its own copy, which the tests compare
-/// with these tables.
+/// (``DispatchKind``, ``EffectKind``, …), in raw-value order. Which kind uses which table
+/// (TraceNames+Codes.swift) and the C provider's copy are generated from Vocabulary/events.json;
+/// the tests compare that copy with these tables.
 package enum TraceNames {
     package static let kinds: [String] = TraceEvent.Kind.allCases.map(\.caseName)
     package static let lttngKinds: [String] = kinds.map(snakeCased)
-    package static let lifecycles = names(of: RuntimeLifecycle.self)
-    package static let styles = names(of: DispatchKind.self)
-    package static let rejections = names(of: RejectionReason.self)
-    package static let effects = names(of: EffectKind.self)
-    package static let cycleOutcomes = names(of: CycleOutcome.self)
-    package static let policies = names(of: TaskPolicyKind.self)
-    package static let cancelReasons = names(of: TaskCancelReason.self)
-    package static let taskOutcomes = names(of: TaskOutcome.self)
-    package static let resumeOutcomes = names(of: ResumeOutcome.self)
-    package static let dropReasons = names(of: DropReason.self)
-
-    /// The code table of `kind` (empty when the kind has no code).
-    package static func codes(of kind: TraceEvent.Kind) -> [String] {
-        switch kind {
-        case .runtimeStop: lifecycles
-        case .dispatch, .dispatchRejected: styles
-        case .effect: effects
-        case .cycleLeave: cycleOutcomes
-        case .taskSpawn: policies
-        case .taskCancel: cancelReasons
-        case .taskSettle: taskOutcomes
-        case .requestResume: resumeOutcomes
-        case .eventDropped: dropReasons
-        case .runtimeStart, .cycleEnter, .transduce, .taskJoin, .traceContext: []
-        }
-    }
 
     /// The name of `code` in `table`, or `unknown(N)` for a code this version has no name for.
     static func name(_ table: [String], _ code: UInt8) -> String {
@@ -62,7 +36,7 @@ package enum TraceNames {
 
     /// The case names of `E` in raw-value order. The raw values are the codes the trace stores,
     /// so they must run 0, 1, 2, … (checked here once, when the table is first used).
-    private static func names<E: CaseIterable & RawRepresentable>(of _: E.Type) -> [String] where E.RawValue == UInt8 {
+    static func names<E: CaseIterable & RawRepresentable>(of _: E.Type) -> [String] where E.RawValue == UInt8 {
         E.allCases.enumerated().map { index, value in
             precondition(Int(value.rawValue) == index, "\(E.self)'s raw values must be 0, 1, 2, …")
             return String(describing: value)

@@ -48,53 +48,6 @@ public enum TraceSchema {
             self.slot = slot
         }
     }
-
-    /// The fields of `kind`, in schema order, after the common `time`, `thread` and `runtime`.
-    ///
-    /// The one definition of the schema's fields: an exhaustive switch, so a new kind does not
-    /// compile until its fields are given; the tests compare it with the LTTng provider's fields
-    /// (transduce_tp.h).
-    public static func fields(of kind: TraceEvent.Kind) -> [Field] {
-        switch kind {
-        case .runtimeStart: [.init("transducer", .label), .init("host", .label2), .init("queue_capacity", .count)]
-        case .runtimeStop: [.init("reason", .code), .init("error", .label)]
-        case .dispatch:
-            [
-                .init("dispatch", .dispatch), .init("style", .code), .init("event", .label),
-                .init("origin_task", .otherTask), .init("queue_depth", .count),
-            ]
-        case .dispatchRejected:
-            [.init("dispatch", .dispatch), .init("style", .code), .init("event", .label), .init("reason", .code2)]
-        case .cycleEnter:
-            [.init("cycle", .cycle), .init("dispatch", .dispatch), .init("waited_ns", .nanos), .init("queue_depth", .count)]
-        case .transduce: [.init("cycle", .cycle), .init("step", .step), .init("event", .label)]
-        case .effect:
-            [
-                .init("cycle", .cycle), .init("step", .step), .init("effect_kind", .code), .init("task", .label),
-                .init("duration_ns", .nanos),
-            ]
-        case .cycleLeave: [.init("cycle", .cycle), .init("outcome", .code), .init("steps", .step), .init("held_ns", .nanos)]
-        case .taskSpawn:
-            [
-                .init("task", .task), .init("name", .label), .init("policy", .code), .init("cycle", .cycle),
-                .init("waiters", .count), .init("replaces", .otherTask),
-            ]
-        case .taskJoin: [.init("task", .task), .init("dispatch", .dispatch)]
-        case .taskCancel: [.init("task", .task), .init("reason", .code)]
-        case .taskSettle: [.init("task", .task), .init("outcome", .code), .init("label", .label), .init("ran_ns", .nanos)]
-        case .requestResume:
-            [
-                .init("dispatch", .dispatch), .init("outcome", .code), .init("error", .label), .init("by_cycle", .cycle),
-                .init("by_task", .task), .init("latency_ns", .nanos),
-            ]
-        case .eventDropped: [.init("cycle", .cycle), .init("event", .label), .init("reason", .code)]
-        case .traceContext:
-            [
-                .init("dispatch", .dispatch), .init("trace_id_high", .cycle), .init("trace_id_low", .task),
-                .init("parent_span_id", .otherTask), .init("trace_flags", .count),
-            ]
-        }
-    }
 }
 
 extension TraceEvent {
@@ -162,7 +115,8 @@ extension TraceEvent {
             guard let v = TraceNames.code(kind: kind, name: value) ?? TraceNames.unknownCode(value) else { return false }
             code = v
         case .code2:
-            guard let v = TraceNames.rejections.firstIndex(of: value).map(UInt8.init) ?? TraceNames.unknownCode(value) else {
+            let table = TraceNames.secondCodes(of: kind)
+            guard let v = table.firstIndex(of: value).map(UInt8.init) ?? TraceNames.unknownCode(value) else {
                 return false
             }
             code2 = v
