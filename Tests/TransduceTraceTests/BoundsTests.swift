@@ -72,7 +72,7 @@ import TransduceTestSupport
     /// A binary trace that is nothing but empty strings: each costs its reader a table entry and
     /// no byte of text. The string table's budget counts entries too, so the reader stops with a
     /// clear note at 4,194,304 of them, in bounded memory, and does not read on.
-    @Test(.enabled(if: measured && Subprocess.which("python3") != nil), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: measured && Subprocess.which("python3") != nil), .timeLimit(.minutes(Patience.minutes(5))))
     func anEmptyStringFloodStopsAtTheTableBound() async throws {
         let strings = 5_000_000
         let binary = try #require(builtProduct("trace-view"))
@@ -100,7 +100,7 @@ import TransduceTestSupport
 
     /// 30,001 messages, each with the same 64 KiB label: the Mermaid and PlantUML exports are
     /// streamed, each message's text cut to `SequenceExport.maxTextCharacters`.
-    @Test(.enabled(if: measured), .timeLimit(.minutes(5)), arguments: ["mermaid", "plantuml"])
+    @Test(.enabled(if: measured), .timeLimit(.minutes(Patience.minutes(5))), arguments: ["mermaid", "plantuml"])
     func aHugeLabelOnEveryArrowExportsInBoundedMemory(_ format: String) async throws {
         let label = String(repeating: "x", count: 64 << 10)
         var events: [TraceEvent] = []
@@ -133,7 +133,7 @@ import TransduceTestSupport
     /// a base and 32,768 combining marks, which a count of characters alone does not cut): every
     /// text of the page is cut (``ReportModel/maxText``), so the page and the memory follow its
     /// rows, not its labels. Before, a trace like this made a 789 MB page at 2.35 GB.
-    @Test(.enabled(if: measured), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: measured), .timeLimit(.minutes(Patience.minutes(5))))
     func aReportOfHugeLabelsIsBoundedByItsRows() async throws {
         let dir = TemporaryDirectory()
         let template = """
@@ -179,7 +179,7 @@ import TransduceTestSupport
     /// JSON Lines export never writes a line longer than its reader reads: an event whose texts
     /// escape to more (C1 controls, six bytes each escaped) has them cut, with a warning, and
     /// reads back with every event.
-    @Test func jsonLinesExportNeverWritesALineItsReaderSkips() throws {
+    @Test func jsonLinesExportNeverWritesALineItsReaderSkips() async throws {
         let dir = TemporaryDirectory()
         let nel = String(repeating: "\u{85}", count: 180_000)
         let lines = [
@@ -188,7 +188,7 @@ import TransduceTestSupport
             #"{"kind":"dispatch","time":3,"thread":1,"runtime":1,"dispatch":2,"style":"send","event":"ok","origin_task":0,"queue_depth":1}"#,
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: dir.file("in.jsonl"), atomically: true, encoding: .utf8)
-        let export = try traceView(["export", "--format", "jsonl", "--output", dir.file("out.jsonl"), dir.file("in.jsonl")])
+        let export = try await traceView(["export", "--format", "jsonl", "--output", dir.file("out.jsonl"), dir.file("in.jsonl")])
         #expect(export.status == 0, "\(export.err)")
         #expect(export.err.contains("the texts of 1 event were cut to 32 KiB"), "\(export.err)")
         let written = try String(contentsOfFile: dir.file("out.jsonl"), encoding: .utf8).split(separator: "\n")
@@ -207,7 +207,7 @@ import TransduceTestSupport
     /// The views that read a file in passes (`tui`, `slow`, `sequence --request`, `tasks`,
     /// `check`) print exactly what they print when the same trace comes on standard input, which
     /// they read once and hold: two ways of computing one answer, on a trace of several runtimes.
-    @Test(.enabled(if: measured), .timeLimit(.minutes(5))) func streamedViewsEqualHeldOnes() async throws {
+    @Test(.enabled(if: measured), .timeLimit(.minutes(Patience.minutes(5)))) func streamedViewsEqualHeldOnes() async throws {
         let recorder = TraceRecorder(capacity: 1 << 15)
         for _ in 0..<3 { _ = try await withTimeout(60) { try await DemoWorkload.run(instrument: recorder) } }
         let directory = TemporaryDirectory()
@@ -266,10 +266,10 @@ import TransduceTestSupport
         try TraceFileWriter.write(Trace(events: events), to: file)
         let bound = ["TRACE_VIEW_MAX_EVENTS": "1000"]
         for holding in [["sequence"], ["export", "--format", "mermaid"]] {
-            let over = try await traceViewAsync(holding + [file], environment: bound)
+            let over = try await traceView(holding + [file], environment: bound)
             #expect(over.status == 80, "\(holding): \(over.err)")
             #expect(over.err.contains("more than 1000 events") && over.err.contains("TRACE_VIEW_MAX_EVENTS"), "\(over.err)")
-            let selected = try await traceViewAsync(holding + ["--runtime", "1", file], environment: bound)
+            let selected = try await traceView(holding + ["--runtime", "1", file], environment: bound)
             #expect(selected.status == 0, "\(holding) --runtime 1: \(selected.err)")
         }
         for streaming in [
@@ -278,10 +278,10 @@ import TransduceTestSupport
             ["export", "--format", "otlp"],
             ["sequence", "--runtime", "2", "--request", "500"],
         ] {
-            let result = try await traceViewAsync(streaming + [file], environment: bound)
+            let result = try await traceView(streaming + [file], environment: bound)
             #expect(result.status == 0, "\(streaming): \(result.err)")
         }
-        let slow = try await traceViewAsync(["slow", file], environment: bound)
+        let slow = try await traceView(["slow", file], environment: bound)
         #expect(slow.out.contains("10 of 1000 awaited"), "all 1,000 requests of 5,000 events: \(slow.out.prefix(300))")
     }
 

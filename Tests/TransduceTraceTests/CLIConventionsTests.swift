@@ -16,32 +16,32 @@ import TraceTooling
             (["slow", "--formt", "json", Self.demo], "did you mean '--format'?"),
             (["tasks", "--runtim", "1", Self.demo], "did you mean '--runtime'?"),
         ] {
-            let run = try await traceViewAsync(arguments)
+            let run = try await traceView(arguments)
             #expect(run.status == 64 && run.err.contains(suggestion), "\(arguments): \(run.err)")
         }
-        let far = try await traceViewAsync(["xyzzy", Self.demo])
+        let far = try await traceView(["xyzzy", Self.demo])
         #expect(far.status == 64 && !far.err.contains("did you mean"), "\(far.err)")
         #expect(Suggestion.closest(to: "contnetion", among: ["contention", "check"]) == "contention")
         #expect(Suggestion.closest(to: "q", among: ["contention", "check"]) == nil)
     }
 
     @Test func shortVersionIsTheVersion() async throws {
-        let short = try await traceViewAsync(["-V"])
-        let long = try await traceViewAsync(["--version"])
+        let short = try await traceView(["-V"])
+        let long = try await traceView(["--version"])
         #expect(short.status == 0 && short.out == long.out && short.out.hasPrefix("trace-view "))
     }
 
     /// `--color always` draws colour even in a pipe; never and --no-color draw none.
     @Test func colorIsAskedFor() async throws {
-        let always = try await traceViewAsync(["slow", "--color", "always", Self.demo])
+        let always = try await traceView(["slow", "--color", "always", Self.demo])
         #expect(always.status == 0 && always.out.contains("\u{1B}["), "no SGR with --color always")
         for off in [["--color", "never"], ["--no-color"], []] {
-            let run = try await traceViewAsync(["slow"] + off + [Self.demo])
+            let run = try await traceView(["slow"] + off + [Self.demo])
             #expect(run.status == 0 && !run.out.contains("\u{1B}["), "\(off)")
         }
-        let both = try await traceViewAsync(["slow", "--color", "always", "--no-color", Self.demo])
+        let both = try await traceView(["slow", "--color", "always", "--no-color", Self.demo])
         #expect(both.status == 64)
-        let wrong = try await traceViewAsync(["slow", "--color", "sometimes", Self.demo])
+        let wrong = try await traceView(["slow", "--color", "sometimes", Self.demo])
         #expect(wrong.status == 64 && wrong.err.contains("auto, always or never"))
     }
 
@@ -49,7 +49,7 @@ import TraceTooling
     @Test(.enabled(if: Subprocess.which("bash") != nil)) func bashCompletes() async throws {
         let dir = TemporaryDirectory()
         let script = dir.file("trace-view.bash")
-        let made = try await traceViewAsync(["completion", "bash"])
+        let made = try await traceView(["completion", "bash"])
         try #require(made.status == 0)
         try made.out.write(toFile: script, atomically: true, encoding: .utf8)
         func complete(_ words: [String]) async throws -> [String] {
@@ -68,7 +68,7 @@ import TraceTooling
         #expect(try await complete(["trace-view", "export", "--format", "pe"]) == ["perfetto"])
         #expect(try await complete(["trace-view", "slow", "--format", "j"]) == ["json"])
         #expect(try await complete(["trace-view", "slow", "--color", ""]).sorted() == ["always", "auto", "never"])
-        let other = try await traceViewAsync(["completion", "tcsh"])
+        let other = try await traceView(["completion", "tcsh"])
         #expect(other.status == 64)
     }
 
@@ -77,7 +77,7 @@ import TraceTooling
         guard let path = Subprocess.which(shell) else { return }
         let dir = TemporaryDirectory()
         let script = dir.file("trace-view.\(shell)")
-        try (try await traceViewAsync(["completion", shell])).out.write(toFile: script, atomically: true, encoding: .utf8)
+        try (try await traceView(["completion", shell])).out.write(toFile: script, atomically: true, encoding: .utf8)
         let program =
             shell == "fish"
             ? "source '\(script)'; complete -C 'trace-view su'" : "autoload -U compinit; compinit -u; source '\(script)'"
@@ -90,7 +90,7 @@ import TraceTooling
     @Test(.enabled(if: Subprocess.which("man") != nil)) func theManPageRenders() async throws {
         let dir = TemporaryDirectory()
         let page = dir.file("trace-view.1")
-        let made = try await traceViewAsync(["man"])
+        let made = try await traceView(["man"])
         try #require(made.status == 0)
         try made.out.write(toFile: page, atomically: true, encoding: .utf8)
         #expect(made.out.unicodeScalars.allSatisfy { $0.isASCII }, "roff is ASCII")

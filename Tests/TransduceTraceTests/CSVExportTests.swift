@@ -11,7 +11,7 @@ import TransduceTestSupport
 @Suite struct CSVExportTests {
     static let python = Subprocess.which("python3")
 
-    @Test(.enabled(if: python != nil), .timeLimit(.minutes(3))) func pythonReadsEveryTable() async throws {
+    @Test(.enabled(if: python != nil), .timeLimit(.minutes(Patience.minutes(3)))) func pythonReadsEveryTable() async throws {
         // Two runtimes of the demo workload (recorded once, as the fixture; running the workload
         // here made this test wait for the concurrency pool that other tests' synchronous child
         // waits hold on a busy machine), one event's label full of what CSV must quote.
@@ -26,7 +26,7 @@ import TransduceTestSupport
         let breakdowns = index.latencyBreakdowns()
 
         for table in ["requests", "tasks", "cycles", "events"] {
-            let result = try await traceViewAsync([
+            let result = try await traceView([
                 "export", "--format", "csv", "--table", table, "--output", directory.file("\(table).csv"), file,
             ])
             #expect(result.status == 0, "\(table): \(result.err)")
@@ -50,7 +50,7 @@ import TransduceTestSupport
                 "hostile": sum(1 for r in out["events"] if r["label"] == \(String(reflecting: hostile))),
             }))
             """
-        let (status, output) = try run(Self.python!, ["-c", script, directory.path])
+        let (status, output) = try await run(Self.python!, ["-c", script, directory.path])
         #expect(status == 0, "\(output)")
         struct Read: Decodable {
             var requests: [String: UInt64]

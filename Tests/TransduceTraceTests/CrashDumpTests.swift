@@ -5,6 +5,7 @@ import Testing
 import TraceTooling
 import Transduce
 import TransduceDemo
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
@@ -14,7 +15,7 @@ import TransduceDemo
     /// the recorder (128 + the signal).
     /// (One child at a time, so that five starting at once do not starve concurrent tests.)
     @Test(.serialized, arguments: [("INT", SIGINT), ("TERM", SIGTERM), ("HUP", SIGHUP), ("trap", SIGILL), ("throw", SIGILL)])
-    func everyEndingKeepsATrace(_ how: String, signal: Int32) throws {
+    func everyEndingKeepsATrace(_ how: String, signal: Int32) async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let path = dir.file("end-\(how).tdtrace")
@@ -26,7 +27,7 @@ import TransduceDemo
         // Under a caller's trace context, so that every kind is there to keep.
         var environment = ["TRANSDUCE_TRACE": path, "TRACEPARENT": TraceContextTests.server.traceparent]
         if !backtracer { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        let (status, output) = try run(example, ["--end-with", how], environment: environment)
+        let (status, output) = try await run(example, ["--end-with", how], environment: environment)
         #expect(status == 128 + signal, "\(output)")
         if backtracer { #expect(output.contains("Program crashed"), "the Swift backtracer ran after the dump") }
         let trace = try TraceFileReader(path: path).readAll()
@@ -41,11 +42,11 @@ import TransduceDemo
 
     /// A trap while another thread writes a dump: the crash handler's dump stands whole, and the
     /// other writer's temporary file is removed (it was left behind, empty).
-    @Test func aCrashWhileADumpIsWrittenLeavesNoTemporaryFile() throws {
+    @Test func aCrashWhileADumpIsWrittenLeavesNoTemporaryFile() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let path = dir.file("crash.tdtrace")
-        let (status, output) = try run(
+        let (status, output) = try await run(
             example, ["--end-with", "trap-while-writing"],
             environment: ["TRANSDUCE_TRACE": path, "SWIFT_BACKTRACE": "enable=no"])
         #expect(status == 128 + SIGILL, "\(output)")
@@ -64,7 +65,7 @@ import TransduceDemo
         let target = dir.file("target.tdtrace")
         try "old".write(toFile: target, atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: dir.file("link.tdtrace"), withDestinationPath: target)
-        let (linked, linkedOutput) = try run(
+        let (linked, linkedOutput) = try await run(
             example, ["--end-with", "TERM"],
             environment: ["TRANSDUCE_TRACE": dir.file("link.tdtrace"), "SWIFT_BACKTRACE": "enable=no"])
         #expect(linked == 128 + SIGTERM, "\(linkedOutput)")
@@ -74,7 +75,7 @@ import TransduceDemo
         let fifo = dir.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         // Nobody reads: the ending is not held up, and the FIFO stays a FIFO.
-        let (unread, unreadOutput) = try run(
+        let (unread, unreadOutput) = try await run(
             example, ["--end-with", "TERM"], environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no"])
         #expect(unread == 128 + SIGTERM, "\(unreadOutput)")
         var info = stat()
@@ -94,7 +95,7 @@ import TransduceDemo
             received.withLock { $0 = bytes }
             done.signal()
         }
-        let (ended, endedOutput) = try run(
+        let (ended, endedOutput) = try await run(
             example, ["--end-with", "TERM"], environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no"])
         #expect(ended == 128 + SIGTERM, "\(endedOutput)")
         #expect(done.wait(timeout: .now() + 60) == .success, "the FIFO's reader never got an end")
@@ -115,7 +116,7 @@ import TransduceDemo
         #expect(reader >= 0)
         defer { close(reader) }
         let (status, output) = try await offThePool {
-            try run(
+            try runBlocking(
                 example, ["--end-with", "TERM"],
                 environment: ["TRANSDUCE_TRACE": fifo, "SWIFT_BACKTRACE": "enable=no", "TRANSDUCE_EXAMPLE_RUNS": "12"])
         }
@@ -131,7 +132,8 @@ import TransduceDemo
         let line = output.split(separator: "\n").first { $0.hasPrefix("ending at ") }
         let signalled = try #require(line.flatMap { UInt64($0.dropFirst("ending at ".count)) }, "\(output)")
         if !underThreadSanitizer {
-            #expect(ended >= signalled && ended - signalled < 30_000_000_000, "\(Double(ended &- signalled) / 1e9) s")
+            #expect(
+                ended >= signalled && Double(ended - signalled) < 30e9 * Patience.factor, "\(Double(ended &- signalled) / 1e9) s")
         }
         #expect(output.contains("trace dump on signal failed"), "\(output)")
     }
@@ -227,17 +229,17 @@ import TransduceDemo
         kill(child.pid, TraceRecorder.dumpSignal)
         try await waitForFile(path)
         #expect(try TraceFileReader(path: path).readAll().counts.occasion == .onSignal)
-        let snapshot = try traceView(["check", path])
+        let snapshot = try await traceView(["check", path])
         #expect(snapshot.status == 0, "\(snapshot.out)\(snapshot.err)")
         #expect(snapshot.out.contains("checked as an incomplete trace") && snapshot.out.contains("on SIGUSR2"), "\(snapshot.out)")
-        let forced = try traceView(["check", "--complete", path])
+        let forced = try await traceView(["check", "--complete", path])
         #expect(forced.out.contains("checked as a whole run"), "\(forced.out)")
-        let both = try traceView(["check", "--complete", "--incomplete", path])
+        let both = try await traceView(["check", "--complete", "--incomplete", path])
         #expect(both.status == 64)
         close(child.input!)
         close(child.output)
         #expect(try Subprocess.wait(child.pid, timeout: 60, name: "TracedExample") == 0)
-        let exit = try traceView(["check", path])
+        let exit = try await traceView(["check", path])
         #expect(exit.status == 0 && exit.out.contains("checked as a whole run"), "\(exit.out)")
     }
 

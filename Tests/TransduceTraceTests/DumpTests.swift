@@ -5,12 +5,12 @@ import TraceTooling
 @testable import TransduceTrace
 
 @Suite struct DumpTests {
-    @Test func dumpAtExitWhenTheEnvironmentNamesAFile() throws {
+    @Test func dumpAtExitWhenTheEnvironmentNamesAFile() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let path = dir.file("exit.jsonl")
         // Under a caller's trace context, so that every kind is there to keep.
-        let (status, output) = try run(
+        let (status, output) = try await run(
             example, [], environment: ["TRANSDUCE_TRACE": path, "TRACEPARENT": TraceContextTests.server.traceparent])
         #expect(status == 0, "\(output)")
         let trace = try JSONLinesReader(path: path).readAll()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 
 @testable import TransduceTrace
 @testable import trace_view
@@ -100,9 +101,9 @@ import TraceTooling
         let (hostile, plain, labels) = (
             directory.file("hostile.jsonl"), directory.file("plain.jsonl"), directory.file("labels.json")
         )
-        let (status, output) = try await offThePool { try run(python!, [script, hostile, "--labels", labels]) }
+        let (status, output) = try await offThePool { try runBlocking(python!, [script, hostile, "--labels", labels]) }
         #expect(status == 0, "\(output)")
-        let (plainStatus, said) = try await offThePool { try run(python!, [script, plain, "--plain"]) }
+        let (plainStatus, said) = try await offThePool { try runBlocking(python!, [script, plain, "--plain"]) }
         #expect(plainStatus == 0, "\(said)")
         return try JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: labels)))
     }
@@ -114,7 +115,7 @@ import TraceTooling
 
     /// Each export of the corpus parses with its format's reader, has its twin's structure, and
     /// keeps the labels where the format holds them.
-    @Test(.enabled(if: python != nil), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: python != nil), .timeLimit(.minutes(Patience.minutes(5))))
     func everyExportParsesWithItsOwnReader() async throws {
         let directory = TemporaryDirectory()
         let labels = try await Self.corpus(in: directory)
@@ -126,7 +127,7 @@ import TraceTooling
         ]
         for export in exports {
             for twin in ["hostile", "plain"] {
-                let run = try await traceViewAsync(
+                let run = try await traceView(
                     ["export"] + export.arguments + [
                         "--output", directory.file("\(twin).\(export.name)"), directory.file("\(twin).jsonl"),
                     ])
@@ -150,12 +151,12 @@ import TraceTooling
     /// diagram drawn) runs nothing: no handler, no script but the page's own, the title kept, no
     /// request made and no console line (``browserCheck(_:eval:fragment:screenshot:width:height:dark:sourceLocation:)``
     /// fails on an error or a request).
-    @Test(.enabled(if: browserAvailable), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: browserAvailable), .timeLimit(.minutes(Patience.minutes(5))))
     func theReportRunsNoScriptOfALabel() async throws {
         let directory = TemporaryDirectory()
         let labels = try await Self.corpus(in: directory)
         let page = directory.file("report.html")
-        let run = try await traceViewAsync(["report", "--output", page, directory.file("hostile.jsonl")])
+        let run = try await traceView(["report", "--output", page, directory.file("hostile.jsonl")])
         #expect(run.status == 0, "\(run.err)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("script-src 'sha256-"), "the policy names the page's script by its hash")
@@ -210,7 +211,7 @@ import TraceTooling
 /// The report's policy hash (``SHA256``) against Python's `hashlib`, on lengths around each
 /// padding edge and on the page's own script.
 @Suite struct SHA256Tests {
-    @Test(.enabled(if: EscapingTests.python != nil)) func matchesHashlib() throws {
+    @Test(.enabled(if: EscapingTests.python != nil)) func matchesHashlib() async throws {
         let inputs: [[UInt8]] =
             [0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 1000].map { n in (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
             + [Array(ReportPage.script.utf8)]
@@ -218,7 +219,7 @@ import TraceTooling
         for (i, input) in inputs.enumerated() {
             try Data(input).write(to: URL(fileURLWithPath: directory.file("\(i)")))
         }
-        let (status, output) = try run(
+        let (status, output) = try await run(
             EscapingTests.python!,
             ["-c", "import hashlib,sys\nfor p in sys.argv[1:]: print(hashlib.sha256(open(p,'rb').read()).hexdigest())"]
                 + inputs.indices.map { directory.file("\($0)") })

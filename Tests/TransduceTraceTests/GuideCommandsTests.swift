@@ -35,7 +35,7 @@ import TraceTooling
         #expect(commands.count >= 2, "\(guide) shows no commands")
         let dir = TemporaryDirectory()
         // The demo's trace, under every trace name a guide uses.
-        let saved = try await traceViewAsync(["demo", "--save", dir.file("demo.tdtrace")])
+        let saved = try await traceView(["demo", "--save", dir.file("demo.tdtrace")])
         #expect(saved.status == 0, "\(saved.err)")
         for word in Set(commands.joined()) where word.hasSuffix(".tdtrace") && word != "demo.tdtrace" {
             try FileManager.default.copyItem(atPath: dir.file("demo.tdtrace"), toPath: dir.file(word))
@@ -49,7 +49,7 @@ import TraceTooling
                     if word.hasPrefix("http://"), let port { return "http://127.0.0.1:\(port)" }
                     return !word.hasPrefix("-") && word.contains(".") && !word.contains("/") ? dir.file(word) : word
                 }
-                let result = try await traceViewAsync(Array(arguments))
+                let result = try await traceView(Array(arguments))
                 #expect(result.status == 0, "\(guide): \(command.joined(separator: " ")): \(result.err)")
                 if let output = command.firstIndex(of: "--output").map({ command[$0 + 1] }) {
                     let size = (try? FileManager.default.attributesOfItem(atPath: dir.file(output))[.size] as? Int) ?? 0

@@ -9,7 +9,7 @@ import Testing
 
     /// Standard input, a pipe and a named FIFO are streamed from their first byte (a pipe used to
     /// lose the bytes read to tell its kind; a FIFO was opened twice and hung).
-    @Test func pipesAndFIFOsLoseNothing() throws {
+    @Test func pipesAndFIFOsLoseNothing() async throws {
         let tool = try #require(builtProduct("trace-view"))
         for script in [
             "\"$0\" summary - < \"$1\"",
@@ -18,17 +18,17 @@ import Testing
             "rm -f \"$2\"; mkfifo \"$2\"; cat \"$1\" > \"$2\" & \"$0\" summary \"$2\"",
         ] {
             let dir = TemporaryDirectory()
-            let (status, output) = try run("/bin/bash", ["-c", script, tool, Self.demo, dir.file("fifo")])
+            let (status, output) = try await run("/bin/bash", ["-c", script, tool, Self.demo, dir.file("fifo")])
             #expect(status == 0, "\(script): \(output)")
             #expect(output.contains("events      128"), "\(script): \(output)")
         }
     }
 
     /// A large non-trace on standard input is refused at its first bytes, not read whole.
-    @Test func standardInputIsRefusedEarly() throws {
+    @Test func standardInputIsRefusedEarly() async throws {
         let tool = try #require(builtProduct("trace-view"))
         // 4 GiB of zeros: reading it whole would take far longer than the limit.
-        let (status, output) = try run(
+        let (status, output) = try await run(
             "/bin/bash", ["-c", "head -c 4294967296 /dev/zero | \"$0\" summary -; echo \"status ${PIPESTATUS[1]}\"", tool])
         #expect(status == 0)
         #expect(output.contains("status 65"), "\(output)")
@@ -84,19 +84,19 @@ import Testing
     }
 
     /// Labels cannot drive the terminal: control characters print as escapes.
-    @Test func controlCharactersAreEscaped() throws {
+    @Test func controlCharactersAreEscaped() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("evil.jsonl")
         let line =
             #"{"kind":"dispatch","time":100,"thread":1,"runtime":1,"dispatch":1,"style":"post","event":"evil\u001b]0;pwned\u0007\u001b[2J\u009bX"}"#
         try (line + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         for command in [["sequence"], ["contention"], ["summary"], ["export", "--format", "mermaid"]] {
-            let result = try traceView(command + [path])
+            let result = try await traceView(command + [path])
             #expect(
                 !result.out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) },
                 "\(command)")
         }
-        #expect(try traceView(["sequence", path]).out.contains(#"evil\x1b]0;pwned\x07\x1b[2J\u{9b}X"#))
+        #expect(try await traceView(["sequence", path]).out.contains(#"evil\x1b]0;pwned\x07\x1b[2J\u{9b}X"#))
     }
 
     /// A million runtimes do not make a million rows of state.

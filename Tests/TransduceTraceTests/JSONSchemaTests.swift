@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTrace
 
 @testable import trace_view
@@ -53,7 +54,7 @@ import TransduceTrace
         return path
     }
 
-    @Test(.enabled(if: PerfettoNativeTests.readersAvailable), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: PerfettoNativeTests.readersAvailable), .timeLimit(.minutes(Patience.minutes(5))))
     func everyCommandsRowsMatchItsSchema() async throws {
         let dir = TemporaryDirectory()
         let mixed = try await OTLPExportTests.export(try await PerfettoTests.mixed.value, in: dir).input
@@ -61,7 +62,7 @@ import TransduceTrace
         for (name, _) in Self.commands {
             var rows = 0
             for (i, trace) in traces.enumerated() {
-                let run = try await traceViewAsync([name, "--format", "json", trace])
+                let run = try await traceView([name, "--format", "json", trace])
                 #expect(run.status == 0 || (name == "check" && run.status == 1), "\(name) \(trace): \(run.err)")
                 let output = dir.file("\(name)-\(i).jsonl")
                 try run.out.write(toFile: output, atomically: true, encoding: .utf8)
@@ -79,10 +80,10 @@ import TransduceTrace
             #expect(rows > 0, "\(name) wrote no rows to check")
         }
         // slow --json is --format json.
-        let alias = try await traceViewAsync(["slow", "--json", traces[0]])
-        let long = try await traceViewAsync(["slow", "--format", "json", traces[0]])
+        let alias = try await traceView(["slow", "--json", traces[0]])
+        let long = try await traceView(["slow", "--format", "json", traces[0]])
         #expect(alias.status == 0 && alias.out == long.out && !alias.out.isEmpty)
-        let both = try await traceViewAsync(["slow", "--json", "--format", "tsv", traces[0]])
+        let both = try await traceView(["slow", "--json", "--format", "tsv", traces[0]])
         #expect(both.status == 64, "\(both.err)")
     }
 }

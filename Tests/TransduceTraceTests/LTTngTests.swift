@@ -2,6 +2,7 @@ import CLTTng
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTraceCTF
 
 @testable import TransduceTrace
@@ -29,15 +30,26 @@ enum LTTngTools {
         return true
     }
 
-    /// Records `command` under a fresh session and returns the CTF directory.
-    static func record(into directory: String, _ command: String, _ arguments: [String]) throws -> (ctf: String, pid: Int32) {
+    /// Records `command` under a fresh session and returns the CTF directory; waited for off the
+    /// concurrency pool.
+    static func record(into directory: String, _ command: String, _ arguments: [String]) async throws -> (
+        ctf: String, pid: Int32
+    ) {
+        try await offThePool { try recordBlocking(into: directory, command, arguments) }
+    }
+
+    /// ``record(into:_:_:)`` on the calling thread.
+    static func recordBlocking(into directory: String, _ command: String, _ arguments: [String]) throws -> (
+        ctf: String, pid: Int32
+    ) {
+        expectOffThePool("recording \(command)")
         let ctf = directory + "/ctf"
         let session = try LTTngSession(
             name: "transduce-test-\(UUID().uuidString.prefix(8))", output: ctf, events: ["transduce:*"],
             contexts: ["vtid", "vpid"])
         defer { session.destroy() }
         try session.start()
-        let result = try Subprocess.run(command, arguments, output: .capture, timeout: 120)
+        let result = try Subprocess.run(command, arguments, output: .capture, timeout: 120 * Patience.factor)
         try session.stop()
         guard result.status == 0 else { throw Subprocess.Failure("\(command) exited \(result.status): \(result.output)") }
         return (ctf, result.pid)
@@ -71,17 +83,17 @@ struct Comparable: Hashable {
 }
 
 @Suite(.serialized) struct LTTngTests {
-    @Test(.enabled(if: LTTngTools.available)) func everyKindReachesLTTngWithTheRingsFieldValues() throws {
+    @Test(.enabled(if: LTTngTools.available)) func everyKindReachesLTTngWithTheRingsFieldValues() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
         let ringFile = dir.file("ring.tdtrace")
         // Under a caller's trace context (env execs the example, keeping its pid), so that every
         // kind is there.
-        let (ctf, pid) = try LTTngTools.record(
+        let (ctf, pid) = try await LTTngTools.record(
             into: dir.path, "/usr/bin/env", ["TRACEPARENT=\(TraceContextTests.server.traceparent)", example, ringFile])
 
         // babeltrace2 itself reads the trace.
-        let (status, text) = try run(LTTngTools.babeltrace!, [ctf])
+        let (status, text) = try await run(LTTngTools.babeltrace!, [ctf])
         #expect(status == 0)
         #expect(text.contains("transduce:cycle_enter"))
 
@@ -122,13 +134,13 @@ struct Comparable: Hashable {
         #expect(gaps.first.map { $0 <= 20_000 } == true, "the closest stamps are \(gaps.first ?? -1) ns apart")
     }
 
-    @Test(.enabled(if: LTTngTools.available)) func sameReportsFromTheRingDumpAndFromLTTng() throws {
+    @Test(.enabled(if: LTTngTools.available)) func sameReportsFromTheRingDumpAndFromLTTng() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let ringFile = dir.file("ring.jsonl")
         // Under a caller's trace context (env execs the example, keeping its pid), so that every
         // kind is there.
-        let (ctf, pid) = try LTTngTools.record(
+        let (ctf, pid) = try await LTTngTools.record(
             into: dir.path, "/usr/bin/env", ["TRACEPARENT=\(TraceContextTests.server.traceparent)", example, ringFile])
         // Event times are stamped by each sink, so what derives from them (time spans, a task's
         // run from its spawn to its settle, queue-depth columns) may differ: durations are masked,
@@ -150,8 +162,8 @@ struct Comparable: Hashable {
             // the example's alone is compared.
             // No width, so nothing is cut: a wider duration in one would cut another column
             // (one run: "cancelled (uniqueRequest)" against "cancelled (uniqueReques…").
-            let ring = try traceView([command, "--pid", String(pid), ringFile], columns: nil)
-            let lttng = try traceView([command, "--pid", String(pid), ctf], columns: nil)
+            let ring = try await traceView([command, "--pid", String(pid), ringFile], columns: nil)
+            let lttng = try await traceView([command, "--pid", String(pid), ctf], columns: nil)
             #expect(ring.status == 0 && lttng.status == 0, "\(command): \(ring.err) \(lttng.err)")
             var a = masked(ring.out)
             var b = masked(lttng.out)
@@ -172,32 +184,32 @@ struct Comparable: Hashable {
         }
     }
 
-    @Test(.enabled(if: LTTngTools.available)) func recordKeepsTheCTFTraceOfACommand() throws {
+    @Test(.enabled(if: LTTngTools.available)) func recordKeepsTheCTFTraceOfACommand() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let output = dir.file("recorded")
-        let recorded = try traceView(["record", "--output", output, "--", example, dir.file("ring.tdtrace")], lttng: true)
+        let recorded = try await traceView(["record", "--output", output, "--", example, dir.file("ring.tdtrace")], lttng: true)
         #expect(recorded.status == 0, "\(recorded.err)")
         #expect(recorded.err.contains("events kept in \(output)"), "\(recorded.err)")
-        let summary = try traceView(["summary", output])
+        let summary = try await traceView(["summary", output])
         let ring = try TraceFileReader(path: dir.file("ring.tdtrace")).readAll()
         #expect(summary.status == 0)
         #expect(summary.out.contains("events      \(ring.events.count)\n"))
         #expect(summary.out.contains("input: LTTng CTF trace"))
         // An existing output directory is refused before anything runs.
-        let again = try traceView(["record", "--output", output, "--", example, dir.file("x")], lttng: true)
+        let again = try await traceView(["record", "--output", output, "--", example, dir.file("x")], lttng: true)
         #expect(again.status == 64 && again.err.contains("exists already"))
     }
 
     /// The recorded command starts with default signal actions although trace-view ignores
     /// SIGINT while it runs (so Ctrl-C ends the command, and trace-view still stops the session
     /// and keeps what was recorded).
-    @Test(.enabled(if: LTTngTools.available)) func anInterruptedCommandEndsAndTheSessionIsKept() throws {
+    @Test(.enabled(if: LTTngTools.available)) func anInterruptedCommandEndsAndTheSessionIsKept() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let output = dir.file("interrupted")
         // The example interrupts itself (SIGINT) once its workload ran.
-        let recorded = try traceView(
+        let recorded = try await traceView(
             [
                 "record", "--output", output, "--", "/usr/bin/env", "TRANSDUCE_TRACE=\(dir.file("ring.tdtrace"))", example,
                 "--end-with", "INT",
@@ -206,17 +218,18 @@ struct Comparable: Hashable {
         #expect(recorded.status == 128 + SIGINT, "\(recorded.err)")
         #expect(recorded.err.contains("128 events kept in \(output)"), "\(recorded.err)")
         #expect(recorded.err.contains("exited with status \(128 + SIGINT)"))
-        #expect(try traceView(["summary", output]).out.contains("events      128\n"))
+        #expect(try await traceView(["summary", output]).out.contains("events      128\n"))
         // A command interrupted before it recorded anything: its status, and why nothing is kept.
         let early = dir.file("early")
-        let nothing = try traceView(["record", "--output", early, "--", "/bin/sh", "-c", "kill -INT $$; sleep 30"], lttng: true)
+        let nothing = try await traceView(
+            ["record", "--output", early, "--", "/bin/sh", "-c", "kill -INT $$; sleep 30"], lttng: true)
         #expect(nothing.status == 128 + SIGINT, "\(nothing.err)")
         #expect(nothing.err.contains("recorded no transduce events (it exited with status \(128 + SIGINT))"), "\(nothing.err)")
     }
 
-    @Test func recordRefusesACommandThatCannotRun() throws {
+    @Test func recordRefusesACommandThatCannotRun() async throws {
         let dir = TemporaryDirectory()
-        let missing = try traceView(["record", "--output", dir.file("x"), "--", "/nonexistent/server"])
+        let missing = try await traceView(["record", "--output", dir.file("x"), "--", "/nonexistent/server"])
         #expect(missing.status == 64 && missing.err.contains("cannot run /nonexistent/server"), "\(missing.err)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("x")))
     }

@@ -37,7 +37,7 @@ extension LTTngTests {
 
         /// A package depending on this one by path (Tests/DependentApp), built as a user would build
         /// theirs, records to LTTng under `trace-view record` — no extra product, no extra step.
-        @Test(.enabled(if: LTTngTools.available)) func dependentAppRecordsToLTTng() throws {
+        @Test(.enabled(if: LTTngTools.available)) func dependentAppRecordsToLTTng() async throws {
             let scratch = try Self.dependentAppScratch()
             let swift = try #require(Subprocess.which("swift"))
             let build = try Subprocess.run(
@@ -48,27 +48,27 @@ extension LTTngTests {
             let dir = TemporaryDirectory()
             let ring = dir.file("ring.tdtrace")
             let ctf = dir.file("ctf")
-            let (status, output) = try traceViewRecord(["--output", ctf, "--", app, ring])
+            let (status, output) = try await traceViewRecord(["--output", ctf, "--", app, ring])
             #expect(status == 0, "\(output)")
             let ringTrace = try TraceFileReader(path: ring).readAll()
-            let lttng = try traceView(["summary", ctf])
+            let lttng = try await traceView(["summary", ctf])
             #expect(lttng.status == 0, "\(lttng.err)")
             #expect(lttng.out.contains("events      \(ringTrace.events.count)\n"), "\(lttng.out)")
             #expect(ringTrace.events.count > 100)
         }
 
         /// Two processes under one session: kept apart by process id, each whole.
-        @Test(.enabled(if: LTTngTools.available)) func twoProcessesStayApart() throws {
+        @Test(.enabled(if: LTTngTools.available)) func twoProcessesStayApart() async throws {
             let example = try #require(builtProduct("TracedExample"))
             let dir = TemporaryDirectory()
             let (a, b) = (dir.file("a.tdtrace"), dir.file("b.tdtrace"))
             let ctf = dir.file("ctf")
-            let (status, output) = try traceViewRecord(
+            let (status, output) = try await traceViewRecord(
                 ["--output", ctf, "--", "/bin/sh", "-c", "\"$0\" \"$1\" & \"$0\" \"$2\"; wait", example, a, b])
             #expect(status == 0, "\(output)")
-            let summary = try traceView(["summary", ctf])
+            let summary = try await traceView(["summary", ctf])
             #expect(summary.out.contains("runtimes    2\n"), "\(summary.out)")
-            let merged = try traceView(["export", "--format", "jsonl", ctf])
+            let merged = try await traceView(["export", "--format", "jsonl", ctf])
             let trace = JSONLinesReader(bytes: Array(merged.out.utf8)).readAll()
             let byProcess = Dictionary(grouping: trace.events, by: \.process)
             #expect(byProcess.count == 2)
@@ -80,14 +80,14 @@ extension LTTngTests {
                 #expect(byProcess[pid]?.filter { $0.kind == .taskSpawn }.count == spawnsInRing)
             }
             // One row per task instance of each process (the demo spawns 6).
-            let tasks = try traceView(["tasks", ctf])
+            let tasks = try await traceView(["tasks", ctf])
             let rows = tasks.out.split(separator: "\n").filter { $0.contains("(pid ") }
             #expect(rows.count == rings.map { $0.events.filter { $0.kind == .taskSpawn }.count }.reduce(0, +), "\(tasks.out)")
             // --pid narrows to one.
             let pidA = try #require(rings[0].events.first?.process)
-            let one = try traceView(["summary", "--pid", String(pidA), ctf])
+            let one = try await traceView(["summary", "--pid", String(pidA), ctf])
             #expect(one.status == 0, "\(one.err)")
-            let jsonA = try traceView(["export", "--format", "jsonl", "--pid", String(pidA), ctf])
+            let jsonA = try await traceView(["export", "--format", "jsonl", "--pid", String(pidA), ctf])
             #expect(JSONLinesReader(bytes: Array(jsonA.out.utf8)).readAll().events.count == rings[0].events.count)
         }
 
@@ -97,25 +97,25 @@ extension LTTngTests {
             let dir = TemporaryDirectory()
             let (one, two) = (dir.file("one"), dir.file("two"))
             let (ring1, ring2) = (dir.file("1.tdtrace"), dir.file("2.tdtrace"))
-            async let first = Task.detached { try traceViewRecord(["--output", one, "--", example, ring1]) }.value
-            async let second = Task.detached { try traceViewRecord(["--output", two, "--", example, ring2]) }.value
+            async let first = Task.detached { try await traceViewRecord(["--output", one, "--", example, ring1]) }.value
+            async let second = Task.detached { try await traceViewRecord(["--output", two, "--", example, ring2]) }.value
             let results = try await [first, second]
             for (status, output) in results { #expect(status == 0, "\(output)") }
             for name in ["one", "two"] {
-                let summary = try traceView(["summary", dir.file(name)])
+                let summary = try await traceView(["summary", dir.file(name)])
                 #expect(summary.out.contains("events      128\n"), "\(name): \(summary.out)")
                 #expect(summary.out.contains("runtimes    1\n"), "\(name): \(summary.out)")
             }
             // The same --output twice: the second is refused, the first's trace is intact.
-            let again = try traceViewRecord(["--output", dir.file("one"), "--", example, dir.file("3.tdtrace")])
+            let again = try await traceViewRecord(["--output", dir.file("one"), "--", example, dir.file("3.tdtrace")])
             #expect(again.status == 64)
-            #expect(try traceView(["summary", dir.file("one")]).status == 0)
+            #expect(try await traceView(["summary", dir.file("one")]).status == 0)
         }
 
         /// A command that records nothing makes `record` fail and say why.
-        @Test(.enabled(if: LTTngTools.available)) func recordingNothingIsAnError() throws {
+        @Test(.enabled(if: LTTngTools.available)) func recordingNothingIsAnError() async throws {
             let dir = TemporaryDirectory()
-            let (status, output) = try traceViewRecord(["--output", dir.file("none"), "--", "/bin/true"])
+            let (status, output) = try await traceViewRecord(["--output", dir.file("none"), "--", "/bin/true"])
             #expect(status == 69, "\(output)")
             #expect(output.contains("recorded no transduce events"), "\(output)")
         }
@@ -160,14 +160,14 @@ extension LTTngTests {
             let stale = "trace-view-\(dead)-1"
             _ = try Subprocess.run(lttng, ["create", stale, "--output=\(dir.file("stale"))"], output: .discard, timeout: 60)
             defer { _ = try? Subprocess.run(lttng, ["destroy", stale], output: .discard, timeout: 60) }
-            let (_, output) = try traceViewRecord(["--output", dir.file("after"), "--", "/bin/true"])
+            let (_, output) = try await traceViewRecord(["--output", dir.file("after"), "--", "/bin/true"])
             #expect(output.contains("destroyed the LTTng session \(stale)"), "\(output)")
             #expect(try !Subprocess.run(lttng, ["list"], output: .capture, timeout: 60).output.contains(stale))
         }
 
         /// A small discard-mode channel under a burst loses events; every view says so, and task
         /// warnings that the losses could explain are qualified.
-        @Test(.enabled(if: LTTngTools.available)) func lttngLossesAreCounted() throws {
+        @Test(.enabled(if: LTTngTools.available)) func lttngLossesAreCounted() async throws {
             let example = try #require(builtProduct("TracedExample"))
             let dir = TemporaryDirectory()
             let ctf = dir.file("ctf")
@@ -182,9 +182,10 @@ extension LTTngTests {
             try session.stop()
             #expect(result.status == 0, "\(result.output)")
             let offered = 300 * 128
-            let summary = try traceView(["summary", ctf])
+            let summary = try await traceView(["summary", ctf])
             #expect(summary.status == 0, "\(summary.err)")
-            let trace = JSONLinesReader(bytes: Array(try traceView(["export", "--format", "jsonl", ctf]).out.utf8)).readAll()
+            let trace = JSONLinesReader(bytes: Array(try await traceView(["export", "--format", "jsonl", ctf]).out.utf8))
+                .readAll()
             let discarded = trace.counts.discarded
             #expect(discarded > 0, "\(summary.out)")
             // What LTTng kept plus what it says it discarded is what was offered — unless it also lost
@@ -206,11 +207,11 @@ extension LTTngTests {
             }
             #expect(summary.out.contains("\(discarded) discarded"), "\(summary.out)")
             #expect(summary.err.contains("LTTng discarded") || summary.out.contains("LTTng discarded"), "\(summary.err)")
-            let tasks = try traceView(["tasks", ctf])
+            let tasks = try await traceView(["tasks", ctf])
             #expect(!tasks.out.contains("never settled"), "\(tasks.out.suffix(600))")
             // A correct runtime's trace with discards breaks no invariant: what the losses leave
             // open is not judged (it gave 7-17 false violations).
-            let check = try traceView(["check", "--pid", String(result.pid), ctf])
+            let check = try await traceView(["check", "--pid", String(result.pid), ctf])
             #expect(check.status == 0, "\(check.out.prefix(2000))")
             #expect(check.out.contains("checked as an incomplete trace"), "\(check.out.prefix(600))")
         }
@@ -225,29 +226,30 @@ extension LTTngTests {
             // A small channel read every 2 s: a burst overruns it.
             let small = ["--subbuf-size", "4096", "--num-subbuf", "2", "--read-timer", "2000000"]
             let strict = try await offThePool {
-                try traceViewRecord(small + ["--output", strictDir, "--", example, "--repeat", "300", ring])
+                try traceViewRecordBlocking(small + ["--output", strictDir, "--", example, "--repeat", "300", ring])
             }
             #expect(strict.status == 79, "\(strict.output)")
             #expect(strict.output.contains("LTTng discarded") && strict.output.contains("--allow-loss"), "\(strict.output)")
-            let summary = try await traceViewAsync(["summary", strictDir])
+            let summary = try await traceView(["summary", strictDir])
             #expect(summary.out.contains(" discarded"), "\(summary.out)")
             let allowed = try await offThePool {
-                try traceViewRecord(small + ["--allow-loss", "--output", allowedDir, "--", example, "--repeat", "300", ring])
+                try traceViewRecordBlocking(
+                    small + ["--allow-loss", "--output", allowedDir, "--", example, "--repeat", "300", ring])
             }
             #expect(allowed.status == 0, "\(allowed.output)")
             #expect(allowed.output.contains("(--allow-loss)"), "\(allowed.output)")
-            let wrong = try await offThePool { try traceViewRecord(["--subbuf-size", "5000", "--", example]) }
+            let wrong = try await offThePool { try traceViewRecordBlocking(["--subbuf-size", "5000", "--", example]) }
             #expect(wrong.status == 64, "\(wrong.output)")
         }
 
         /// babeltrace2 itself shows every label as the ring buffer recorded it, empty ones as ∅ (an
         /// empty text would show the previous event's in babeltrace2 2.0.4).
-        @Test(.enabled(if: LTTngTools.available)) func labelsReadBackThroughBabeltrace2() throws {
+        @Test(.enabled(if: LTTngTools.available)) func labelsReadBackThroughBabeltrace2() async throws {
             let example = try #require(builtProduct("TracedExample"))
             let dir = TemporaryDirectory()
             let ringFile = dir.file("ring.tdtrace")
-            let (ctf, pid) = try LTTngTools.record(into: dir.path, example, [ringFile])
-            let (status, text) = try run(LTTngTools.babeltrace!, [ctf])
+            let (ctf, pid) = try await LTTngTools.record(into: dir.path, example, [ringFile])
+            let (status, text) = try await run(LTTngTools.babeltrace!, [ctf])
             #expect(status == 0)
             let ring = try TraceFileReader(path: ringFile).readAll()
             // (event, field, value) of every text field, from babeltrace2's own text output.
@@ -286,10 +288,10 @@ extension LTTngTests {
         }
 
         /// Damaged CTF input ends with a clear error within its budget, never a hang or a crash.
-        @Test(.enabled(if: LTTngTools.available)) func damagedCTFIsAnError() throws {
+        @Test(.enabled(if: LTTngTools.available)) func damagedCTFIsAnError() async throws {
             let example = try #require(builtProduct("TracedExample"))
             let dir = TemporaryDirectory()
-            let (ctf, _) = try LTTngTools.record(into: dir.path, example, [dir.file("ring.tdtrace")])
+            let (ctf, _) = try await LTTngTools.record(into: dir.path, example, [dir.file("ring.tdtrace")])
             let fm = FileManager.default
             let metadata = try #require(
                 fm.enumerator(atPath: ctf)?.compactMap { $0 as? String }.first { $0.hasSuffix("metadata") })
@@ -299,7 +301,7 @@ extension LTTngTests {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: ctf + "/" + metadata))
             try bytes.prefix(100).write(to: URL(fileURLWithPath: cut + "/" + metadata))
             let started = Date()
-            let result = try traceView(["summary", cut], environment: ["TRANSDUCE_CTF_SECONDS": "10"])
+            let result = try await traceView(["summary", cut], environment: ["TRANSDUCE_CTF_SECONDS": "10"])
             #expect(result.status == 65, "\(result.err)")
             #expect(result.err.contains("cannot read this CTF trace"), "\(result.err)")
             #expect(Date().timeIntervalSince(started) < 60)
@@ -321,16 +323,16 @@ extension LTTngTests {
                 }
                 try Data(data).write(to: URL(fileURLWithPath: path))
             }
-            let noise = try traceView(["summary", noisy], environment: ["TRANSDUCE_CTF_SECONDS": "30"])
+            let noise = try await traceView(["summary", noisy], environment: ["TRANSDUCE_CTF_SECONDS": "30"])
             #expect([0, 65].contains(noise.status), "\(noise.err)")
             // Out of its memory budget, the reading child fails and says so.
-            let starved = try traceView(["summary", ctf], environment: ["TRANSDUCE_CTF_MEMORY_MB": "8"])
+            let starved = try await traceView(["summary", ctf], environment: ["TRANSDUCE_CTF_MEMORY_MB": "8"])
             #expect(starved.status == 65)
             #expect(starved.err.contains("8 MB budget"), "\(starved.err)")
             // A directory holding many traces is refused rather than searched without bound.
             let many = dir.file("many")
             for i in 0...CTFTraceReader.maxTraces { try fm.copyItem(atPath: ctf, toPath: many + "/\(i)") }
-            let refused = try traceView(["summary", many])
+            let refused = try await traceView(["summary", many])
             #expect(refused.status == 65)
             #expect(refused.err.contains("more than \(CTFTraceReader.maxTraces) CTF traces"), "\(refused.err)")
             // The library's reader says which with a code.
@@ -345,8 +347,14 @@ extension LTTngTests {
 }
 
 /// `trace-view record …` with LTTng on: status and both output streams together.
-func traceViewRecord(_ arguments: [String]) throws -> (status: Int32, output: String) {
+func traceViewRecord(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await offThePool { try traceViewRecordBlocking(arguments) }
+}
+
+/// ``traceViewRecord(_:)`` on the calling thread.
+func traceViewRecordBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    expectOffThePool("trace-view record")
     let tool = try #require(builtProduct("trace-view"))
-    let result = try Subprocess.run(tool, ["record"] + arguments, output: .capture, timeout: 600)
+    let result = try Subprocess.run(tool, ["record"] + arguments, output: .capture, timeout: 600 * Patience.factor)
     return (result.status, result.output)
 }

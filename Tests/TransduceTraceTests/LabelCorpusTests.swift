@@ -50,7 +50,7 @@ import TransduceTrace
     @Test(.enabled(if: available), arguments: views)
     func viewsKeepToTheWidthAndEscapeEverything(_ command: [String]) async throws {
         for extra in [["--width", "80"], ["--width", "80", "--ascii"], ["--width", "40"]] {
-            let run = try await traceViewAsync(command + extra + [Self.corpus])
+            let run = try await traceView(command + extra + [Self.corpus])
             let what = (command + extra).joined(separator: " ")
             #expect(run.status == 0, "\(what): \(run.err)")
             let out = try await Self.checkAsync(run.out, width: Int(extra[1]), ascii: extra.contains("--ascii"))
@@ -60,7 +60,7 @@ import TransduceTrace
             #expect(err.problems.isEmpty, "\(what) (standard error): \(err.problems)")
         }
         // The labels are shown, escaped, not dropped: the wide ones in full where there is room.
-        let wide = try await traceViewAsync(command + ["--width", "1000", Self.corpus])
+        let wide = try await traceView(command + ["--width", "1000", Self.corpus])
         if command == ["tasks"] { #expect(wide.out.contains("注文を読み込む注文を読み込む"), "\(wide.out)") }
         if command == ["sequence"] { #expect(wide.out.contains("transduce(\\x1b]0;pwned\\x07ping)"), "\(wide.out)") }
     }
@@ -70,7 +70,7 @@ import TransduceTrace
     @Test(.enabled(if: available), arguments: [60, 80, 160, 200])
     func theBrowserRowsKeepToTheWidth(_ columns: Int) async throws {
         for ascii in [false, true] {
-            let run = try await traceViewAsync(["tui"] + (ascii ? ["--ascii"] : []) + [Self.corpus], columns: columns)
+            let run = try await traceView(["tui"] + (ascii ? ["--ascii"] : []) + [Self.corpus], columns: columns)
             #expect(run.status == 0, "\(run.err)")
             let verdict = try await Self.checkAsync(run.out, width: columns, ascii: ascii)
             #expect(verdict.problems.isEmpty, "\(columns) columns\(ascii ? ", --ascii" : ""): \(verdict.problems)")
@@ -79,7 +79,7 @@ import TransduceTrace
 
     @Test(.enabled(if: available), arguments: data)
     func dataOutputsEscapeEverything(_ command: [String]) async throws {
-        let run = try await traceViewAsync(command + [Self.corpus], columns: nil)
+        let run = try await traceView(command + [Self.corpus], columns: nil)
         #expect(run.status == 0, "\(command): \(run.err)")
         let out = try await Self.checkAsync(run.out.replacingOccurrences(of: "\t", with: " "))
         #expect(out.problems.isEmpty, "\(command): \(out.problems)")
@@ -89,7 +89,7 @@ import TransduceTrace
 
     /// JSON keeps the very labels (escaped as JSON, not altered): its reader reads them back.
     @Test func jsonKeepsTheLabelsExactly() async throws {
-        let run = try await traceViewAsync(["export", "--format", "jsonl", Self.corpus], columns: nil)
+        let run = try await traceView(["export", "--format", "jsonl", Self.corpus], columns: nil)
         let original = try String(contentsOfFile: Self.corpus, encoding: .utf8)
         func labels(_ text: String) throws -> [String] {
             try text.split(separator: "\n").compactMap { line -> String? in
@@ -112,14 +112,14 @@ import TransduceTrace
             ["tasks", "/nonexistent/\u{1B}[2J\u{202E}"],
         ]
         for arguments in cases {
-            let run = try await traceViewAsync(arguments)
+            let run = try await traceView(arguments)
             #expect(run.status != 0, "\(arguments)")
             #expect(!run.err.isEmpty, "\(arguments)")
             let err = try await Self.checkAsync(run.err)
             #expect(err.problems.isEmpty, "\(arguments): \(err.problems)")
         }
         // The list of labels `slow --event` offers holds the hostile ones, escaped.
-        let slow = try await traceViewAsync(["slow", "--event", "nosuch", Self.corpus])
+        let slow = try await traceView(["slow", "--event", "nosuch", Self.corpus])
         #expect(slow.err.contains("\\x1b[8mhidden"), "\(slow.err)")
     }
 }

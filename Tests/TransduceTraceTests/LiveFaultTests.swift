@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTrace
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ import TransduceTrace
 
     static var available: Bool { LTTngTools.available && Subprocess.which("lttng-relayd") != nil }
 
-    @Test(.enabled(if: available), .timeLimit(.minutes(3)), arguments: modes, Form.allCases)
+    @Test(.enabled(if: available), .timeLimit(.minutes(Patience.minutes(3))), arguments: modes, Form.allCases)
     func aMisbehavingRelayDaemonEndsTheViewInTime(_ mode: FakeRelay.Mode, _ form: Form) async throws {
         let relay = try FakeRelay(mode)
         defer { relay.stop() }
@@ -61,7 +62,7 @@ import TransduceTrace
         // Each step has `timeout` seconds; a reader's failure is then diagnosed by one listing
         // more. Generous for a busy machine (both cores busy beside the suite's other child
         // processes, one case took 71 s), short of a hang (the run is killed at 120 s).
-        #expect(elapsed < 100, "\(context)")
+        #expect(elapsed < 100 * Patience.factor, "\(context)")
         #expect(
             run.errors.contains("did not answer within \(Int(timeout)) s") || run.errors.contains("cannot")
                 || run.errors.contains("failed"),
@@ -87,7 +88,7 @@ import TransduceTrace
 
     /// A reader child's standard error is a file without a name: SIGTERM (which runs no
     /// cleanup) leaves nothing in /tmp, whatever the number of readers.
-    @Test(.enabled(if: available), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: available), .timeLimit(.minutes(Patience.minutes(2))))
     func readersLeaveNoFilesBehindWhenTraceViewIsTerminated() async throws {
         let relay = try FakeRelay(.silent)
         defer { relay.stop() }
@@ -117,10 +118,10 @@ import TransduceTrace
         }
     }
 
-    @Test(.enabled(if: available)) func timeoutAndMaxSessionsAreCheckedOptions() throws {
-        let timeout = try traceView(["live", "--timeout", "0", "net://127.0.0.1/host/h/s"])
+    @Test(.enabled(if: available)) func timeoutAndMaxSessionsAreCheckedOptions() async throws {
+        let timeout = try await traceView(["live", "--timeout", "0", "net://127.0.0.1/host/h/s"])
         #expect(timeout.status == 64 && timeout.err.contains("--timeout takes seconds"), "\(timeout.err)")
-        let sessions = try traceView(["live", "--max-sessions", "1000", "net://127.0.0.1"])
+        let sessions = try await traceView(["live", "--max-sessions", "1000", "net://127.0.0.1"])
         #expect(sessions.status == 64 && sessions.err.contains("--max-sessions takes"), "\(sessions.err)")
     }
 }

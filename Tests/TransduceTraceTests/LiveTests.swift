@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTraceCTF
 
 @testable import TransduceTrace
@@ -142,7 +143,7 @@ extension LTTngTests {
         /// The workload streams live; `trace-view live` shows every event it made while it still
         /// runs (the oracle is the workload's own ring buffer, dumped on SIGUSR2), and its final
         /// counts equal those of the trace it kept.
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func aLiveViewSeesEveryEventWhileTheWorkloadRunsAndKeepsTheTrace() async throws {
             let run = try ServedRun(["--every", "0.2"])
             let (lines, output) = (run.lines, run.output)
@@ -172,7 +173,7 @@ extension LTTngTests {
             #expect(errors.contains("LTTng trace kept in \(output)"), "\(errors)")
             // The kept trace, read back through babeltrace2 (only the command's processes, as every
             // command reads a trace-view recording), holds exactly what was seen live.
-            let summary = try traceView(["summary", output])
+            let summary = try await traceView(["summary", output])
             #expect(summary.status == 0, "\(summary.err)")
             var kept: [String: Int] = [:]
             for line in summary.out.split(separator: "\n").drop(while: { $0 != "Events by kind" }).dropFirst()
@@ -199,7 +200,7 @@ extension LTTngTests {
         /// oracle is the workload's own ring), keeps the command's output off the screen, pauses
         /// with p, opens a request's diagram, and q ends the command, puts the terminal back and
         /// keeps the trace.
-        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(Patience.minutes(5))))
         func theLiveBrowserShowsTheRunningWorkloadPausesAndQuitsCleanly() async throws {
             let session = TUITests.Session()
             defer { session.stop() }
@@ -253,7 +254,7 @@ extension LTTngTests {
             #expect(restored, "stty -a differs after q")
             #expect(kill(workload, 0) != 0, "q did not end the command")
             // The kept trace holds what was seen.
-            let summary = try traceView(["summary", output])
+            let summary = try await traceView(["summary", output])
             #expect(summary.status == 0, "\(summary.err)")
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
         }
@@ -262,7 +263,7 @@ extension LTTngTests {
         /// says so, lets the command record to its end, exits 65, and the kept trace holds
         /// everything the command recorded. (Killed before its first event, it was the same; a
         /// busy machine decided which happened, and mid-stream the death went unsaid.)
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func aKilledReaderLosesNothingOfTheRecording() async throws {
             let run = try ServedRun(["--plain", "--every", "0.2"])
             let deadline = Date().addingTimeInterval(120)
@@ -280,14 +281,14 @@ extension LTTngTests {
             run.endInput()
             while try await run.lines.next(before: deadline) != nil {}
             #expect(try run.status() == 65)
-            let summary = try traceView(["summary", run.output])
+            let summary = try await traceView(["summary", run.output])
             #expect(summary.status == 0, "\(summary.err)")
             #expect(summary.out.contains("events      \(expected.events.count)\n"), "\(summary.out)")
         }
 
         /// The relay daemon of `live -- COMMAND` killed mid-stream: the view fails (exit 65), says
         /// the kept trace stops where it died, and every view of that trace says so too.
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func aKilledRelayDaemonIsToldAndMarksTheKeptTrace() async throws {
             let run = try ServedRun(["--plain", "--every", "0.2"])
             let deadline = Date().addingTimeInterval(120)
@@ -303,7 +304,7 @@ extension LTTngTests {
             #expect(try run.status() == 65, "\(run.errors)")
             #expect(run.errors.contains("the relay daemon (lttng-relayd) died while"), "\(run.errors)")
             for command in ["summary", "tasks", "check"] {
-                let view = try traceView([command, run.output])
+                let view = try await traceView([command, run.output])
                 #expect(view.status == 65, "\(command): \(view.out)\(view.err)")
                 #expect(view.err.contains("incomplete: the relay daemon (lttng-relayd) died"), "\(command): \(view.err)")
             }
@@ -311,7 +312,7 @@ extension LTTngTests {
 
         /// While requests keep coming, the browser's selection stays on the request it was on
         /// (runtime and dispatch), wherever the new rows move it.
-        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available && TUITests.available), .timeLimit(.minutes(Patience.minutes(5))))
         func theLiveSelectionFollowsItsRequest() async throws {
             let session = TUITests.Session()
             defer { session.stop() }
@@ -414,7 +415,7 @@ extension LTTngTests {
         /// LTTng's losses in a live session are counted as the kept trace counts them: a small
         /// discard-mode channel under a burst discards events, and `trace-view live` reports the
         /// same events and the same discarded count as `summary` of the relay daemon's trace.
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func liveLossesAreTheKeptTracesLosses() async throws {
             let dir = TemporaryDirectory()
             let example = try #require(builtProduct("TracedExample"))
@@ -462,7 +463,7 @@ extension LTTngTests {
                 try FileManager.default.subpathsOfDirectory(atPath: dir.file("relay")).first { $0.hasSuffix("/ust") }.map {
                     dir.file("relay") + "/" + $0.dropLast(4)
                 })
-            let summary = try traceView(["summary", "--all-processes", kept])
+            let summary = try await traceView(["summary", "--all-processes", kept])
             #expect(summary.status == 0, "\(summary.err)")
             let discarded = try #require(
                 summary.out.split(separator: "\n").first { $0.contains(" discarded") }.flatMap { line in
@@ -487,7 +488,7 @@ extension LTTngTests {
         /// Two sessions streaming to one relay daemon (as two hosts would) are one view with
         /// `trace-view live net://RELAY`: its totals are both workloads' (the oracles are their
         /// own rings), with two runtimes, each shown with its host.
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func theSessionsOfOneRelayDaemonAreOneView() async throws {
             let dir = TemporaryDirectory()
             let example = try #require(builtProduct("TracedExample"))
@@ -583,7 +584,7 @@ extension LTTngTests {
 
         /// A relay daemon serves one viewer per session: a second `live` of the same session says
         /// so (babeltrace2 itself says only that reading failed), exits 65, and leaves the first.
-        @Test(.enabled(if: Live.available), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: Live.available), .timeLimit(.minutes(Patience.minutes(5))))
         func aSecondViewerOfASessionIsToldWhy() async throws {
             let dir = TemporaryDirectory()
             let binary = try #require(builtProduct("trace-view"))
@@ -604,32 +605,32 @@ extension LTTngTests {
                 _ = try? Subprocess.wait(first.pid, name: "trace-view live")
             }
             try await relay.awaitReaders(1, suffix: tag, before: Date().addingTimeInterval(120))
-            let second = try traceView(["live", "--plain", url])
+            let second = try await traceView(["live", "--plain", url])
             #expect(second.status == 65, "\(second.out)\(second.err)")
             #expect(second.err.contains("this session already has a live viewer"), "\(second.err)")
             #expect(kill(first.pid, 0) == 0, "the first viewer went on")
         }
 
-        @Test(.enabled(if: Live.available)) func wrongURLsAndOptionsAreClearErrors() throws {
-            let notLive = try traceView(["live", "/tmp/a-directory"])
+        @Test(.enabled(if: Live.available)) func wrongURLsAndOptionsAreClearErrors() async throws {
+            let notLive = try await traceView(["live", "/tmp/a-directory"])
             #expect(notLive.status == 64 && notLive.err.contains("is not a live URL"), "\(notLive.err)")
-            let every = try traceView(["live", "--every", "0", "net://127.0.0.1/host/h/s"])
+            let every = try await traceView(["live", "--every", "0", "net://127.0.0.1/host/h/s"])
             #expect(every.status == 64 && every.err.contains("--every takes seconds"), "\(every.err)")
-            let window = try traceView(["live", "--window", "10", "net://127.0.0.1/host/h/s"])
+            let window = try await traceView(["live", "--window", "10", "net://127.0.0.1/host/h/s"])
             #expect(window.status == 64 && window.err.contains("--window takes"), "\(window.err)")
-            let mixed = try traceView(["live", "net://127.0.0.1/host/h/s", "/tmp/a-directory"])
+            let mixed = try await traceView(["live", "net://127.0.0.1/host/h/s", "/tmp/a-directory"])
             #expect(mixed.status == 64 && mixed.err.contains("is not a live URL"), "\(mixed.err)")
             // Nothing listens on port 1: the relay daemon cannot be reached.
-            let unreachable = try traceView(["live", "--list", "net://127.0.0.1:1"])
+            let unreachable = try await traceView(["live", "--list", "net://127.0.0.1:1"])
             #expect(unreachable.status == 65, "\(unreachable.err)")
-            let session = try traceView(["live", "net://127.0.0.1:1/host/h/s"])
+            let session = try await traceView(["live", "net://127.0.0.1:1/host/h/s"])
             #expect(
                 session.status == 65 && session.err.contains("cannot read this live session")
                     && !session.out.contains("live ended"),
                 "\(session.out)\(session.err)")
-            let relay = try traceView(["live", "net://127.0.0.1:1"])
+            let relay = try await traceView(["live", "net://127.0.0.1:1"])
             #expect(relay.status == 65, "\(relay.err)")
-            let noCommand = try traceView(["live"])
+            let noCommand = try await traceView(["live"])
             #expect(noCommand.status == 64, "\(noCommand.err)")
         }
     }

@@ -17,7 +17,7 @@ import TransduceTestSupport
     /// each of its first 300 places) and a stretch discarded mid-trace (LTTng's full channel, at
     /// 100 places). No cut makes a violation; the findings each cut leaves open are set aside as
     /// not judged, and across the cuts there are some (else the test would show nothing).
-    @Test(.timeLimit(.minutes(3))) func aCorrectRuntimesLossesMakeNoViolation() async throws {
+    @Test(.timeLimit(.minutes(Patience.minutes(3)))) func aCorrectRuntimesLossesMakeNoViolation() async throws {
         let recorder = TraceRecorder(capacity: 1 << 16, lttng: false)
         let runtime = BaseRuntime(of: Storefront.self, env: DemoBackend(), instrument: recorder)
         let input = runtime.input
@@ -85,11 +85,11 @@ import TransduceTestSupport
     func aForgedTraceBreaksANamedRule(_ mode: String, _ says: String) async throws {
         let dir = TemporaryDirectory()
         let (status, text) = try await offThePool {
-            try run(Subprocess.which("python3")!, [fixtures + "/scripts/forged_traces.py", mode])
+            try runBlocking(Subprocess.which("python3")!, [fixtures + "/scripts/forged_traces.py", mode])
         }
         #expect(status == 0, "\(text)")
         try text.write(toFile: dir.file("forged.jsonl"), atomically: true, encoding: .utf8)
-        let check = try await traceViewAsync(["check", "--complete", dir.file("forged.jsonl")])
+        let check = try await traceView(["check", "--complete", dir.file("forged.jsonl")])
         #expect(check.status == (mode == "footer" ? 65 : 1), "\(mode): \(check.out) \(check.err)")
         #expect((check.out + check.err).contains(says), "\(mode): \(check.out) \(check.err)")
     }

@@ -17,7 +17,7 @@ extension LTTngTests {
             let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
             let ctf = dir.file("ctf")
             let script = "for i in 1 2 3; do \"$0\" --repeat 2 \"$1/ring-$i.tdtrace\" & done; wait"
-            let recorded = try traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
+            let recorded = try await traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
             #expect(recorded.status == 0, "\(recorded.output)")
 
             // What each process's ring holds, by pid.
@@ -29,7 +29,7 @@ extension LTTngTests {
             }
             // The session's events of these processes alone (the record's tag), in trace order.
             let jsonl = dir.file("events.jsonl")
-            let exported = try traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])
+            let exported = try await traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])
             #expect(exported.status == 0, "\(exported.err)")
             let reader = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: jsonl))))
             let read = reader.readAll()
@@ -67,13 +67,13 @@ extension LTTngTests {
             }
             print("one time base: \(measuredDiffer) notes differ from the runtime's measured fields on this LTTng trace")
             let path = dir.file("processes.json")
-            let chrome = try traceView(["export", "--format", "chrome", "--output", path, ctf])
+            let chrome = try await traceView(["export", "--format", "chrome", "--output", path, ctf])
             #expect(chrome.status == 0, "\(chrome.err)")
             try await PerfettoTests.expectClean(path, of: events, hosts: read.hosts)
             // The same in Perfetto's native format, read by Perfetto's own definitions too.
             if PerfettoNativeTests.readersAvailable {
                 let native = dir.file("processes.pftrace")
-                let exported = try await traceViewAsync(["export", "--format", "perfetto", "--output", native, ctf])
+                let exported = try await traceView(["export", "--format", "perfetto", "--output", native, ctf])
                 #expect(exported.status == 0, "\(exported.err)")
                 try await PerfettoNativeTests.expectClean(native, of: events, hosts: read.hosts)
             }

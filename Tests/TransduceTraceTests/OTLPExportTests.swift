@@ -78,7 +78,7 @@ import TransduceTestSupport
         let input = dir.file("forged.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let output = dir.file("spans.jsonl")
-        let run = try await traceViewAsync(["export", "--format", "otlp", "--output", output, input])
+        let run = try await traceView(["export", "--format", "otlp", "--output", output, input])
         #expect(run.status == 0, "\(run.status): \(run.err.prefix(300))")
         let spans = try Self.spans(output)
         #expect(!spans.isEmpty)
@@ -90,7 +90,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsClean() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.otlp.jsonl")
-        let (status, out, err) = try await traceViewAsync([
+        let (status, out, err) = try await traceView([
             "export", "--format", "otlp", "--output", path, fixtures + "/demo.jsonl",
         ])
         #expect(status == 0 && out.isEmpty && err.isEmpty, "\(err)")
@@ -101,7 +101,7 @@ import TransduceTestSupport
         // The shared task's part links to the request whose cycle started it.
         #expect((read["links"] as? Int ?? 0) > 0)
         // Standard output gets the same lines.
-        let piped = try await traceViewAsync(["export", "--format", "otlp", fixtures + "/demo.jsonl"])
+        let piped = try await traceView(["export", "--format", "otlp", fixtures + "/demo.jsonl"])
         let written = try String(contentsOfFile: path, encoding: .utf8)
         #expect(piped.status == 0 && piped.out == written)
     }
@@ -231,7 +231,7 @@ import TransduceTestSupport
         let expected = try #require(try await Self.read(file)["roots"] as? [[Int]]).count
         #expect(expected > OTLPTraceExport.requestsPerLine, "one batch would not test batching")
         try await Self.withReceiver("ok") { port, log in
-            let sent = try await traceViewAsync([
+            let sent = try await traceView([
                 "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)", input,
             ])
             #expect(sent.status == 0 && sent.out.isEmpty, "\(sent.err)")
@@ -245,7 +245,7 @@ import TransduceTestSupport
             #expect(Set(posts.compactMap { $0["peer_port"] as? Int }).count == 1, "\(posts.map { $0["peer_port"] ?? "" })")
         }
         try await Self.withReceiver("fail") { port, log in
-            let refused = try await traceViewAsync([
+            let refused = try await traceView([
                 "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)/v1/traces", input,
             ])
             #expect(refused.status == 76, "\(refused.err)")
@@ -254,13 +254,13 @@ import TransduceTestSupport
             #expect(try Self.received(log).count == 1, "it goes on after a refusal")
         }
         let down = try Loopback.freePorts(1)[0]
-        let unreachable = try await traceViewAsync([
+        let unreachable = try await traceView([
             "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(down)", "--timeout", "2", input,
         ])
         #expect(
             unreachable.status == 76 && unreachable.err.contains("no answer from the collector")
                 && unreachable.err.contains("retrying"), "\(unreachable.err)")
-        let wrong = try await traceViewAsync(["export", "--format", "otlp", "--otlp-endpoint", "ftp://127.0.0.1:4318", input])
+        let wrong = try await traceView(["export", "--format", "otlp", "--otlp-endpoint", "ftp://127.0.0.1:4318", input])
         #expect(wrong.status == 64 && wrong.err.contains("is not an http:// or https:// URL"), "\(wrong.err)")
     }
 }

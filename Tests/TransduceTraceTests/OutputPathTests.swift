@@ -15,15 +15,15 @@ import TraceTooling
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
     }
 
-    @Test func aSymbolicLinkStaysALinkAndItsTargetGetsTheTrace() throws {
+    @Test func aSymbolicLinkStaysALinkAndItsTargetGetsTheTrace() async throws {
         let dir = TemporaryDirectory()
-        let expected = try traceView(["export", "--format", "jsonl", demo]).out
+        let expected = try await traceView(["export", "--format", "jsonl", demo]).out
         // A link to a file, and a dangling one (relative), for export --output and for dumps.
         try Data("old".utf8).write(to: URL(fileURLWithPath: dir.file("target.jsonl")))
         #expect(symlink(dir.file("target.jsonl"), dir.file("link.jsonl")) == 0)
         #expect(symlink("absent.jsonl", dir.file("dangling.jsonl")) == 0)
         for (link, target) in [("link.jsonl", "target.jsonl"), ("dangling.jsonl", "absent.jsonl")] {
-            let (status, _, err) = try traceView(["export", "--format", "jsonl", "--output", dir.file(link), demo])
+            let (status, _, err) = try await traceView(["export", "--format", "jsonl", "--output", dir.file(link), demo])
             #expect(status == 0, "\(err)")
             #expect(kind(dir.file(link)) == S_IFLNK, "\(link) is no longer a link")
             #expect(try String(contentsOfFile: dir.file(target), encoding: .utf8) == expected)
@@ -35,18 +35,18 @@ import TraceTooling
             JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: dir.file("target.jsonl"))))).readAll()
                 .events == trace.events)
         // A directory is refused, and left as it was.
-        let refused = try traceView(["export", "--format", "jsonl", "--output", dir.path, demo])
+        let refused = try await traceView(["export", "--format", "jsonl", "--output", dir.path, demo])
         #expect(refused.status == 65 && refused.err.contains("is a directory"), "\(refused.err)")
         #expect(kind(dir.path) == S_IFDIR)
     }
 
-    @Test func aFIFOsReaderGetsTheExport() throws {
+    @Test func aFIFOsReaderGetsTheExport() async throws {
         let dir = TemporaryDirectory()
         let fifo = dir.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         // Its reader first: `cat` blocks until a writer opens the FIFO.
         let reader = try Subprocess.start("/bin/cat", [fifo], errors: dir.file("cat.err"))
-        let (status, _, err) = try traceView(["export", "--format", "jsonl", "--output", fifo, demo])
+        let (status, _, err) = try await traceView(["export", "--format", "jsonl", "--output", fifo, demo])
         #expect(status == 0, "\(err)")
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -57,25 +57,25 @@ import TraceTooling
         }
         close(reader.output)
         #expect(try Subprocess.wait(reader.pid, timeout: 30, name: "cat") == 0)
-        #expect(String(decoding: bytes, as: UTF8.self) == (try traceView(["export", "--format", "jsonl", demo])).out)
+        #expect(String(decoding: bytes, as: UTF8.self) == (try await traceView(["export", "--format", "jsonl", demo])).out)
         #expect(kind(fifo) == S_IFIFO)
     }
 
-    @Test func devStdoutIsStandardOutput() throws {
-        let (status, out, err) = try traceView(["export", "--format", "jsonl", "--output", "/dev/stdout", demo])
+    @Test func devStdoutIsStandardOutput() async throws {
+        let (status, out, err) = try await traceView(["export", "--format", "jsonl", "--output", "/dev/stdout", demo])
         #expect(status == 0, "\(err)")
-        #expect(out == (try traceView(["export", "--format", "jsonl", demo])).out)
+        #expect(out == (try await traceView(["export", "--format", "jsonl", demo])).out)
     }
 
     /// A character device of its own (the machine's own `/dev/null` is never a target): stays one.
-    @Test func aDeviceIsWrittenInPlace() throws {
+    @Test func aDeviceIsWrittenInPlace() async throws {
         let dir = TemporaryDirectory()
         let device = dir.file("null")
         guard mknod(device, S_IFCHR | 0o666, makedev(1, 3)) == 0 else {
             print("OutputPathTests: no device test (mknod: \(String(cString: strerror(errno))); it needs root)")
             return
         }
-        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", device, demo])
+        let (status, _, err) = try await traceView(["export", "--format", "chrome", "--output", device, demo])
         if status != 0, err.contains("Permission denied") {
             print("OutputPathTests: the temporary directory's file system does not open devices (nodev)")
             return

@@ -128,7 +128,7 @@ import TransduceTestSupport
     @Test(.enabled(if: PerfettoNativeTests.readersAvailable)) func theDemoReadsCleanAndOpensInPerfetto() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.pftrace")
-        let (status, _, err) = try await traceViewAsync([
+        let (status, _, err) = try await traceView([
             "export", "--format", "perfetto", "--output", path, fixtures + "/demo.jsonl",
         ])
         #expect(status == 0, "\(err)")
@@ -166,7 +166,7 @@ import TransduceTestSupport
         let file = dir.file("file.pftrace")
         let piped = dir.file("piped.pftrace")
         let demo = fixtures + "/demo.jsonl"
-        #expect(try await traceViewAsync(["export", "--format", "perfetto", "--output", file, demo]).status == 0)
+        #expect(try await traceView(["export", "--format", "perfetto", "--output", file, demo]).status == 0)
         let shell = try await offThePool {
             try Subprocess.run(
                 "/bin/sh", ["-c", "\"$0\" export --format perfetto \"$1\" > \"$2\"", binary, demo, piped],
@@ -176,9 +176,9 @@ import TransduceTestSupport
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         let pipedBytes = try Data(contentsOf: URL(fileURLWithPath: piped))
         #expect(bytes.count > 1000 && bytes == pipedBytes)
-        let request = try await traceViewAsync(["export", "--format", "perfetto", "--request", "3", demo])
+        let request = try await traceView(["export", "--format", "perfetto", "--request", "3", demo])
         #expect(request.status == 64 && request.err.contains("--request"), "\(request.err)")
-        let unknown = try await traceViewAsync(["export", "--format", "protobuf", demo])
+        let unknown = try await traceView(["export", "--format", "protobuf", demo])
         #expect(unknown.status == 64 && unknown.err.contains("perfetto"), "\(unknown.err)")
     }
 }

@@ -123,8 +123,8 @@ import TraceTooling
         ("README.md", "## trace-view\n"),
         ("Sources/TransduceTrace/TransduceTrace.docc/TraceViewManual.md", "## Overview\n"),
     ])
-    func theDocumentedSynopsisIsTheHelps(file: String, heading: String) throws {
-        let (status, out, err) = try traceView(["--help"], columns: nil)
+    func theDocumentedSynopsisIsTheHelps(file: String, heading: String) async throws {
+        let (status, out, err) = try await traceView(["--help"], columns: nil)
         #expect(status == 0, "\(err)")
         let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(lines.firstIndex(of: "SYNOPSIS:"), "--help has no SYNOPSIS section")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 
 @testable import TransduceTrace
 @testable import trace_view
@@ -30,7 +31,7 @@ import TraceTooling
     }
 
     @Test(
-        .enabled(if: namespaces), .timeLimit(.minutes(5)),
+        .enabled(if: namespaces), .timeLimit(.minutes(Patience.minutes(5))),
         arguments: [
             ("full", ExpectedFault(status: 74, says: "filled up while")),
             (

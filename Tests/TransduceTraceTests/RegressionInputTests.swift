@@ -49,11 +49,11 @@ import TraceTooling
     }
 
     @Test(arguments: inputs)
-    func everyCommandEndsWithAStatus(_ path: String) throws {
+    func everyCommandEndsWithAStatus(_ path: String) async throws {
         let tool = try #require(builtProduct("trace-view"))
         let name = URL(fileURLWithPath: path).lastPathComponent
         for command in Self.commands {
-            let (status, output) = try run(tool, command + [path])
+            let (status, output) = try await run(tool, command + [path])
             #expect([0, 64, 65, 66].contains(status), "\(name): \(command) ended with \(status): \(output.suffix(400))")
             if Self.wellFormed.contains(name) && !command.contains("--request") {
                 #expect(status == 0, "\(name): \(command): \(output.suffix(400))")
@@ -74,7 +74,7 @@ import TraceTooling
     }
 
     /// A chain of replacing tasks as long as a trace likes is followed without recursion.
-    @Test func longReplacementChain() throws {
+    @Test func longReplacementChain() async throws {
         var events: [TraceEvent] = []
         var t: UInt64 = 1_000
         func add(_ kind: TraceEvent.Kind, _ body: (inout TraceEvent) -> Void) {
@@ -105,7 +105,7 @@ import TraceTooling
         let path = dir.file("chain.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
         let tool = try #require(builtProduct("trace-view"))
-        let (status, output) = try run(tool, ["sequence", "--request", "1", "--width", "80", path])
+        let (status, output) = try await run(tool, ["sequence", "--request", "1", "--width", "80", path])
         #expect(status == 0, "\(output.suffix(300))")
         // Each instance carries the request's waiter, and none copies an ever longer list.
         #expect(index.tasks.values.allSatisfy { $0.carried.count <= TraceIndex.maxCarried })

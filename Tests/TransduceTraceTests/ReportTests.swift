@@ -14,9 +14,9 @@ import TraceTooling
     static let hasBrowser = browserAvailable
 
     /// The report of `input` (arguments then the trace), its page and its model.
-    static func report(_ input: [String], in directory: TemporaryDirectory) throws -> (page: String, model: ReportModel) {
+    static func report(_ input: [String], in directory: TemporaryDirectory) async throws -> (page: String, model: ReportModel) {
         let path = directory.file("report.html")
-        let run = try traceView(["report", "--output", path] + input)
+        let run = try await traceView(["report", "--output", path] + input)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.isEmpty)
         let page = try String(contentsOfFile: path, encoding: .utf8)
@@ -24,9 +24,9 @@ import TraceTooling
     }
 
     @Test(arguments: ["demo.jsonl", "two-runtimes.jsonl"])
-    func theEmbeddedModelIsTheAnalysedModel(_ name: String) throws {
+    func theEmbeddedModelIsTheAnalysedModel(_ name: String) async throws {
         let directory = TemporaryDirectory()
-        let (_, model) = try Self.report([fixtures + "/" + name], in: directory)
+        let (_, model) = try await Self.report([fixtures + "/" + name], in: directory)
         let trace = try JSONLinesReader(path: fixtures + "/" + name).readAll()
         let events = trace.events
         let index = TraceIndex(events)
@@ -106,8 +106,8 @@ import TraceTooling
     }
 
     /// The demo's model, pinned: a change to what the page shows changes this golden.
-    @Test func theDemosDataIsUnchanged() throws {
-        let (_, model) = try Self.report([fixtures + "/demo.jsonl"], in: TemporaryDirectory())
+    @Test func theDemosDataIsUnchanged() async throws {
+        let (_, model) = try await Self.report([fixtures + "/demo.jsonl"], in: TemporaryDirectory())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try expectGolden(String(decoding: try encoder.encode(model), as: UTF8.self) + "\n", "report-demo.json")
@@ -117,7 +117,7 @@ import TraceTooling
     /// its own two scripts, and the browser shows them as text without running anything.
     @Test func hostileLabelsStayText() async throws {
         let directory = TemporaryDirectory()
-        let (page, model) = try Self.report([fixtures + "/regressions/hostile-labels.jsonl"], in: directory)
+        let (page, model) = try await Self.report([fixtures + "/regressions/hostile-labels.jsonl"], in: directory)
         #expect(page.components(separatedBy: "<script").count == 3)
         let labels = Set(model.requests.map(\.label))
         #expect(labels.contains { $0.contains("\u{1B}") })
@@ -129,12 +129,12 @@ import TraceTooling
     }
 
     /// Standard input is read whole (it cannot be read again), into the same model as the file.
-    @Test func standardInputMakesTheSameModel() throws {
+    @Test func standardInputMakesTheSameModel() async throws {
         let directory = TemporaryDirectory()
-        let (_, fromFile) = try Self.report([fixtures + "/two-runtimes.jsonl"], in: directory)
+        let (_, fromFile) = try await Self.report([fixtures + "/two-runtimes.jsonl"], in: directory)
         let path = directory.file("stdin.html")
         let binary = try #require(builtProduct("trace-view"))
-        let (status, output) = try run(
+        let (status, output) = try await run(
             "/bin/sh", ["-c", "'\(binary)' report --output '\(path)' - < '\(fixtures)/two-runtimes.jsonl'"])
         #expect(status == 0, "\(output)")
         var fromStdin = try ReportPage.model(in: String(contentsOfFile: path, encoding: .utf8))
@@ -149,7 +149,7 @@ import TraceTooling
     @Test(.enabled(if: hasBrowser), arguments: [false, true])
     func itReadsInLightAndDark(dark: Bool) async throws {
         let directory = TemporaryDirectory()
-        _ = try Self.report([fixtures + "/demo.jsonl"], in: directory)
+        _ = try await Self.report([fixtures + "/demo.jsonl"], in: directory)
         let seen = try await browserCheck(
             directory.file("report.html"), eval: "getComputedStyle(document.body).backgroundColor",
             screenshot: directory.file("shot.png"), width: 1100, height: 640, dark: dark)
@@ -169,13 +169,13 @@ import TraceTooling
         #expect(readme.contains("](docs/report.png)"))
     }
 
-    @Test func wrongArgumentsAreUsageErrors() throws {
-        let bad = try traceView(["report", "--format", "html", fixtures + "/demo.jsonl"])
+    @Test func wrongArgumentsAreUsageErrors() async throws {
+        let bad = try await traceView(["report", "--format", "html", fixtures + "/demo.jsonl"])
         #expect(bad.status == 64, "\(bad.err)")
-        let missing = try traceView(["report", fixtures + "/no-such.jsonl"])
+        let missing = try await traceView(["report", fixtures + "/no-such.jsonl"])
         #expect(missing.status != 0 && missing.err.contains("no-such"), "\(missing.err)")
         // Standard output, when no --output is given.
-        let out = try traceView(["report", fixtures + "/demo.jsonl"])
+        let out = try await traceView(["report", fixtures + "/demo.jsonl"])
         #expect(out.status == 0 && out.out.hasPrefix("<!DOCTYPE html>") && out.out.hasSuffix("</html>\n"))
     }
 
@@ -207,7 +207,7 @@ import TraceTooling
     /// svg --request` draws.
     @Test(.enabled(if: hasBrowser)) func aBrowserShowsTheDemo() async throws {
         let directory = TemporaryDirectory()
-        let (_, model) = try Self.report([fixtures + "/demo.jsonl"], in: directory)
+        let (_, model) = try await Self.report([fixtures + "/demo.jsonl"], in: directory)
         let page = directory.file("report.html")
         let shot = directory.file("report.png")
         let seen = try await browserCheck(page, eval: Self.drawn, screenshot: shot)
@@ -227,7 +227,7 @@ import TraceTooling
         // browser (each is a second of CPU on a busy machine).
         var arrows: [UInt64: Int] = [:]
         for dispatch in [8, 17] as [UInt64] {
-            let svg = try traceView(["export", "--format", "svg", "--request", "\(dispatch)", fixtures + "/demo.jsonl"])
+            let svg = try await traceView(["export", "--format", "svg", "--request", "\(dispatch)", fixtures + "/demo.jsonl"])
             arrows[dispatch] = try SVGExportTests.svgCounts(SVGExportTests.Elements.parse(svg.out))["arrows"] ?? 0
             #expect(arrows[dispatch]! > 3)
         }

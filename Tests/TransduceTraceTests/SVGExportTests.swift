@@ -69,10 +69,10 @@ import TraceTooling
     @Test(arguments: [
         [fixtures + "/demo.jsonl", "--request", "1"], [fixtures + "/demo.jsonl"], [fixtures + "/two-runtimes.jsonl"],
     ])
-    func itDrawsWhatPlantUMLDraws(_ input: [String]) throws {
-        let svg = try traceView(["export", "--format", "svg"] + input)
+    func itDrawsWhatPlantUMLDraws(_ input: [String]) async throws {
+        let svg = try await traceView(["export", "--format", "svg"] + input)
         #expect(svg.status == 0, "\(svg.err)")
-        let plantUML = try traceView(["export", "--format", "plantuml"] + input)
+        let plantUML = try await traceView(["export", "--format", "plantuml"] + input)
         #expect(plantUML.status == 0, "\(plantUML.err)")
         let elements = try Elements.parse(svg.out)
         #expect(elements.first?.name == "svg")
@@ -86,8 +86,8 @@ import TraceTooling
 
     /// Labels made to break out (`</text><script>`, quotes, controls, bidi overrides, U+FFFF)
     /// stay text: the document parses, and holds only the elements and attributes it draws with.
-    @Test func hostileLabelsStayText() throws {
-        let run = try traceView(["export", "--format", "svg", fixtures + "/regressions/hostile-labels.jsonl"])
+    @Test func hostileLabelsStayText() async throws {
+        let run = try await traceView(["export", "--format", "svg", fixtures + "/regressions/hostile-labels.jsonl"])
         #expect(run.status == 0, "\(run.err)")
         let elements = try Elements.parse(run.out)
         let drawn: Set<String> = ["svg", "title", "style", "defs", "marker", "path", "rect", "line", "text", "circle"]
@@ -107,7 +107,7 @@ import TraceTooling
     func aBrowserRendersIt(dark: Bool) async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.svg")
-        let run = try traceView(["export", "--format", "svg", "--request", "1", "--output", path, fixtures + "/demo.jsonl"])
+        let run = try await traceView(["export", "--format", "svg", "--request", "1", "--output", path, fixtures + "/demo.jsonl"])
         #expect(run.status == 0, "\(run.err)")
         let seen = try await browserCheck(
             path, eval: "document.querySelectorAll('line.msg').length", screenshot: dir.file("demo.png"), width: 1000,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceGenerator
+import TransduceTestSupport
 
 @testable import TransduceTrace
 @testable import trace_view
@@ -14,7 +15,7 @@ import TraceGenerator
 @Suite(.serialized) struct ScaleGoldenTests {
     static let events = 1_000_000
 
-    @Test(.enabled(if: !underThreadSanitizer), .timeLimit(.minutes(10)))
+    @Test(.enabled(if: !underThreadSanitizer), .timeLimit(.minutes(Patience.minutes(10))))
     func everyViewOfAMillionEventsIsUnchanged() async throws {
         let template = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let directory = TemporaryDirectory()
@@ -31,22 +32,22 @@ import TraceGenerator
         ]
         var digest = "# \(written) events; a request: \(sequence.joined(separator: " "))\n"
         for view in views {
-            let run = try await traceViewAsync(view.arguments + [file])
+            let run = try await traceView(view.arguments + [file])
             #expect(run.status == 0, "\(view.name): \(run.err)")
             digest += Self.digest(view.name, run.out)
         }
         // The chart through the index: built by this run, then kept from it.
-        let whole = try await traceViewAsync(sequence.prefix(1) + ["--no-index"] + sequence.dropFirst() + [file])
+        let whole = try await traceView(sequence.prefix(1) + ["--no-index"] + sequence.dropFirst() + [file])
         #expect(!FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
         for pass in ["building the index", "through the kept index"] {
-            let indexed = try await traceViewAsync(sequence + [file])
+            let indexed = try await traceView(sequence + [file])
             #expect(indexed.status == 0 && indexed.out == whole.out, "\(pass): \(indexed.err)")
             #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: file)))
         }
         // The report (once the index is kept: its diagrams are read through it): its data
         // pinned, and a real browser draws what it says it drew.
         let page = directory.file("1m.html")
-        let report = try await traceViewAsync(["report", "--output", page, file])
+        let report = try await traceView(["report", "--output", page, file])
         #expect(report.status == 0, "report: \(report.err)")
         let model = try ReportPage.model(in: String(contentsOfFile: page, encoding: .utf8))
         let encoder = JSONEncoder()
@@ -56,7 +57,7 @@ import TraceGenerator
         // Perfetto's own definitions and trace processor (the JSON export of this size is
         // 133 bytes an event, past what a browser loads at ten times the size).
         let native = directory.file("1m.pftrace")
-        let perfetto = try await traceViewAsync(["export", "--format", "perfetto", "--output", native, file])
+        let perfetto = try await traceView(["export", "--format", "perfetto", "--output", native, file])
         #expect(perfetto.status == 0, "perfetto: \(perfetto.err)")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: native)))
         digest += "== perfetto: \(bytes.count) bytes, crc32 \(String(CRC32.checksum(bytes), radix: 16))\n"

@@ -202,13 +202,13 @@ enum Delays: Transducer {
     }
 
     /// `slow` on a trace file: the slowest first, its breakdown, and JSON whose parts add up.
-    @Test func slowListsTheSlowestAndItsJSONAddsUp() throws {
+    @Test func slowListsTheSlowestAndItsJSONAddsUp() async throws {
         let demo = fixtures + "/demo.jsonl"
-        let (status, out, err) = try traceView(["slow", "--top", "3", demo], columns: 120)
+        let (status, out, err) = try await traceView(["slow", "--top", "3", demo], columns: 120)
         #expect(status == 0, "\(err)")
         #expect(out.contains("Slowest requests: 3 of 12 awaited"))
         #expect(out.contains("gate held by syncPrices cycle #13 async action"))
-        let (_, json, _) = try traceView(["slow", "--json", "--over", "1ms", demo])
+        let (_, json, _) = try await traceView(["slow", "--json", "--over", "1ms", demo])
         let list = try json.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
@@ -217,16 +217,16 @@ enum Delays: Transducer {
             let parts = try #require(item["parts"] as? [[String: Any]])
             #expect(parts.compactMap { $0["ns"] as? Int }.reduce(0, +) == item["total_ns"] as? Int)
         }
-        let (_, summary, _) = try traceView(["summary", "--over", "1ms", demo])
+        let (_, summary, _) = try await traceView(["summary", "--over", "1ms", demo])
         #expect(summary.contains("slow        4 of 12 resumed requests took 1.00ms or more"))
-        let (_, byEvent, _) = try traceView(["slow", demo], columns: 160)
+        let (_, byEvent, _) = try await traceView(["slow", demo], columns: 160)
         #expect(byEvent.contains("By event") && byEvent.contains("98% waiting behind syncPrices (async action)"))
         // contention, streaming, attributes the p99 of each event's requests too.
-        let (_, contention, _) = try traceView(["contention", demo], columns: 120)
+        let (_, contention, _) = try await traceView(["contention", demo], columns: 120)
         #expect(contention.contains("ping: 5 requests, p99 2.14ms: 98% waiting behind syncPrices (async action)"))
-        let (bad, _, message) = try traceView(["slow", "--over", "fast", demo])
+        let (bad, _, message) = try await traceView(["slow", "--over", "fast", demo])
         #expect(bad == 64 && message.contains("needs a duration"))
-        let (_, chart, _) = try traceView(["sequence", "--request", "4", demo], columns: 100)
+        let (_, chart, _) = try await traceView(["sequence", "--request", "4", demo], columns: 100)
         #expect(chart.contains("Latency of request(refresh) dispatch #4") && chart.contains("until replaced"))
     }
 }
@@ -277,7 +277,7 @@ enum Delays: Transducer {
         // says it is a snapshot the trigger took while the process ran.
         #expect(trace.counts.slowRequests == 1 && trace.counts.slowDumps == 0)
         #expect(trace.counts.occasion == .slowRequest)
-        let (_, summary, _) = try traceView(["summary", dir.file(name)])
+        let (_, summary, _) = try await traceView(["summary", dir.file(name)])
         #expect(summary.contains("saw 1 slow request, had written 0 slow-request dumps"))
         // A later snapshot counts the dump, in both formats.
         for format in [TraceFileWriter.Format.binary, .jsonLines] {
@@ -332,11 +332,11 @@ enum Delays: Transducer {
     /// With no code change: the environment arms the trigger of a bootstrapped recorder, and the
     /// dump a slow request asked for is written before the process exits.
     @Test(.disabled(if: underThreadSanitizer, "a child process; the trigger's concurrency is covered above"))
-    func theEnvironmentArmsItWithNoCodeChange() throws {
+    func theEnvironmentArmsItWithNoCodeChange() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         // Every request of the demo takes longer than 20 µs (a task's takes hundreds).
-        let (status, output) = try run(
+        let (status, output) = try await run(
             example, [],
             environment: [
                 "TRANSDUCE_SLOW": "20us", "TRANSDUCE_SLOW_DIR": dir.path, "TRANSDUCE_SLOW_EVERY": "1h", "TRANSDUCE_LTTNG": "off",
@@ -350,10 +350,10 @@ enum Delays: Transducer {
         let resume = try #require(trace.events.first { $0.kind == .requestResume && $0.dispatch == id })
         #expect(resume.nanos > 20_000)
         // Taken mid-run, it is checked as such: it passes, and says so.
-        let check = try traceView(["check", dir.file(name)])
+        let check = try await traceView(["check", dir.file(name)])
         #expect(check.status == 0, "\(check.out)")
         #expect(check.out.contains("incomplete") && check.out.contains("slow-request trigger"), "\(check.out)")
-        let (bad, badOutput) = try run(example, [], environment: ["TRANSDUCE_SLOW": "soon", "TRANSDUCE_LTTNG": "off"])
+        let (bad, badOutput) = try await run(example, [], environment: ["TRANSDUCE_SLOW": "soon", "TRANSDUCE_LTTNG": "off"])
         #expect(bad == 64 && badOutput.contains("TRANSDUCE_SLOW=soon is not a duration"))
     }
 }

@@ -17,10 +17,19 @@ final class TemporaryDirectory {
     func file(_ name: String) -> String { path + "/" + name }
 }
 
-/// Runs a command (at most two minutes), returning its exit status and combined output.
+/// Runs a command (at most two minutes), returning its exit status and combined output; waited
+/// for off the concurrency pool (``offThePool(_:)``).
 @discardableResult
-func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-    let result = try Subprocess.run(executable, arguments, environment: environment, output: .capture, timeout: 120)
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+    try await offThePool { try runBlocking(executable, arguments, environment: environment) }
+}
+
+/// ``run(_:_:environment:)`` on the calling thread: only for code already off the pool.
+@discardableResult
+func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+    expectOffThePool("running \(executable)")
+    let result = try Subprocess.run(
+        executable, arguments, environment: environment, output: .capture, timeout: 120 * Patience.factor)
     return (result.status, result.output)
 }
 
@@ -130,6 +139,16 @@ func overlappingSlices(_ slices: [String: [(Double, Double)]]) -> [String] {
     return problems
 }
 
+/// Records an issue when called from a test's own task, which runs on a thread of the concurrency
+/// pool: a wait of seconds for a child process there starves the in-process tests beside it,
+/// which is how plain `swift test` failed on a loaded machine. The blocking helpers call it;
+/// tests await their async forms (or ``offThePool(_:)``, whose thread has no current test).
+func expectOffThePool(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    if Test.current != nil {
+        Issue.record("\(what) blocks a thread of the concurrency pool: await its async form", sourceLocation: sourceLocation)
+    }
+}
+
 /// Runs `body` on a thread of its own and awaits its result: a test that waits seconds on child
 /// processes must not hold one of the concurrency pool's threads meanwhile (two on a two-core
 /// machine), or the async tests beside it (the terminal UI's, which poll a screen) starve past
@@ -141,12 +160,12 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
     }
 }
 
-/// ``traceView(_:columns:lttng:environment:)``, waited for off the concurrency pool
-/// (``offThePool(_:)``).
-func traceViewAsync(
-    _ arguments: [String], columns: Int? = 100, environment: [String: String] = [:]
+/// Runs the built trace-view (``traceViewBlocking(_:columns:lttng:environment:)``), waited for
+/// off the concurrency pool (``offThePool(_:)``).
+func traceView(
+    _ arguments: [String], columns: Int? = 100, lttng: Bool = false, environment: [String: String] = [:]
 ) async throws -> (status: Int32, out: String, err: String) {
-    try await offThePool { try traceView(arguments, columns: columns, environment: environment) }
+    try await offThePool { try traceViewBlocking(arguments, columns: columns, lttng: lttng, environment: environment) }
 }
 
 /// Whether headless Chromium and Python (for `scripts/browser-check.py`) are installed.
@@ -175,7 +194,7 @@ func browserCheck(
     if let screenshot { arguments += ["--screenshot", screenshot] }
     if dark { arguments.append("--dark") }
     let all = arguments
-    let check = try await offThePool { try Subprocess.run(python, all, output: .capture, timeout: 240) }
+    let check = try await offThePool { try Subprocess.run(python, all, output: .capture, timeout: 240 * Patience.factor) }
     #expect(check.status == 0, "\(check.output)", sourceLocation: sourceLocation)
     let line = try #require(
         check.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(check.output)", sourceLocation: sourceLocation)
@@ -199,7 +218,7 @@ func exportTrace(
     let input = dir.file("trace.tdtrace")
     try TraceFileWriter.write(trace, to: input)
     let path = dir.file("export." + format)
-    let (status, _, err) = try await traceViewAsync(["export", "--format", format, "--output", path, input])
+    let (status, _, err) = try await traceView(["export", "--format", format, "--output", path, input])
     #expect(status == 0, "\(err)", sourceLocation: sourceLocation)
     return (input, path, err)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTraceCTF
 
 @testable import TransduceTrace
@@ -57,7 +58,7 @@ import TransduceTraceCTF
         /// How long a wait on the UI may take: a debug trace-view beside the suite's other child
         /// processes (Chromium, PlantUML's JVM) on two busy cores once took more than 20 s to
         /// draw its first screen. The tests' own time limits stay the bound on a hang.
-        static let patience: TimeInterval = 90
+        static let patience: TimeInterval = 90 * Patience.factor
 
         /// The screen once it contains `text` (and each of `more`) and has settled (unless not
         /// `settled`: the first capture that contains them) (the UI redraws after each key;
@@ -108,7 +109,7 @@ import TransduceTraceCTF
 
     let demo = fixtures + "/demo.jsonl"
 
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func screensKeysAndAResizeMatchTheGoldens() async throws {
         let session = Session()
         defer { session.stop() }
@@ -150,7 +151,7 @@ import TransduceTraceCTF
     /// opens a request's diagram, a task's or a gate's detail on the whole screen, a warning's
     /// row), on the demo cut before its last task settled (a request still waiting, a task never
     /// settled, so a warning).
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)), arguments: [(200, 50), (80, 24)])
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))), arguments: [(200, 50), (80, 24)])
     func everyPaneWithItsDetailMatchesTheGoldens(columns: Int, rows: Int) async throws {
         let session = Session()
         defer { session.stop() }
@@ -207,7 +208,7 @@ import TransduceTraceCTF
     /// The demo as a binary trace file: the requests' largest parts and a request's diagram are
     /// read through the file's index (built in the pass that reads the file for the first
     /// screen, kept beside it), and are the same screen.
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func aTraceFilesDiagramComesThroughItsIndex() async throws {
         let session = Session()
         defer { session.stop() }
@@ -233,7 +234,7 @@ import TransduceTraceCTF
     /// A trace long enough to take a while: the screen shows what has been read while it is
     /// read ("reading" in the header, rows already there), then the whole: the same requests, in
     /// the same order, as the panes printed in a pipe, which read the whole file first.
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func aLongTraceShowsItsFirstRowsWhileItIsRead() async throws {
         let session = Session()
         defer { session.stop() }
@@ -280,7 +281,7 @@ import TransduceTraceCTF
     /// wide ones whole, and the pane's title never set by the OSC one. (The rows' widths are
     /// checked where they are not already cut by the terminal: ``LabelCorpusTests``, `tui` in a
     /// pipe.)
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func hostileLabelsDoNotDriveTheTerminal() async throws {
         let session = Session()
         defer { session.stop() }
@@ -299,7 +300,7 @@ import TransduceTraceCTF
 
     /// A damaged input says so in the browser's header and, on leaving, on standard error with
     /// exit 65, as it does in a pipe (it said "0 lost" and exited 0).
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func aDamagedInputIsToldOnScreenAndByTheExitStatus() async throws {
         let session = Session()
         defer { session.stop() }
@@ -312,11 +313,11 @@ import TransduceTraceCTF
         let (status, restored) = try await session.ended()
         #expect(status == 65)
         #expect(restored)
-        let piped = try traceView(["tui", damaged])
+        let piped = try await traceView(["tui", damaged])
         #expect(piped.status == 65, "\(piped.err)")
     }
 
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func ctrlCQuitsAndPutsTheTerminalBack() async throws {
         let session = Session()
         defer { session.stop() }
@@ -331,7 +332,7 @@ import TransduceTraceCTF
     }
 
     /// Killed from outside (as a crash would end it), the UI still puts the terminal back.
-    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available), .timeLimit(.minutes(Patience.minutes(3))))
     func aTerminatedUIPutsTheTerminalBack() async throws {
         let session = Session()
         defer { session.stop() }
@@ -350,7 +351,7 @@ import TransduceTraceCTF
 
     /// A live view on a terminal whose session cannot be read (nothing listens on port 1) ends
     /// with the error and status 65, and the terminal as it was, rather than an empty screen.
-    @Test(.enabled(if: TUITests.available && CTFTraceReader.isAvailable), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: TUITests.available && CTFTraceReader.isAvailable), .timeLimit(.minutes(Patience.minutes(3))))
     func aLiveViewThatCannotReadSaysWhyAndPutsTheTerminalBack() async throws {
         let session = Session()
         defer { session.stop() }
@@ -363,8 +364,8 @@ import TransduceTraceCTF
     }
 
     /// Without a terminal the panes are printed once, as plain text.
-    @Test func withoutATerminalThePanesArePrinted() throws {
-        let (status, out, err) = try traceView(["tui", demo])
+    @Test func withoutATerminalThePanesArePrinted() async throws {
+        let (status, out, err) = try await traceView(["tui", demo])
         #expect(status == 0, "\(err)")
         #expect(
             out.contains("admission wait") && out.contains("spawned by") && out.contains("depth/time")

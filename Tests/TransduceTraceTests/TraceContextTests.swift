@@ -123,7 +123,7 @@ import TransduceTestSupport
         let dir = TemporaryDirectory()
         let file = dir.file("t.tdtrace")
         try TraceFileWriter.write(trace, to: file)
-        let (status, out, err) = try await traceViewAsync(["slow", "--json", "--top", "1000", file])
+        let (status, out, err) = try await traceView(["slow", "--json", "--top", "1000", file])
         #expect(status == 0, "\(err)")
         let rows = try out.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -144,7 +144,7 @@ import TransduceTestSupport
         #expect(named >= 4 && rows.count > named, "\(named) of \(rows.count)")
         // Each runtime's breakdowns (the demo's awaited requests all come from outside).
         for (runtime, context) in contexts {
-            let text = try await traceViewAsync(["slow", "--runtime", "\(runtime)", file], columns: 200)
+            let text = try await traceView(["slow", "--runtime", "\(runtime)", file], columns: 200)
             let headings = text.out.split(separator: "\n").filter { $0.hasPrefix("Latency of ") }
             #expect(headings.count == SlowRequests.brokenDown, "\(text.out)")
             for heading in headings {
@@ -217,7 +217,7 @@ extension LTTngTests.Trust {
         let (server, worker) = (TraceContextTests.server, TraceContextTests.worker)
         let script = #"TRACEPARENT="$3" "$0" "$1" & TRACEPARENT="$4" "$0" "$2"; wait"#
         let (status, output) = try await offThePool {
-            try traceViewRecord(
+            try traceViewRecordBlocking(
                 ["--output", ctf, "--", "/bin/sh", "-c", script, example, a, b, server.traceparent, worker.traceparent])
         }
         #expect(status == 0, "\(output)")
@@ -239,7 +239,7 @@ extension LTTngTests.Trust {
         #expect(lines.count == recorded, "\(printed.errors)")
         #expect(lines.contains { $0.lowercased().contains("trace_id_high = 0x4bf92f3577b34da6") }, "\(lines.prefix(2))")
         let otlp = dir.file("ctf.otlp.jsonl")
-        let export = try await traceViewAsync(["export", "--format", "otlp", "--output", otlp, ctf])
+        let export = try await traceView(["export", "--format", "otlp", "--output", otlp, ctf])
         #expect(export.status == 0, "\(export.err)")
         let read = try await OTLPExportTests.read(otlp)
         #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")

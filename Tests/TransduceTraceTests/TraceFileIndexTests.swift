@@ -28,7 +28,7 @@ import Testing
 
     /// Every dispatch of every runtime: the same chart, status and errors through the index as
     /// from the whole file; the index is written once and reused.
-    @Test func sequenceThroughTheIndexDrawsWhatTheWholeFileDraws() throws {
+    @Test func sequenceThroughTheIndexDrawsWhatTheWholeFileDraws() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.twoProcessDemo(in: dir)
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
@@ -39,8 +39,8 @@ import Testing
             for id in ids + [ids.last! + 1] {
                 let args = ["sequence", "--request", String(id), "--runtime", "1", "--pid", pid, "--width", "140"]
                 // A place to start again every 4 events: most requests start reading mid-file.
-                let indexed = try traceView(args + [path], environment: [Self.every: "4"])
-                let whole = try traceView(args + ["--no-index", path])
+                let indexed = try await traceView(args + [path], environment: [Self.every: "4"])
+                let whole = try await traceView(args + ["--no-index", path])
                 #expect(
                     indexed.status == whole.status && indexed.out == whole.out && indexed.err == whole.err, "#\(id) pid \(pid)")
                 compared += 1
@@ -48,7 +48,7 @@ import Testing
         }
         #expect(compared == 2 * (ids.count + 1))
         // Without --pid, a dispatch both processes have is refused the same way.
-        let both = try traceView(["sequence", "--request", String(ids[0]), path])
+        let both = try await traceView(["sequence", "--request", String(ids[0]), path])
         #expect(both.status == 64 && both.err.contains("pick one with --runtime and --pid"), "\(both.err)")
         // Built once, kept, and describing the file.
         let identity = try #require(TraceFileIndex.identity(of: path))
@@ -62,11 +62,11 @@ import Testing
 
     /// A trace replaced by another (even of the same size and time) makes its index stale: the
     /// chart is the new trace's, and the index is rebuilt for it.
-    @Test func aStaleIndexIsRebuiltNotTrusted() throws {
+    @Test func aStaleIndexIsRebuiltNotTrusted() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.twoProcessDemo(in: dir)
         let args = ["sequence", "--request", "4", "--runtime", "1", "--pid", "11", "--width", "140"]
-        let before = try traceView(args + [path])
+        let before = try await traceView(args + [path])
         #expect(before.status == 0)
         let old = try #require(TraceFileIndex.identity(of: path))
         // Same length and modification time, other bytes: a string renamed in place (a string
@@ -89,8 +89,8 @@ import Testing
         // Stale: not trusted, and not worth a word (the trace changed).
         let stale = TraceFileIndex.load(sidecarOf: path, identity: new)
         #expect(stale.index == nil && stale.refused == nil)
-        let after = try traceView(args + [path])
-        let whole = try traceView(args + ["--no-index", path])
+        let after = try await traceView(args + [path])
+        let whole = try await traceView(args + ["--no-index", path])
         #expect(after.status == 0 && after.out == whole.out && after.err == whole.err)
         #expect(TraceFileIndex.load(sidecarOf: path, identity: new).index?.strings.contains { $0.hasPrefix("LOAD") } == true)
     }
@@ -98,7 +98,7 @@ import Testing
     /// Damage anywhere in an index is found (its checksum), and bytes that pass the checksum but
     /// say absurd things are refused without allocating what they claim; views stay right and
     /// rewrite it.
-    @Test func aDamagedOrHostileIndexIsRefused() throws {
+    @Test func aDamagedOrHostileIndexIsRefused() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.twoProcessDemo(in: dir)
         let identity = try #require(TraceFileIndex.identity(of: path))
@@ -146,8 +146,8 @@ import Testing
         damaged[damaged.count / 3] ^= 1
         try Data(damaged).write(to: URL(fileURLWithPath: TraceFileIndex.sidecarPath(of: path)))
         let args = ["sequence", "--request", "2", "--runtime", "1", "--pid", "12", "--width", "140"]
-        let indexed = try traceView(args + [path])
-        let whole = try traceView(args + ["--no-index", path])
+        let indexed = try await traceView(args + [path])
+        let whole = try await traceView(args + ["--no-index", path])
         #expect(indexed.status == 0 && indexed.out == whole.out)
         #expect(indexed.err.contains("ignored") && indexed.err.contains(".tdidx"), "\(indexed.err)")
         #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
@@ -155,7 +155,7 @@ import Testing
 
     /// A FIFO (or anything not a regular file) at the index's name is neither read (which would
     /// block) nor written into.
-    @Test func aFIFOAtTheIndexPathIsNotOpened() throws {
+    @Test func aFIFOAtTheIndexPathIsNotOpened() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.twoProcessDemo(in: dir)
         let sidecar = TraceFileIndex.sidecarPath(of: path)
@@ -164,8 +164,8 @@ import Testing
         let refused = TraceFileIndex.load(sidecarOf: path, identity: identity).refused
         #expect(refused?.description.contains("not a regular file") == true)
         let args = ["sequence", "--request", "3", "--runtime", "1", "--pid", "11", "--width", "140"]
-        let indexed = try traceView(args + [path])
-        let whole = try traceView(args + ["--no-index", path])
+        let indexed = try await traceView(args + [path])
+        let whole = try await traceView(args + ["--no-index", path])
         #expect(indexed.status == 0 && indexed.out == whole.out)
         // The FIFO was left as it is: neither written through nor replaced.
         var info = stat()
@@ -175,14 +175,14 @@ import Testing
 
     /// Where the index cannot be kept (here a directory holds its name: root ignores a
     /// read-only directory), it serves the run it was built for, and leaves nothing behind.
-    @Test func anIndexThatCannotBeKeptStillServesItsRun() throws {
+    @Test func anIndexThatCannotBeKeptStillServesItsRun() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.twoProcessDemo(in: dir)
         let sidecar = TraceFileIndex.sidecarPath(of: path)
         try FileManager.default.createDirectory(atPath: sidecar + "/inside", withIntermediateDirectories: true)
         let args = ["sequence", "--request", "5", "--runtime", "1", "--pid", "11", "--width", "140"]
-        let whole = try traceView(args + ["--no-index", path])
-        let indexed = try traceView(args + [path], environment: [Self.every: "4"])
+        let whole = try await traceView(args + ["--no-index", path])
+        let indexed = try await traceView(args + [path], environment: [Self.every: "4"])
         #expect(indexed.status == 0 && indexed.out == whole.out && indexed.err == whole.err)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["demo.tdtrace", "demo.tdtrace.tdidx"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: sidecar) == ["inside"])
@@ -293,7 +293,7 @@ import Testing
         let all = forgeries
         let sidecar = TraceFileIndex.sidecarPath(of: path)
         let (truths, outcomes) = try await offThePool { () -> ([(status: Int32, out: String, err: String)], [Outcome]) in
-            let truths = try views.map { try traceView($0 + ["--no-index", path]) }
+            let truths = try views.map { try traceViewBlocking($0 + ["--no-index", path]) }
             let outcomes = try all.map { forgery -> Outcome in
                 try Data(forgery.bytes).write(to: URL(fileURLWithPath: sidecar))
                 let refused = TraceFileIndex.load(sidecarOf: path, identity: identity)
@@ -301,7 +301,7 @@ import Testing
                     name: forgery.name,
                     refusedAsForged: refused.index == nil && refused.refused?.isForgery == true, runs: [], replaced: [])
                 for view in views {
-                    outcome.runs.append(try traceView(view + [path], environment: [TraceFileIndexTests.every: "4"]))
+                    outcome.runs.append(try traceViewBlocking(view + [path], environment: [TraceFileIndexTests.every: "4"]))
                     outcome.replaced.append(TraceFileIndex.load(sidecarOf: path, identity: identity).index != nil)
                     try Data(forgery.bytes).write(to: URL(fileURLWithPath: sidecar))
                 }

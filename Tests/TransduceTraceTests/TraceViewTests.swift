@@ -1,15 +1,18 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
-/// Runs the built trace-view with a fixed width (`nil`: none, as in a pipe) and no colour.
-func traceView(
+/// Runs the built trace-view with a fixed width (`nil`: none, as in a pipe) and no colour, on the
+/// calling thread: only for code already off the pool (tests call ``traceView(_:columns:lttng:environment:)``).
+func traceViewBlocking(
     _ arguments: [String], columns: Int? = 100, lttng: Bool = false, environment extra: [String: String] = [:]
 ) throws -> (status: Int32, out: String, err: String) {
+    expectOffThePool("trace-view \(arguments.first ?? "")")
     let binary = try #require(builtProduct("trace-view"), "trace-view was not built")
     // Loopback collectors are reached directly, whatever proxy the machine names.
     var environment = [
@@ -18,7 +21,8 @@ func traceView(
     ]
     if !lttng { environment["TRANSDUCE_LTTNG"] = "off" }
     environment.merge(extra) { $1 }
-    let result = try Subprocess.run(binary, arguments, environment: environment, output: .captureSeparately, timeout: 300)
+    let result = try Subprocess.run(
+        binary, arguments, environment: environment, output: .captureSeparately, timeout: 300 * Patience.factor)
     return (result.status, result.output, result.errors)
 }
 
@@ -61,32 +65,32 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         ("mermaid.txt", ["export", "--format", "mermaid", "--request", "1"]),
         ("plantuml.txt", ["export", "--format", "plantuml", "--request", "1"]),
     ])
-    func goldenOutputs(_ golden: String, _ arguments: [String]) throws {
-        let (status, out, err) = try traceView(arguments + [demo])
+    func goldenOutputs(_ golden: String, _ arguments: [String]) async throws {
+        let (status, out, err) = try await traceView(arguments + [demo])
         #expect(status == 0, "\(err)")
         #expect(err.isEmpty)
         try expectGolden(out, golden)
     }
 
     /// `--version` prints the package's one version constant and the trace format's version.
-    @Test func versionIsThePackagesConstant() throws {
-        let (status, out, err) = try traceView(["--version"])
+    @Test func versionIsThePackagesConstant() async throws {
+        let (status, out, err) = try await traceView(["--version"])
         #expect(status == 0, "\(err)")
         #expect(out == "trace-view \(PackageVersion.current) (trace format \(TraceFileFormat.version))\n")
     }
 
     /// In a pipe with no width asked for (no terminal, no `COLUMNS`, no `--width`) nothing is
     /// cut, so `tasks | grep` and `slow | grep` find whole cells; a width given still cuts.
-    @Test func pipedOutputIsNeverCut() throws {
+    @Test func pipedOutputIsNeverCut() async throws {
         var whole: [String: String] = [:]
         for command in [["tasks"], ["slow"], ["summary"], ["sequence"], ["sequence", "--request", "11"]] {
-            let (status, out, err) = try traceView(command + [demo], columns: nil)
+            let (status, out, err) = try await traceView(command + [demo], columns: nil)
             #expect(status == 0, "\(err)")
             whole[command.joined(separator: " ")] = out
         }
         // The tables as at the widest width asked for; the diagrams with no cut label.
         for command in ["tasks", "slow", "summary"] {
-            #expect(whole[command] == (try traceView([command, "--width", "1000", demo])).out, "\(command)")
+            #expect(whole[command] == (try await traceView([command, "--width", "1000", demo])).out, "\(command)")
         }
         for command in ["sequence", "sequence --request 11"] {
             let cut = whole[command]!.split(separator: "\n").first { $0.hasSuffix("…") || $0.contains("… ") }
@@ -101,15 +105,15 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         )
         #expect(slow.contains { $0.contains("98% waiting behind syncPrices (async action)") })
         #expect(whole["sequence --request 11"]!.contains("dispatch #12 taskResponse(loaded)"))
-        let (_, demoOut, _) = try traceView(["demo"], columns: nil)
+        let (_, demoOut, _) = try await traceView(["demo"], columns: nil)
         #expect(
             demoOut.contains(
                 "(save the trace with --save FILE, then: trace-view tui|report|slow|sequence|contention|tasks|summary|check|export FILE)"
             ))
         // The same at a width: cut, with the mark.
-        let (_, narrow, _) = try traceView(["slow", demo], columns: 80)
+        let (_, narrow, _) = try await traceView(["slow", demo], columns: 80)
         #expect(narrow.contains("…") && !narrow.contains("uniqueRequest(refresh) dispatch #11"))
-        let (_, given, _) = try traceView(["tasks", "--width", "60", demo], columns: nil)
+        let (_, given, _) = try await traceView(["tasks", "--width", "60", demo], columns: nil)
         #expect(given.split(separator: "\n").allSatisfy { $0.count <= 60 })
     }
 
@@ -122,8 +126,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         ("two-mermaid.txt", ["export", "--format", "mermaid"]),
         ("two-plantuml.txt", ["export", "--format", "plantuml"]),
     ])
-    func twoRuntimeGoldens(_ golden: String, _ arguments: [String]) throws {
-        let (status, out, err) = try traceView(arguments + [fixtures + "/two-runtimes.jsonl"])
+    func twoRuntimeGoldens(_ golden: String, _ arguments: [String]) async throws {
+        let (status, out, err) = try await traceView(arguments + [fixtures + "/two-runtimes.jsonl"])
         // (The whole trace is too tall for a PlantUML PNG, which is said.)
         #expect(status == 0 && (err.isEmpty || golden == "two-plantuml.txt"), "\(err)")
         try expectGolden(out, golden)
@@ -146,20 +150,20 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
     /// `--format json` and `--format tsv` of `tasks`, `slow`, `summary`, `contention` and `check`,
     /// read by Python's own `json` and `csv` modules and checked against what Python computes
     /// from the trace itself (Fixtures/scripts/check_tables.py).
-    @Test func tablesReadByPythonAgreeWithTheTrace() throws {
+    @Test func tablesReadByPythonAgreeWithTheTrace() async throws {
         let python = try #require(Subprocess.which("python3"), "python3 (scripts/bootstrap.sh installs it)")
         let tool = try #require(builtProduct("trace-view"))
         let dir = TemporaryDirectory()
-        let (status, output) = try run(
+        let (status, output) = try await run(
             python, [fixtures + "/scripts/check_tables.py", tool, fixtures + "/two-runtimes.jsonl", dir.path])
         #expect(status == 0 && output.contains("tables ok:"), "\(output)")
         // A wrong format is a usage error.
-        #expect(try traceView(["tasks", "--format", "xml", demo]).status == 64)
+        #expect(try await traceView(["tasks", "--format", "xml", demo]).status == 64)
     }
 
     /// A dispatch id that many runtimes hold is ambiguous: the error names ten and counts them,
     /// on one short line.
-    @Test func anAmbiguousRequestNamesAFewRuntimes() throws {
+    @Test func anAmbiguousRequestNamesAFewRuntimes() async throws {
         let dir = TemporaryDirectory()
         var events: [TraceEvent] = []
         for runtime in UInt64(1)...25 {
@@ -170,7 +174,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         }
         let path = dir.file("many.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
-        let (status, _, err) = try traceView(["sequence", "--request", "5", path])
+        let (status, _, err) = try await traceView(["sequence", "--request", "5", path])
         #expect(
             status == 64 && err.contains("dispatch #5 exists in runtimes 1, 2, 3,") && err.contains("… (25 runtimes)"), "\(err)")
         #expect(!err.contains(" 11,") && err.count < 300, "\(err)")
@@ -178,8 +182,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
 
     /// The runtime column takes only what the lanes leave: at every width a diagram of several
     /// runtimes fits (the fuzzer found a lifeline drawn past the line at 40 columns).
-    @Test(arguments: [40, 41, 47, 52, 60, 80]) func severalRuntimesFitEveryWidth(_ width: Int) throws {
-        let (status, out, err) = try traceView(["sequence", "--width", String(width), fixtures + "/two-runtimes.jsonl"])
+    @Test(arguments: [40, 41, 47, 52, 60, 80]) func severalRuntimesFitEveryWidth(_ width: Int) async throws {
+        let (status, out, err) = try await traceView(["sequence", "--width", String(width), fixtures + "/two-runtimes.jsonl"])
         #expect(status == 0, "\(err)")
         let widest = out.split(separator: "\n").map(\.count).max() ?? 0
         #expect(widest <= width && out.contains("dispatch #1"), "a line of \(widest) at --width \(width)")
@@ -261,8 +265,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
 
     /// Usage and help are generated from one registry: every command the tool lists has a help
     /// whose usage line and OPTIONS section name the same options, and each of them parses.
-    @Test func everyCommandHasHelp() throws {
-        let (status, out, _) = try traceView(["--help"])
+    @Test func everyCommandHasHelp() async throws {
+        let (status, out, _) = try await traceView(["--help"])
         #expect(status == 0 && out.contains("COMMANDS:"))
         let listed = out.split(separator: "\n").drop { !$0.hasPrefix("COMMANDS:") }.dropFirst()
             .prefix { $0.hasPrefix("  ") }.map { String($0.split(separator: " ")[0]) }
@@ -272,7 +276,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
                 "report", "completion", "man",
             ])
         for command in listed {
-            let (status, help, _) = try traceView([command, "--help"])
+            let (status, help, _) = try await traceView([command, "--help"])
             #expect(status == 0)
             #expect(help.hasPrefix("USAGE: trace-view \(command)"))
             let usage = String(help.split(separator: "\n\n")[0])
@@ -287,12 +291,12 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             // all of them at once, then `--help`, which shows the help before anything runs (one
             // child per command: many blocking children starve the other suites' tasks).
             let all = options.map { $0.1 ? "--\($0.0)=1" : "--\($0.0)" }
-            let (parsed, _, err) = try traceView([command] + all + ["--help"])
+            let (parsed, _, err) = try await traceView([command] + all + ["--help"])
             #expect(parsed == 0, "\(command) \(all): \(err)")
         }
     }
 
-    @Test func usageErrorsExit64WithOneLine() throws {
+    @Test func usageErrorsExit64WithOneLine() async throws {
         let cases: [([String], String)] = [
             ([], "missing command"),
             (["frobnicate"], "unknown command 'frobnicate'"),
@@ -307,57 +311,57 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             (["summary", demo, demo], "unexpected argument"),
         ]
         for (arguments, message) in cases {
-            let (status, _, err) = try traceView(arguments)
+            let (status, _, err) = try await traceView(arguments)
             #expect(status == 64, "\(arguments)")
             #expect(err.hasPrefix("trace-view: \(message)"), "\(arguments): \(err)")
         }
     }
 
-    @Test func badDataExits65WithAClearLine() throws {
+    @Test func badDataExits65WithAClearLine() async throws {
         let dir = TemporaryDirectory()
         let garbage = dir.file("garbage.bin")
         try Data("this is not a trace at all".utf8).write(to: URL(fileURLWithPath: garbage))
-        var (status, _, err) = try traceView(["summary", garbage])
+        var (status, _, err) = try await traceView(["summary", garbage])
         #expect(status == 65)
         #expect(err.contains("not a Transduce trace file (bad magic number) (at byte offset 0)"))
 
         // A missing input is sysexits' EX_NOINPUT (66), not bad data.
-        (status, _, err) = try traceView(["summary", dir.file("missing.tdtrace")])
+        (status, _, err) = try await traceView(["summary", dir.file("missing.tdtrace")])
         #expect(status == 66 && err.contains("cannot read"))
         let unreadable = dir.file("unreadable.tdtrace")
         try Data().write(to: URL(fileURLWithPath: unreadable))
         if getuid() != 0 {  // root reads a file whatever its mode
             chmod(unreadable, 0)
-            (status, _, err) = try traceView(["summary", unreadable])
+            (status, _, err) = try await traceView(["summary", unreadable])
             #expect(status == 66 && err.contains("cannot open"), "\(err)")
         }
 
-        (status, _, err) = try traceView(["summary", dir.path])
+        (status, _, err) = try await traceView(["summary", dir.path])
         #expect(status == 65 && err.contains("without an LTTng CTF trace"))
 
         let bad = dir.file("bad.jsonl")
         try Data("{\"kind\": nope}\n{broken\n".utf8).write(to: URL(fileURLWithPath: bad))
-        (status, _, err) = try traceView(["tasks", bad])
+        (status, _, err) = try await traceView(["tasks", bad])
         #expect(status == 65 && err.contains("not a trace"))
     }
 
-    @Test func damagedTraceReportsWhatCouldBeReadAndExits65() throws {
+    @Test func damagedTraceReportsWhatCouldBeReadAndExits65() async throws {
         let dir = TemporaryDirectory()
         let whole = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: demo)))).readAll()
         var bytes: [UInt8] = []
         TraceFileWriter.encodeBinary(whole) { bytes += $0 }
         let cut = dir.file("cut.tdtrace")
         try Data(bytes.prefix(bytes.count - 100)).write(to: URL(fileURLWithPath: cut))
-        let (status, out, err) = try traceView(["summary", cut])
+        let (status, out, err) = try await traceView(["summary", cut])
         #expect(status == 65)
         #expect(out.contains("events      "))
         #expect(err.contains("warning:") && err.contains("byte offset"))
     }
 
-    @Test func chromeExportFollowsTheFormatRules() throws {
+    @Test func chromeExportFollowsTheFormatRules() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("trace.json")
-        let (status, _, err) = try traceView(["export", "--format", "chrome", "--output", path, demo])
+        let (status, _, err) = try await traceView(["export", "--format", "chrome", "--output", path, demo])
         #expect(status == 0, "\(err)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
         let object = try #require(json as? [String: Any])
@@ -416,8 +420,8 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(events.contains { ($0["name"] as? String)?.hasPrefix("cycle #1 request(load)") == true })
     }
 
-    @Test func mermaidAndPlantUMLAreWellFormed() throws {
-        let (_, mermaid, _) = try traceView(["export", "--format", "mermaid", demo])
+    @Test func mermaidAndPlantUMLAreWellFormed() async throws {
+        let (_, mermaid, _) = try await traceView(["export", "--format", "mermaid", demo])
         let lines = mermaid.split(separator: "\n").map(String.init)
         #expect(lines.first == "sequenceDiagram")
         let participants = Set(
@@ -431,7 +435,7 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
             }
             #expect(line.split(separator: ":").count == 2 || line.hasPrefix("    participant"), "stray ':' in \(line)")
         }
-        let (_, plant, _) = try traceView(["export", "--format", "plantuml", demo])
+        let (_, plant, _) = try await traceView(["export", "--format", "plantuml", demo])
         let p = plant.split(separator: "\n").map(String.init)
         #expect(p.first == "@startuml" && p.last == "@enduml")
         for line in p.dropFirst().dropLast() {
@@ -441,18 +445,18 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         }
     }
 
-    @Test func jsonLinesExportRoundTrips() throws {
-        let (status, out, _) = try traceView(["export", "--format", "jsonl", demo])
+    @Test func jsonLinesExportRoundTrips() async throws {
+        let (status, out, _) = try await traceView(["export", "--format", "jsonl", demo])
         #expect(status == 0)
         let again = JSONLinesReader(bytes: Array(out.utf8)).readAll()
         let original = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: demo)))).readAll()
         #expect(again.events == original.events)
     }
 
-    @Test func demoRunsAndSaves() throws {
+    @Test func demoRunsAndSaves() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("demo.tdtrace")
-        let (status, out, err) = try traceView(["demo", "--save", path])
+        let (status, out, err) = try await traceView(["demo", "--save", path])
         #expect(status == 0, "\(err)")
         #expect(out.contains("The request-lifecycle chart: request(load) #1"))
         // The chart itself: the request's lifecycle and the other cycle that got through the gate.

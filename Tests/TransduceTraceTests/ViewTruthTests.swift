@@ -45,7 +45,7 @@ enum Reserved: Transducer {
     let demo = fixtures + "/demo.jsonl"
 
     /// Every command, at every width asked for, draws no line wider than it.
-    @Test func everyCommandHonoursTheWidth() throws {
+    @Test func everyCommandHonoursTheWidth() async throws {
         let commands = [
             ["sequence"], ["sequence", "--request", "11"], ["sequence", "--ascii"], ["tasks"], ["contention"], ["summary"],
             ["check"], ["slow"],
@@ -53,7 +53,7 @@ enum Reserved: Transducer {
         for width in [40, 60, 80, 200] {
             for command in commands {
                 let arguments = command == ["check"] ? command + [demo] : command + ["--width", String(width), demo]
-                let (status, out, err) = try traceView(arguments, columns: width)
+                let (status, out, err) = try await traceView(arguments, columns: width)
                 #expect(status == 0, "\(command) at \(width): \(err)")
                 let lines = out.split(separator: "\n")
                 #expect(lines.count > 3)
@@ -62,9 +62,9 @@ enum Reserved: Transducer {
                 }
             }
             // COLUMNS alone, and the demo itself.
-            let (_, out, _) = try traceView(["tasks", demo], columns: width)
+            let (_, out, _) = try await traceView(["tasks", demo], columns: width)
             #expect(out.split(separator: "\n").allSatisfy { $0.count <= width })
-            let (status, demoOut, err) = try traceView(["demo", "--width", String(width)])
+            let (status, demoOut, err) = try await traceView(["demo", "--width", String(width)])
             #expect(status == 0, "\(err)")
             #expect(demoOut.split(separator: "\n").allSatisfy { $0.count <= width }, "demo at \(width)")
         }
@@ -95,8 +95,8 @@ enum Reserved: Transducer {
         #expect(!row.contains("#42"), "the id is cut with the name, not run into the runtime column")
     }
 
-    @Test func idsSayWhatTheyAre() throws {
-        let (_, out, _) = try traceView(["tasks", demo], columns: 120)
+    @Test func idsSayWhatTheyAre() async throws {
+        let (_, out, _) = try await traceView(["tasks", demo], columns: 120)
         #expect(out.contains("replaced by task #3"))
         #expect(out.contains("joined by dispatch #8"))
         #expect(!out.contains("by #"))
@@ -112,7 +112,7 @@ enum Reserved: Transducer {
         let path = dir.file("reserved.tdtrace")
         try TraceFileWriter.write(recording.trace(), to: path)
 
-        let (status, mermaid, err) = try traceView(["export", "--format", "mermaid", path])
+        let (status, mermaid, err) = try await traceView(["export", "--format", "mermaid", path])
         #expect(status == 0, "\(err)")
         let lines = mermaid.split(separator: "\n").map(String.init)
         let declared = lines.filter { $0.hasPrefix("    participant ") }.map { $0.split(separator: " ")[1] }
@@ -126,7 +126,7 @@ enum Reserved: Transducer {
         }
         #expect(mermaid.contains("dispatch #35;1 request(#35;start#59;a#58;b)"))
 
-        let (_, plantUML, _) = try traceView(["export", "--format", "plantuml", path])
+        let (_, plantUML, _) = try await traceView(["export", "--format", "plantuml", path])
         let names = plantUML.split(separator: "\n").filter { $0.hasPrefix("participant ") }.map { $0.split(separator: " ").last! }
         #expect(names.map(String.init) == (0..<16).map { "P\($0)" })
         guard let plantuml = Subprocess.which("plantuml") else {
@@ -136,7 +136,7 @@ enum Reserved: Transducer {
         }
         let source = dir.file("reserved.puml")
         try plantUML.write(toFile: source, atomically: true, encoding: .utf8)
-        let (rendered, output) = try run(plantuml, ["-tsvg", "-o", dir.path, source])
+        let (rendered, output) = try await run(plantuml, ["-tsvg", "-o", dir.path, source])
         #expect(rendered == 0, "\(output)")
         let svg = try String(contentsOfFile: dir.file("reserved.svg"), encoding: .utf8)
         let texts = Self.svgTexts(svg)
@@ -155,7 +155,7 @@ enum Reserved: Transducer {
 
     /// A `"` in a participant's name reaches PlantUML's picture as `"` (it was `'`), and a
     /// diagram taller than a PlantUML PNG can be is said to be, with what to do.
-    @Test func plantUMLKeepsQuotesAndWarnsOfItsPNGLimit() throws {
+    @Test func plantUMLKeepsQuotesAndWarnsOfItsPNGLimit() async throws {
         let dir = TemporaryDirectory()
         var spawn = TraceEvent(kind: .taskSpawn, time: 2_000, runtime: 1)
         spawn.task = 1
@@ -165,21 +165,21 @@ enum Reserved: Transducer {
         settle.task = 1
         let path = dir.file("quoted.tdtrace")
         try TraceFileWriter.write(Trace(events: [spawn, settle]), to: path)
-        let (status, plantUML, err) = try traceView(["export", "--format", "plantuml", path])
+        let (status, plantUML, err) = try await traceView(["export", "--format", "plantuml", path])
         #expect(status == 0 && err.isEmpty, "\(err)")
         let plantuml = try #require(Subprocess.which("plantuml"), "plantuml (scripts/bootstrap.sh)")
         let source = dir.file("quoted.puml")
         try plantUML.write(toFile: source, atomically: true, encoding: .utf8)
-        let (rendered, output) = try run(plantuml, ["-tsvg", "-o", dir.path, source])
+        let (rendered, output) = try await run(plantuml, ["-tsvg", "-o", dir.path, source])
         #expect(rendered == 0, "\(output)")
         let svg = try String(contentsOfFile: dir.file("quoted.svg"), encoding: .utf8)
         #expect(
             Self.svgTexts(svg).contains { $0.text == "say &quot;hi&quot;#1" || $0.text == ##"say "hi"#1"## },
             "\(Self.svgTexts(svg))")
         // The two-runtime trace whole is some 240 messages: past 4,096 px.
-        let whole = try traceView(["export", "--format", "plantuml", fixtures + "/two-runtimes.jsonl"])
+        let whole = try await traceView(["export", "--format", "plantuml", fixtures + "/two-runtimes.jsonl"])
         #expect(whole.status == 0 && whole.err.contains("PlantUML cuts a PNG at 4096 px"), "\(whole.err)")
-        let one = try traceView(["export", "--format", "plantuml", "--request", "1", demo])
+        let one = try await traceView(["export", "--format", "plantuml", "--request", "1", demo])
         #expect(one.status == 0 && one.err.isEmpty, "\(one.err)")
     }
 
@@ -195,7 +195,7 @@ enum Reserved: Transducer {
         }
     }
 
-    @Test func aLongMermaidDiagramSaysSo() throws {
+    @Test func aLongMermaidDiagramSaysSo() async throws {
         // The oracle's traces are small; repeat the demo's events under many runtimes instead.
         let one = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: demo)))).readAll().events
         var events: [TraceEvent] = []
@@ -207,53 +207,53 @@ enum Reserved: Transducer {
         let dir = TemporaryDirectory()
         let path = dir.file("big.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
-        let (status, out, err) = try traceView(["export", "--format", "mermaid", path])
+        let (status, out, err) = try await traceView(["export", "--format", "mermaid", path])
         #expect(status == 0)
         #expect(out.count > SequenceExport.mermaidLimit)
         #expect(err.contains("over Mermaid's default limit of 50000") && err.contains("--request"))
-        let (_, small, quiet) = try traceView(["export", "--format", "mermaid", "--request", "1", "--runtime", "1", path])
+        let (_, small, quiet) = try await traceView(["export", "--format", "mermaid", "--request", "1", "--runtime", "1", path])
         #expect(small.count < SequenceExport.mermaidLimit && quiet.isEmpty)
     }
 
-    @Test func aSelectionThatMatchesNothingExits66() throws {
+    @Test func aSelectionThatMatchesNothingExits66() async throws {
         for arguments in [
             ["sequence", "--request", "99999"], ["sequence", "--runtime", "9"], ["tasks", "--pid", "77"],
             ["contention", "--runtime", "9"], ["summary", "--runtime", "9"], ["export", "--format", "chrome", "--runtime", "9"],
             ["export", "--format", "mermaid", "--request", "99999"], ["check", "--runtime", "9"],
             ["slow", "--event", "nosuchevent"], ["slow", "--runtime", "9"],
         ] {
-            let (status, out, err) = try traceView(arguments + [demo])
+            let (status, out, err) = try await traceView(arguments + [demo])
             #expect(status == 66, "\(arguments): \(status) \(err)")
             #expect(err.hasPrefix("trace-view: no ") && err.split(separator: "\n").count == 1, "\(arguments): \(err)")
             #expect(!out.contains("(no events)"))
         }
-        let (_, _, err) = try traceView(["sequence", "--runtime", "9", demo])
+        let (_, _, err) = try await traceView(["sequence", "--runtime", "9", demo])
         #expect(err.contains("it has runtime 1"))
-        let (_, _, unknownEvent) = try traceView(["slow", "--event", "nosuchevent", demo])
+        let (_, _, unknownEvent) = try await traceView(["slow", "--event", "nosuchevent", demo])
         #expect(unknownEvent.contains("it has") && unknownEvent.contains("load"), "\(unknownEvent)")
     }
 
-    @Test func windowsTakeUnitsAndKeepTheTraceClock() throws {
-        let (_, nanos, _) = try traceView(["sequence", "--from", "1000000", "--to", "2500000", demo])
-        let (_, units, _) = try traceView(["sequence", "--from", "1ms", "--to", "2.5ms", demo])
-        let (_, micros, _) = try traceView(["sequence", "--from", "1000us", "--to", "2500µs", demo])
+    @Test func windowsTakeUnitsAndKeepTheTraceClock() async throws {
+        let (_, nanos, _) = try await traceView(["sequence", "--from", "1000000", "--to", "2500000", demo])
+        let (_, units, _) = try await traceView(["sequence", "--from", "1ms", "--to", "2.5ms", demo])
+        let (_, micros, _) = try await traceView(["sequence", "--from", "1000us", "--to", "2500µs", demo])
         #expect(nanos == units && units == micros)
         // The time column counts from the trace's start, not the window's.
         let first = try #require(units.split(separator: "\n").dropFirst().first { $0.prefix(9).contains(where: \.isNumber) })
         let ms = try #require(Double(first.prefix(9).trimmingCharacters(in: .whitespaces)))
         #expect(ms >= 1.0 && ms <= 2.5)
         for bad in ["5 ms", "-3ms", "1e3ms", "5min", "ms"] {
-            let (status, _, err) = try traceView(["sequence", "--from", bad, demo])
+            let (status, _, err) = try await traceView(["sequence", "--from", bad, demo])
             #expect(status == 64 && err.contains("needs a duration"), "\(bad)")
         }
         #expect(parseDuration("250us") == 250_000 && parseDuration("1.5s") == 1_500_000_000 && parseDuration("800") == 800)
         #expect(parseDuration("99999999999s") == nil && parseDuration("nan ms") == nil)
-        let (status, out, _) = try traceView(["contention", "--long-hold", "1ms", demo])
+        let (status, out, _) = try await traceView(["contention", "--long-hold", "1ms", demo])
         #expect(status == 0 && out.contains("held the gate for 1.00ms or more"))
     }
 
-    @Test func checkRunsTheInvariantsWithTraceTimes() throws {
-        var (status, out, err) = try traceView(["check", demo])
+    @Test func checkRunsTheInvariantsWithTraceTimes() async throws {
+        var (status, out, err) = try await traceView(["check", demo])
         #expect(status == 0, "\(err)")
         #expect(out.contains("checked as a whole run") && out.contains("resumedExactlyOnce          ok"))
         // A resume written twice: the check names it, times from the trace's start.
@@ -266,19 +266,19 @@ enum Reserved: Transducer {
         let dir = TemporaryDirectory()
         let path = dir.file("doubled.jsonl")
         try doubled.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        (status, out, err) = try traceView(["check", path])
+        (status, out, err) = try await traceView(["check", path])
         #expect(status == 1)
         #expect(out.contains("resumedExactlyOnce          1 violation"))
         #expect(out.contains("was resumed 2 times"))
         #expect(out.contains("at 0.") && !out.contains("at 1000."), "times from the trace's start: \(out)")
         #expect(err.contains("breaks 1 runtime invariant"))
-        (status, out, _) = try traceView(["check", "--incomplete", demo])
+        (status, out, _) = try await traceView(["check", "--incomplete", demo])
         #expect(status == 0 && out.contains("as an incomplete trace"))
     }
 
     /// Long work shows progress on a terminal's standard error (through `script`, which gives
     /// the command a terminal), and never when standard error is not one.
-    @Test func progressOnATerminalOnly() throws {
+    @Test func progressOnATerminalOnly() async throws {
         var events: [TraceEvent] = []
         for i in 0..<70_000 {
             events.append(
@@ -290,10 +290,10 @@ enum Reserved: Transducer {
         let path = dir.file("many.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: path)
         let tool = try #require(builtProduct("trace-view"))
-        let (_, plain, err) = try traceView(["summary", path], environment: ["TRANSDUCE_PROGRESS_AFTER_MS": "0"])
+        let (_, plain, err) = try await traceView(["summary", path], environment: ["TRANSDUCE_PROGRESS_AFTER_MS": "0"])
         #expect(!err.contains("read 65536 events") && plain.contains("70000"), "\(err)")
         guard let script = Subprocess.which("script") else { return }
-        let (status, output) = try run(
+        let (status, output) = try await run(
             script, ["-qec", "'\(tool)' summary '\(path)' > /dev/null", "/dev/null"],
             environment: ["TRANSDUCE_PROGRESS_AFTER_MS": "0"])
         #expect(status == 0, "\(output.suffix(300))")

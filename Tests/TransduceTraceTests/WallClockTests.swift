@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraceTooling
+import TransduceTestSupport
 import TransduceTrace
 
 /// Spans are placed at the wall time the trace recorded, not at this machine's clocks now: an
@@ -50,18 +51,18 @@ import TransduceTrace
         return times
     }
 
-    @Test(.enabled(if: LTTngTools.missing == nil), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: LTTngTools.missing == nil), .timeLimit(.minutes(Patience.minutes(3))))
     func anLTTngTraceIsPlacedByItsOwnClockOffset() async throws {
         let dir = TemporaryDirectory()
         let example = try #require(builtProduct("TracedExample"))
         let output = dir.file("recorded")
         let ring = dir.file("ring.tdtrace")
         let recorded = try await offThePool {
-            try traceView(["record", "--output", output, "--", example, ring], lttng: true)
+            try traceViewBlocking(["record", "--output", output, "--", example, ring], lttng: true)
         }
         try #require(recorded.status == 0, "\(recorded.err)")
         let exported = dir.file("spans.jsonl")
-        let first = try await traceViewAsync(["export", "--format", "otlp", "--output", exported, output])
+        let first = try await traceView(["export", "--format", "otlp", "--output", exported, output])
         #expect(first.status == 0 && !first.err.contains("no wall-clock anchor"), "\(first.err)")
         let oracle = try await offThePool { try Self.babeltraceDispatches(output) }
         let spans = try Self.starts(exported)
@@ -85,7 +86,7 @@ import TransduceTrace
         try bytes.write(to: URL(fileURLWithPath: path))
 
         let again = dir.file("shifted.jsonl")
-        let second = try await traceViewAsync(["export", "--format", "otlp", "--output", again, output])
+        let second = try await traceView(["export", "--format", "otlp", "--output", again, output])
         #expect(second.status == 0 && !second.err.contains("no wall-clock anchor"), "\(second.err)")
         let shiftedOracle = try await offThePool { try Self.babeltraceDispatches(output) }
         let shiftedSpans = try Self.starts(again)
@@ -101,10 +102,10 @@ import TransduceTrace
     @Test(arguments: ["demo.tdtrace", "demo.jsonl"]) func aSavedDemoIsAnchored(_ name: String) async throws {
         let dir = TemporaryDirectory()
         let saved = dir.file(name)
-        let demo = try await traceViewAsync(["demo", "--save", saved])
+        let demo = try await traceView(["demo", "--save", saved])
         try #require(demo.status == 0, "\(demo.err)")
         let exported = dir.file("spans.jsonl")
-        let run = try await traceViewAsync(["export", "--format", "otlp", "--output", exported, saved])
+        let run = try await traceView(["export", "--format", "otlp", "--output", exported, saved])
         #expect(run.status == 0 && !run.err.contains("no wall-clock anchor"), "\(run.err)")
         let now = UInt64(Date().timeIntervalSince1970 * 1e9)
         let starts = try Self.starts(exported).values

@@ -66,7 +66,7 @@ extension LTTngTests {
     /// ring's events field for field, and the Chrome export of the whole session opens clean in
     /// Perfetto. Seeds: `TRANSDUCE_ORACLE_REAL_SEEDS` (default 54: 9 groups of 3 × 2).
     @Suite(.disabled(if: underThreadSanitizer, "child test bundles under ThreadSanitizer take minutes")) struct RealProcesses {
-        @Test(.enabled(if: LTTngTools.available), .timeLimit(.minutes(10)))
+        @Test(.enabled(if: LTTngTools.available), .timeLimit(.minutes(Patience.minutes(10))))
         func theOracleHoldsAcrossRealProcesses() async throws {
             let dir = TemporaryDirectory()
             // The children are this test bundle, running only OracleChild's test.
@@ -162,7 +162,7 @@ extension LTTngTests {
                 let path = dir.file("oracle.json")
                 let jsonl = dir.file("oracle.jsonl")
                 try TraceFileWriter.write(Trace(events: events), to: jsonl, format: .jsonLines)
-                let chrome = try traceView(["export", "--format", "chrome", "--output", path, jsonl])
+                let chrome = try await traceView(["export", "--format", "chrome", "--output", path, jsonl])
                 #expect(chrome.status == 0, "\(chrome.err)")
                 try await PerfettoTests.expectClean(path, of: events, hosts: [:])
             }
