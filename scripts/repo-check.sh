@@ -7,6 +7,8 @@
 #     run, an executable or an archive committed by mistake);
 #   - a commit subject longer than 72 characters, for commits after REPO_CHECK_SINCE (the first
 #     commit the rule applies to; subjects before it are history);
+#   - a commit after REPO_CHECK_BODY_SINCE that touches Sources/ with no body saying why
+#     (CONTRIBUTING.md: "Commits"; a trivial change says so in one line of body);
 #   - CI steps whose time limits add up to an hour or more (.ci/run's `step LIMIT ...` lines).
 set -euo pipefail
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
@@ -37,6 +39,23 @@ if git rev-parse --verify --quiet "$since^{commit}" >/dev/null; then
     fi
 else
     echo "repo-check: $since is not in this clone's history; subjects not checked" >&2
+fi
+body_since=${REPO_CHECK_BODY_SINCE:-638d296}
+if git rev-parse --verify --quiet "$body_since^{commit}" >/dev/null; then
+    bare=""
+    for commit in $(git rev-list "$body_since..HEAD"); do
+        if [ -z "$(git log -1 --format=%b "$commit" | tr -d '[:space:]')" ] &&
+            git diff-tree --no-commit-id --name-only -r "$commit" | grep -q '^Sources/'; then
+            bare+="$(git log -1 --format='%h %s' "$commit")"$'\n'
+        fi
+    done
+    if [ -n "$bare" ]; then
+        echo "repo-check: commits that touch Sources/ without a body saying why:" >&2
+        printf '%s' "$bare" >&2
+        status=1
+    fi
+else
+    echo "repo-check: $body_since is not in this clone's history; commit bodies not checked" >&2
 fi
 limits=$(awk '$1 == "step" && $2 ~ /^[0-9]+$/ { sum += $2 } END { print sum + 0 }' .ci/run)
 if [ "$limits" -ge 3600 ]; then
