@@ -472,3 +472,41 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         #expect(Set(trace.events.map(\.kind)) == Set(TraceEvent.Kind.allCases).subtracting([.traceContext]))
     }
 }
+
+/// `export`'s formats each take their own options: every option some other format owns is a
+/// usage error naming where it goes, and what a format needs is asked for.
+@Suite struct ExportFormatOptionTests {
+    static let demo = fixtures + "/demo.jsonl"
+
+    @Test(arguments: ["perfetto", "chrome", "otlp", "mermaid", "plantuml", "svg", "jsonl", "csv"])
+    func aFormatRefusesTheOptionsOfOthers(_ format: String) async throws {
+        let misplaced: [(arguments: [String], says: String, owners: [String])] = [
+            (["--table", "tasks"], "--table goes with --format csv", ["csv"]),
+            (["--request", "2"], "they go with --format mermaid, plantuml or svg", ["mermaid", "plantuml", "svg"]),
+            (["--from", "0"], "they go with --format mermaid, plantuml or svg", ["mermaid", "plantuml", "svg"]),
+            (["--send"], "--otlp-endpoint and --send go with --format otlp", ["otlp"]),
+            (["--otlp-endpoint", "http://127.0.0.1:9"], "--otlp-endpoint and --send go with --format otlp", ["otlp"]),
+            (["--resume-at", "3"], "--resume-at goes with --otlp-endpoint or --send", []),
+            (["--allow-partial"], "--allow-partial goes with --otlp-endpoint or --send", []),
+        ]
+        let directory = TemporaryDirectory()
+        let output = directory.file("out")
+        let needs = format == "csv" ? ["--table", "tasks"] : []
+        for (arguments, says, owners) in misplaced where !owners.contains(format) {
+            let run = try await traceView(["export", "--format", format, "--output", output] + needs + arguments + [Self.demo])
+            #expect(run.status == 64 && run.err.contains(says), "\(format) \(arguments): \(run.err)")
+        }
+        // With only what it needs, the format writes.
+        let plain = try await traceView(["export", "--format", format, "--output", output] + needs + [Self.demo])
+        #expect(plain.status == 0, "\(format): \(plain.err)")
+    }
+
+    @Test func whatAFormatNeedsIsAskedFor() async throws {
+        let csv = try await traceView(["export", "--format", "csv", Self.demo])
+        #expect(csv.status == 64 && csv.err.contains("--format csv needs --table requests|tasks|cycles|events"), "\(csv.err)")
+        let none = try await traceView(["export", Self.demo])
+        #expect(none.status == 64 && none.err.contains("--format"), "\(none.err)")
+        let sendingToAFile = try await traceView(["export", "--format", "otlp", "--send", "--output", "x", Self.demo])
+        #expect(sendingToAFile.status == 64 && sendingToAFile.err.contains("do not go with --output"), "\(sendingToAFile.err)")
+    }
+}

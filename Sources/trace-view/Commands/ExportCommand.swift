@@ -4,7 +4,7 @@ import TransduceTrace
 /// `trace-view export`: Perfetto's native format, Chrome Trace JSON, OpenTelemetry (OTLP JSON),
 /// Mermaid, PlantUML, SVG, JSON Lines or CSV.
 enum ExportCommand: Subcommand {
-    static let formats = ["perfetto", "chrome", "otlp", "mermaid", "plantuml", "svg", "jsonl", "csv"]
+    static let formats = ExportFormat.allCases.map(\.rawValue)
 
     static let spec = CommandSpec(
         name: "export",
@@ -89,144 +89,13 @@ enum ExportCommand: Subcommand {
             """,
         epilogue: ExportTables.help)
 
-    /// Streams the selected events of `input` into `exporter` and finishes it; returns the
-    /// input's notes.
-    private static func stream(
-        _ input: TraceInput, _ selection: inout Selection, into exporter: some StreamingTimelineExport
-    ) throws -> [String] {
-        var exporter = exporter
-        let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
-        exporter.finish(hosts: input.hosts)
-        try selection.check()
-        return notes
-    }
-
     static func run(_ args: Arguments) throws {
-        guard let format = args.options["format"] else {
-            throw CLIError.usage("export needs --format " + formats.joined(separator: "|"))
-        }
-        guard formats.contains(format) else {
-            throw CLIError.usage("unknown format '\(format)' (perfetto, chrome, otlp, mermaid, plantuml, svg, jsonl or csv)")
-        }
-        if format == "perfetto", args.options["output"] == nil, Terminal.outputIsTerminal {
-            throw CLIError.usage("--format perfetto writes binary: give --output FILE, or redirect standard output")
-        }
+        let format = try ExportFormat.named(args.options["format"])
+        let sending = try format.check(args)
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
-        if format == "csv" {
-            guard let table = args.options["table"], ExportTables.names.contains(table) else {
-                throw CLIError.usage("--format csv needs --table " + ExportTables.names.joined(separator: "|"))
-            }
-        } else if args.options["table"] != nil {
-            throw CLIError.usage("--table goes with --format csv")
-        }
-        if ["perfetto", "chrome", "otlp", "jsonl", "csv"].contains(format),
-            args.options["request"] != nil || args.options["from"] != nil
-                || args.options["to"] != nil
-        {
-            throw CLIError.usage("--request, --from and --to select a diagram: they go with --format mermaid, plantuml or svg")
-        }
-        let sending = args.options["otlp-endpoint"] != nil || args.flag("send")
-        let settings: OTLPSettings?
-        if sending {
-            guard format == "otlp" else { throw CLIError.usage("--otlp-endpoint and --send go with --format otlp") }
-            guard args.options["output"] == nil else {
-                throw CLIError.usage("--otlp-endpoint and --send send the spans: they do not go with --output")
-            }
-            settings = try OTLPSettings.resolve(options: args.options, environment: ProcessInfo.processInfo.environment)
-        } else {
-            settings = nil
-            let given = (OTLPSettings.flags + ["resume-at"]).filter { args.options[$0] != nil }
-            if let flag = given.first ?? (args.flag("allow-partial") ? "allow-partial" : nil) {
-                throw CLIError.usage("--\(flag) goes with --otlp-endpoint or --send")
-            }
-        }
-        let resumeAt = try args.integer("resume-at").map { Int(clamping: $0) } ?? 0
         let output = try OutputFile(path: args.options["output"])
-        var notes: [String] = []
-        switch format {
-        case "csv":
-            notes = try ExportTables.write(
-                args.options["table"]!, input: input, selection: &selection, args: args, output: output)
-            try selection.check()
-        case "chrome":
-            notes = try stream(input, &selection, into: ChromeTraceExporter { output.write($0) })
-        case "perfetto":
-            notes = try stream(input, &selection, into: PerfettoTraceExporter { output.write($0) })
-        case "otlp":
-            notes = try OTLPExport.run(
-                input: input, selection: &selection, args: args, settings: settings, from: resumeAt, output: output)
-        case "jsonl":
-            var buffer: [UInt8] = []
-            var written = 0
-            var cut = 0
-            let counts: TraceCounts?
-            (notes, counts) = try input.forEach(progress: Progress()) { event in
-                guard selection.keep(event) else { return }
-                if JSONLines.line(for: event, into: &buffer) { cut += 1 }
-                written += 1
-                if buffer.count > 1 << 20 {
-                    output.write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            // A stream learns its hosts and losses only at its end: they follow the events.
-            JSONLines.processLines(input.hosts, into: &buffer)
-            if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
-            output.write(buffer)
-            if cut > 0 {
-                Terminal.error(
-                    "trace-view: warning: the texts of \(cut) event\(cut == 1 ? "" : "s") were cut to "
-                        + "\(JSONLines.cutTextBytes >> 10) KiB (ending with …): whole, their lines were longer than a JSON "
-                        + "Lines reader reads (\(JSONLines.maxLine >> 20) MiB)")
-            }
-            try selection.check()
-        default:
-            let (trace, start) = try input.load(progress: Progress()) { selection.keep($0) }
-            notes = trace.notes
-            let index = TraceIndex(trace.events)
-            try selection.check()
-            let window = try Window(args, start: start ?? 0)
-            var indices = Array(index.events.indices)
-            if let request = try args.integer("request") {
-                let runtime = try selection.runtime(holding: request, in: index)
-                indices = index.requestLifecycle(runtime: runtime, dispatch: request)
-            }
-            indices = indices.filter { window.contains(index.events[$0].time) }
-            // Streamed: a line at a time to the output, in 64 KiB writes.
-            var buffer: [UInt8] = []
-            var characters = 0
-            var messages = 0
-            let emit = { (line: String) in
-                buffer.append(contentsOf: line.utf8)
-                buffer.append(0x0A)
-                characters += line.count + 1
-                if line.contains(" -> ") || line.hasPrefix("note right") || line.hasPrefix("== ") { messages += 1 }
-                if buffer.count >= 1 << 16 {
-                    output.write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            switch format {
-            case "mermaid": SequenceExport.mermaid(index: index, indices: indices, emit)
-            case "svg": SequenceExport.svg(index: index, indices: indices, emit)
-            default: SequenceExport.plantUML(index: index, indices: indices, emit)
-            }
-            output.write(buffer)
-            let height = SequenceExport.plantUMLHeight(messages: messages)
-            if format == "plantuml", height > SequenceExport.plantUMLPixelLimit {
-                Terminal.error(
-                    "trace-view: warning: the diagram's \(messages) messages are about \(height) px tall; PlantUML cuts a PNG at "
-                        + "\(SequenceExport.plantUMLPixelLimit) px without a word: render it as SVG (plantuml -tsvg), raise "
-                        + "PLANTUML_LIMIT_SIZE, or narrow it with --request, --from/--to or --runtime")
-            }
-            if format == "mermaid", characters > SequenceExport.mermaidLimit {
-                Terminal.error(
-                    "trace-view: warning: the diagram is \(characters) characters, over Mermaid's default limit of "
-                        + "\(SequenceExport.mermaidLimit) (maxTextSize): a default Mermaid shows an error instead; narrow it "
-                        + "with --request, --from/--to or --runtime, or raise maxTextSize where it is rendered")
-            }
-        }
+        let notes = try format.write(input, &selection, args, sending: sending, to: output)
         try output.close()
         try finish(notes: notes)
     }
