@@ -2,6 +2,7 @@
 // with a deadline) until what it started is done, so the model's order is the runtime's.
 import Foundation
 import Transduce
+import TransduceTestSupport
 
 @testable import TransduceTrace
 
@@ -72,7 +73,7 @@ final class OracleRun: Sendable {
     /// How long a step may take before the run counts as stalled: a hang guard, not a timing.
     /// 10 s was once not enough for a task to settle beside the busy suite's 1M-event page in
     /// Chromium, a CPU hog on each core and the rest of the suite.
-    static let patience: Duration = .seconds(30)
+    static let patience: Duration = .seconds(Patience.guarding(30))
 
     private func facts() -> OracleTraceFacts { OracleTraceFacts(recorder.snapshot().events) }
 
