@@ -196,6 +196,13 @@ extension LTTngTests {
             // recorded meanwhile (their events share the channel and its discards).
             let own = UInt64(trace.events.filter { $0.process == UInt32(result.pid) }.count)
             #expect(own <= UInt64(offered), "kept \(own) of the workload's \(offered)")
+            #expect(summary.out.contains("\(discarded) discarded"), "\(summary.out)")
+            // The channel is shared with every traced process of the user: when other programs'
+            // events crowded out all of the workload's, its views have nothing of it to check.
+            guard own > 0 else {
+                print("lttngLossesAreCounted: the channel lost every event of the workload beside \(kept) of other programs")
+                return
+            }
             if own != kept {
                 print("lttngLossesAreCounted: other programs recorded \(kept - own) events meanwhile; the sum is not checked")
             } else if summary.err.contains("of events, count unknown") {
@@ -230,14 +237,27 @@ extension LTTngTests {
             }
             #expect(strict.status == 79, "\(strict.output)")
             #expect(strict.output.contains("LTTng discarded") && strict.output.contains("--allow-loss"), "\(strict.output)")
-            let summary = try await traceView(["summary", strictDir])
-            #expect(summary.out.contains(" discarded"), "\(summary.out)")
+            // Another traced program beside the test shares the session's channel: when its events
+            // crowd out every one of the workload's, that is said, not a failure of the test.
+            let crowdedOut = { (output: String) in
+                guard output.contains("holds none of the events") else { return false }
+                print("recordFailsOnLossUnlessAllowed: the channel lost every event of the workload beside other programs'")
+                return true
+            }
+            if !crowdedOut(strict.output) {
+                let summary = try await traceView(["summary", strictDir])
+                #expect(summary.out.contains(" discarded"), "\(summary.out)")
+            }
             let allowed = try await offThePool {
                 try traceViewRecordBlocking(
                     small + ["--allow-loss", "--output", allowedDir, "--", example, "--repeat", "300", ring])
             }
-            #expect(allowed.status == 0, "\(allowed.output)")
-            #expect(allowed.output.contains("(--allow-loss)"), "\(allowed.output)")
+            if crowdedOut(allowed.output) {
+                #expect(allowed.status == 79, "\(allowed.output)")
+            } else {
+                #expect(allowed.status == 0, "\(allowed.output)")
+                #expect(allowed.output.contains("(--allow-loss)"), "\(allowed.output)")
+            }
             let wrong = try await offThePool { try traceViewRecordBlocking(["--subbuf-size", "5000", "--", example]) }
             #expect(wrong.status == 64, "\(wrong.output)")
         }

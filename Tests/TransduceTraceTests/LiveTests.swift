@@ -318,8 +318,12 @@ extension LTTngTests {
             defer { session.stop() }
             let example = try #require(builtProduct("TracedExample"))
             let output = session.dir.file("live")
+            // The workload must outlast the keys and a few refreshes: longer on a slower machine
+            // (at load 12, 3000 runs ended before the selection had settled).
+            let repeats = Int(6000 * Patience.factor)
             try session.run(
-                "live --every 0.2 --window 2000000 --output \(output) -- \(example) --repeat 3000 \(session.dir.file("ring"))")
+                "live --every 0.2 --window 2000000 --output \(output) -- \(example) --repeat \(repeats) \(session.dir.file("ring"))"
+            )
             // Several runtimes, so the rows lead with the runtime and its process (`12 (pid 4567)`).
             let top = try await session.screen(containing: " (pid ")
             let selected = { (screen: String) -> (row: Int, key: String)? in

@@ -74,7 +74,9 @@ import TransduceTestSupport
     @Test func aTraceEmptiedByDiscardsBlamesTheChannel() {
         let lost = RecordSessions.recordedNothing("app", status: 0, discarded: 4_096)
         #expect(lost.status == ExitStatus.eventsLost.rawValue)
-        #expect(lost.message.contains("LTTng discarded all 4096 events app recorded") && lost.message.contains("--subbuf-size"))
+        #expect(
+            lost.message.contains("holds none of the events app recorded: LTTng discarded 4096 events meanwhile")
+                && lost.message.contains("--subbuf-size") && lost.message.contains("may be other programs'"))
         let packets = RecordSessions.recordedNothing("app", status: 3, lossesUnknown: true)
         #expect(packets.status == ExitStatus.eventsLost.rawValue && packets.message.contains("(it exited with status 3)"))
         let none = RecordSessions.recordedNothing("app", status: 0)

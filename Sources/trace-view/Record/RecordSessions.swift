@@ -86,10 +86,14 @@ enum RecordSessions {
     ) -> CLIError {
         let ended = status == 0 ? "" : " (it exited with status \(status))"
         if discarded > 0 || lossesUnknown {
-            let what = discarded > 0 ? "all \(discarded) events" : "every packet of events"
+            // The session records every traced process of the user into the same channel, so its
+            // discards may be other programs' as well: they are counted, not attributed.
+            let what = discarded > 0 ? "\(discarded) events" : "packets of events (how many it does not say)"
             return CLIError(
-                "LTTng discarded \(what) \(command) recorded\(ended): its channel was full (the consumer daemon did "
-                    + "not keep up), so the trace holds none. Record with a larger channel (--subbuf-size, --num-subbuf)",
+                "the trace holds none of the events \(command) recorded\(ended): LTTng discarded \(what) meanwhile, "
+                    + "its channel being full (the consumer daemon did not keep up; the session records every traced "
+                    + "process of the user, so some may be other programs'). Record with a larger channel "
+                    + "(--subbuf-size, --num-subbuf); --allow-loss does not make an empty trace a success",
                 .eventsLost)
         }
         return CLIError(
