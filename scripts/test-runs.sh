@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `COMMAND...` three times, each on one kind of test, all three even when one fails; exits 1
+# Runs `COMMAND...` four times, each on one kind of test, all four even when one fails; exits 1
 # if any failed:
 #   1. the runtime's tests and TransduceTesting's (`TransduceTests.`, `TransduceTestingTests.`);
 #   2. the trace library's in-process tests, timing-sensitive (the oracles, the stress and ring
