@@ -31,14 +31,15 @@ build_log="$out/build.log"
 : >"$build_log"
 built=0
 trap '[ $? -eq 0 ] || [ $built -eq 1 ] || { echo "fuzz: the build failed; its log:" >&2; tail -40 "$build_log" >&2; }' EXIT
-# The C of CTransduceClock, CTraceRing and CLTTng's but the LTTng probes (the harness records
-# nothing to LTTng).
+# The C of CTransduceClock, CTraceRing and CLTTng but the LTTng probes (the harness records
+# nothing to LTTng): every file there, generated ones (scripts/vocabulary.sh) included.
 c_objects=()
-for c in CTransduceClock/transduce_clock CTraceRing/clttng_format CTraceRing/clttng_ring CTraceRing/clttng_dump \
-    CTraceRing/clttng_crc32 CLTTng/clttng; do
+for source in Sources/CTransduceClock/*.c Sources/CTraceRing/*.c Sources/CLTTng/*.c; do
+    name=$(basename "$source" .c)
+    [ "$name" = clttng_probes ] && continue
     clang -O1 -g -fsanitize=fuzzer-no-link,address "${includes[@]}" \
-        -c "Sources/$c.c" -o "$out/${c#*/}.o" 2>>"$build_log"
-    c_objects+=("$out/${c#*/}.o")
+        -c "$source" -o "$out/$name.o" 2>>"$build_log"
+    c_objects+=("$out/$name.o")
 done
 clang -O1 -g -c Fuzz/CFuzz/mutator.c -o "$out/mutator.o" 2>>"$build_log"
 swiftc_lib Transduce $(find Sources/Transduce -name '*.swift')
