@@ -82,8 +82,16 @@ let package = Package(
         .executableTarget(
             name: "transduce-callgrind", dependencies: ["Transduce", "TransduceTrace", "BenchWorkload"],
             path: "Benchmarks/transduce-callgrind"),
-        // What the test targets share: one latch, timeouts, a recording instrument.
-        .target(name: "TransduceTestSupport", dependencies: ["Transduce"], path: "Tests/TransduceTestSupport"),
+        // What every test target shares, defined once: a latch, timeouts scaled to the machine's
+        // load, a recording instrument, `Boom`, the `Shop` transducer, the fixtures' place, the
+        // helpers that run trace-view, LTTng sessions, Chromium and a fake relay daemon
+        // (`package` declarations: the suites' targets are this package's).
+        .target(
+            name: "TransduceTestSupport",
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TraceTooling", "CLTTng",
+            ],
+            path: "Tests/TransduceTestSupport"),
         .testTarget(name: "TransduceTests", dependencies: ["Transduce", "TransduceTestSupport"]),
         // The README's "Testing a feature" examples and the DocC guides' Swift, extracted at every
         // build into sources of TransduceTestingTests (the ReadmeExamples plugin): the tests run
@@ -100,14 +108,43 @@ let package = Package(
             name: "TransduceTestingTests",
             dependencies: ["Transduce", "TransduceTesting", "TransduceTrace", "TransduceTestSupport"],
             plugins: ["ReadmeExamples"]),
+        // The trace library's tests by concern, one target each: `swift test --filter TARGET` is
+        // the split that scripts/test-runs.sh runs (Tests/Fixtures holds what they read).
+        // In process: the recorder, rings, files, shapes, vocabulary and analyses (a few then read
+        // what they recorded back through trace-view).
         .testTarget(
-            name: "TransduceTraceTests",
+            name: "TraceAnalysisTests",
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceDemo", "TracedExample", "trace-view", "TransduceTestSupport",
+                "TraceTooling", "RingStress", "TraceGenerator", "CTraceRing",
+            ]),
+        // The oracle: seeded workloads whose callers know what happened, checked against the trace;
+        // in process, in child processes and across real processes under LTTng.
+        .testTarget(
+            name: "TraceOracleTests",
+            dependencies: ["Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceTestSupport", "TraceTooling"]),
+        // trace-view as a user runs it: child processes, goldens, tmux, Chromium, Python readers.
+        .testTarget(
+            name: "TraceViewerTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "RingStress", "TraceFuzzHarness", "CLTTng", "CTraceRing", "TransduceTestSupport", "TraceGenerator",
-                "TraceTooling",
-            ],
-            exclude: ["Fixtures"]),
+                "TraceFuzzHarness", "CTraceRing", "TransduceTestSupport", "TraceTooling",
+            ]),
+        // LTTng-UST: sessions, babeltrace2, record, live and the relay daemon (skipped without them).
+        .testTarget(
+            name: "TraceLTTngTests",
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
+                "CLTTng", "TransduceTestSupport", "TraceTooling",
+            ]),
+        // Bounded memory: millions of events through every view, each keeping a core busy for
+        // seconds (run alone by scripts/test-runs.sh).
+        .testTarget(
+            name: "TraceBoundsTests",
+            dependencies: [
+                "Transduce", "TransduceTrace", "TransduceDemo", "trace-view", "TransduceTestSupport", "TraceTooling",
+                "TraceGenerator",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/) with AddressSanitizer and runs each for SECONDS (default
 # 60) on its committed corpus. A crash fails the run; its input is copied to
-# Tests/TransduceTraceTests/Fixtures/regressions/, which the normal test suite replays.
+# Tests/Fixtures/regressions/, which the normal test suite replays.
 #
 #   scripts/fuzz.sh [SECONDS [RUNS]]   # build and run every target
 #   FUZZ_TARGETS=jsonl scripts/fuzz.sh # one target
@@ -58,7 +58,7 @@ link index
 built=1
 
 export SWIFT_BACKTRACE=enable=no # the Swift backtracer and ASan both want the crash signals
-regressions=Tests/TransduceTraceTests/Fixtures/regressions
+regressions=Tests/Fixtures/regressions
 status=0
 for target in ${FUZZ_TARGETS:-binary jsonl index}; do
     corpus="$out/corpus-$target"

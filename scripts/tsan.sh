@@ -3,7 +3,7 @@
 # liblttng-ust's helper threads trip TSan's "thread finished with ignores enabled" check, so the
 # LTTng end-to-end test skips here and runs in scripts/test.sh instead.
 #
-# Without arguments in four runs by kind of test (scripts/test-runs.sh says why), of which the
+# Without arguments in one run per group of test targets (scripts/test-runs.sh), of which the
 # child-process run keeps only the tests whose children run threads of their own (the TUI's
 # reading thread, the live view's feeds, the recorder's dumps; children are five to ten times
 # slower under TSan, and the other child tests exercise single-threaded code the plain runs
@@ -16,5 +16,5 @@ export TRANSDUCE_LTTNG=off
 if [ $# -gt 0 ]; then
     exec swift test --sanitize=thread --scratch-path .build-tsan "$@"
 fi
-export CHILD_TESTS=${CHILD_TESTS:-'TransduceTraceTests\.(TUITests|LiveTests|DumpTests|CrashDumpTests)/'}
+export CHILD_TESTS=${CHILD_TESTS:-'TraceViewerTests\.(TUITests|DumpTests|CrashDumpTests)/'}
 exec scripts/test-runs.sh swift test --sanitize=thread --scratch-path .build-tsan

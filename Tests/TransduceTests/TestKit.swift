@@ -10,14 +10,6 @@ final class TraceLog: Sendable {
     var all: [String] { items.withLock { $0 } }
 }
 
-/// A thread-safe counter.
-final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-    @discardableResult func increment() -> Int { value.wrappingAdd(1, ordering: .relaxed).newValue }
-    var count: Int { value.load(ordering: .relaxed) }
-}
-
-struct Boom: Error, Equatable {}
 struct Later: Error, Equatable {}
 
 /// Expects `body` to throw an error equal to `expected`.

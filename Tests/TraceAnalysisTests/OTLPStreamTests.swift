@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+/// The streamed OTLP export (``OTLPStream``: two or three passes, never the whole trace) writes
+/// exactly the spans of the export that holds the trace (``OTLPTraceExport``): the same spans,
+/// ids, times, events, links and statuses, in the same batches' encodings, whatever it had to
+/// leave for its third pass.
+@Suite struct OTLPStreamTests {
+    /// Every span of a set of bodies, each as its canonical JSON, sorted: the order of requests
+    /// and resources set aside.
+    static func spans(_ bodies: [[UInt8]]) throws -> [String] {
+        var spans: [String] = []
+        for body in bodies {
+            let data = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+            for rs in data["resourceSpans"] as? [[String: Any]] ?? [] {
+                let resource = try JSONSerialization.data(withJSONObject: rs["resource"] ?? [:], options: [.sortedKeys])
+                for ss in rs["scopeSpans"] as? [[String: Any]] ?? [] {
+                    for span in ss["spans"] as? [[String: Any]] ?? [] {
+                        let text = try JSONSerialization.data(withJSONObject: span, options: [.sortedKeys])
+                        spans.append(String(decoding: resource + text, as: UTF8.self))
+                    }
+                }
+            }
+        }
+        return spans.sorted()
+    }
+
+    /// The streamed export of `events`, pass by pass as trace-view runs it.
+    static func streamed(_ events: [TraceEvent], maxKept: Int, from first: Int = 0) -> (bodies: [[UInt8]], missed: Int) {
+        var census = OTLPStream.Census()
+        for e in events { census.consume(e) }
+        var bodies: [[UInt8]] = []
+        var positions: [Range<Int>] = []
+        var stream = OTLPStream(
+            census: census, hosts: [:], wallClockOffset: 1_000, encoding: .json, from: first, maxKept: maxKept
+        ) { body, requests in
+            bodies.append(body)
+            positions.append(requests)
+            return true
+        }
+        for e in events { stream.consume(e) }
+        let missed = stream.missed.requests.count
+        if missed > 0 { for e in events { stream.consumeMissed(e) } }
+        stream.finish()
+        // The batches' positions follow on from `first`, without gaps.
+        #expect(positions.first?.lowerBound ?? first == first)
+        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        return (bodies, missed)
+    }
+
+    @Test(arguments: [500_000, 64]) func theStreamWritesWhatTheWholeTraceDoes(_ maxKept: Int) async throws {
+        let events = try await SharedTraces.mixed.value
+        let whole = OTLPTraceExport(index: TraceIndex(events), hosts: [:], wallClockOffset: 1_000)
+        var expected: [[UInt8]] = []
+        whole.write(.json) { body, _ in
+            expected.append(body)
+            return true
+        }
+        let (bodies, missed) = Self.streamed(events, maxKept: maxKept)
+        // 64 events kept: most requests wait for a third pass.
+        #expect(maxKept > 1_000 ? missed == 0 : missed > 100, "\(missed) missed")
+        let streamed = try Self.spans(bodies)
+        let held = try Self.spans(expected)
+        #expect(streamed.count == held.count && streamed.count > 1_000)
+        let differing = zip(streamed, held).filter { $0 != $1 }
+        #expect(differing.isEmpty, "\(differing.count) spans differ, first: \(differing.first.map { "\($0.0)\n\($0.1)" } ?? "")")
+        #expect(bodies.count == expected.count)
+    }
+
+    /// `from` skips the requests before it: the rest are the spans of the whole export's rest.
+    @Test func aResumedStreamSendsTheRest() async throws {
+        let events = try await SharedTraces.mixed.value
+        let all = Self.streamed(events, maxKept: 500_000).bodies
+        let rest = Self.streamed(events, maxKept: 500_000, from: 2 * OTLPTraceExport.requestsPerLine).bodies
+        #expect(rest.count == all.count - 2)
+        #expect(try Self.spans(rest) == Self.spans(Array(all.dropFirst(2))))
+    }
+}

@@ -1,0 +1,192 @@
+import CTraceRing
+import Foundation
+import Testing
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+@Suite struct TraceFileTests {
+    let trace = Trace(
+        events: sampleEvents(),
+        counts: TraceCounts(events: 42, overwritten: 3, discarded: 4, lost: 5, monotonicOrigin: 6, realtimeOrigin: 7))
+
+    @Test func binaryRoundTripKeepsEveryKindAndField() throws {
+        let reader = try TraceFileReader(bytes: trace.binaryBytes())
+        let read = reader.readAll()
+        #expect(read.notes.isEmpty)
+        #expect(read.events == trace.events)
+        #expect(read.counts.overwritten == 3 && read.counts.discarded == 4 && read.counts.lost == 5)
+        #expect(read.counts.monotonicOrigin == 6 && read.counts.realtimeOrigin == 7)
+        #expect(read.counts.events == UInt64(trace.events.count))
+    }
+
+    @Test func jsonLinesRoundTripKeepsEveryKindAndField() throws {
+        let read = JSONLinesReader(bytes: trace.jsonLinesBytes()).readAll()
+        #expect(read.notes.isEmpty)
+        #expect(read.events == trace.events)
+        #expect(read.counts.overwritten == 3 && read.counts.lost == 5)
+    }
+
+    @Test func filesOnDisk() throws {
+        let dir = TemporaryDirectory()
+        for format in TraceFileWriter.Format.allCases {
+            let path = dir.file("t.\(format.rawValue)")
+            try TraceFileWriter.write(trace, to: path, format: format)
+            let read =
+                format == .binary ? try TraceFileReader(path: path).readAll() : try JSONLinesReader(path: path).readAll()
+            #expect(read.events == trace.events)
+        }
+        #expect(throws: TraceFileError.self) { try TraceFileWriter.write(trace, to: dir.file("missing/dir/t")) }
+    }
+
+    @Test func largeTracesSpanSeveralChunks() throws {
+        var events: [TraceEvent] = []
+        for i in 0..<150_000 {
+            var e = TraceEvent(kind: .transduce, time: UInt64(i), thread: 1, runtime: 1)
+            e.cycle = UInt64(i)
+            e.label = "event-\(i % 7)"
+            events.append(e)
+        }
+        let big = Trace(events: events)
+        let reader = try TraceFileReader(bytes: big.binaryBytes())
+        var count = 0
+        while let event = reader.next() {
+            #expect(event.cycle == UInt64(count))
+            count += 1
+        }
+        #expect(count == 150_000)
+        #expect(reader.notes.isEmpty)
+    }
+
+    @Test func truncatedFilesReturnWhatCouldBeRead() throws {
+        let bytes = trace.binaryBytes()
+        var previous = -1
+        for length in stride(from: 16, to: bytes.count, by: 7) {
+            let reader = try TraceFileReader(bytes: Array(bytes.prefix(length)), name: "cut")
+            let read = reader.readAll()
+            #expect(read.events == Array(trace.events.prefix(read.events.count)))
+            #expect(read.events.count >= previous)
+            previous = read.events.count
+            #expect(read.notes.count == 1)
+            #expect(read.notes.first?.contains("byte offset") == true)
+        }
+    }
+
+    @Test func flippedBytesAreDetected() throws {
+        let bytes = trace.binaryBytes()
+        for position in stride(from: 16, to: bytes.count, by: 5) {
+            var damaged = bytes
+            damaged[position] ^= 0x40
+            let read = try TraceFileReader(bytes: damaged, name: "flipped").readAll()
+            #expect(read.notes.count == 1, "flip at \(position) went unnoticed")
+            #expect(read.events == Array(trace.events.prefix(read.events.count)))
+        }
+    }
+
+    @Test func foreignFilesAreRejectedWithTheOffset() throws {
+        let bytes = trace.binaryBytes()
+        var wrongMagic = bytes
+        wrongMagic[1] = 0x58
+        #expect(
+            throws: TraceFileError(.notATrace, path: "x", offset: 0, reason: "not a Transduce trace file (bad magic number)")
+        ) {
+            try TraceFileReader(bytes: wrongMagic, name: "x")
+        }
+        var future = bytes
+        future[8] = 9
+        let error = #expect(throws: TraceFileError.self) { try TraceFileReader(bytes: future, name: "f") }
+        #expect(error?.offset == 8 && error?.code == .unsupportedVersion)
+        #expect(error?.description.contains("version 9") == true)
+        // Each failure has its code, to branch on without reading the words.
+        let cases: [(TraceFileError.Code, () throws -> TraceFileReader)] = [
+            (.empty, { try TraceFileReader(bytes: [], name: "empty") }),
+            (.notATrace, { try TraceFileReader(bytes: Array("hello world, not a trace".utf8)) }),
+            (.cannotOpen, { try TraceFileReader(path: "/nonexistent/trace") }),
+            (.truncatedHeader, { try TraceFileReader(bytes: Array(bytes.prefix(9)), name: "short") }),
+        ]
+        for (code, read) in cases {
+            let error = #expect(throws: TraceFileError.self) { _ = try read() }
+            #expect(error?.code == code, "\(String(describing: error))")
+        }
+        var flagged = bytes
+        flagged[10] = 1
+        #expect((#expect(throws: TraceFileError.self) { try TraceFileReader(bytes: flagged) })?.code == .unknownFlags)
+        let unwritable = #expect(throws: TraceFileError.self) {
+            try TraceFileWriter.write(trace, to: "/nonexistent/dir/trace.tdtrace")
+        }
+        #expect(unwritable?.code == .cannotWrite)
+    }
+
+    @Test func absurdLengthsStopBeforeAllocating() throws {
+        var bytes = Array(trace.binaryBytes().prefix(16))
+        bytes += [2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 0, 0, 0, 0]
+        let read = try TraceFileReader(bytes: bytes, name: "absurd").readAll()
+        #expect(read.events.isEmpty)
+        #expect(read.notes.first?.contains("impossible length") == true)
+        #expect(read.notes.first?.contains("offset 16") == true)
+        // An events chunk claiming more records than its length holds.
+        var chunk: [UInt8] = []
+        chunk.appendLE(UInt32(1000))
+        chunk += [UInt8](repeating: 0, count: 80)
+        var lying = Array(trace.binaryBytes().prefix(16)) + [2, 0, 0, 0]
+        lying.appendLE(UInt32(chunk.count))
+        lying.appendLE(CRC32.checksum(chunk))
+        lying += chunk
+        #expect(try TraceFileReader(bytes: lying).readAll().notes.first?.contains("does not match its count") == true)
+    }
+
+    @Test func malformedJSONLinesAreSkippedAndNoted() {
+        let good = trace.jsonLinesBytes()
+        let text = String(decoding: good, as: UTF8.self)
+        var lines = text.split(separator: "\n").map(String.init)
+        lines.insert("{\"kind\":\"dispatch\",\"time\":-1}", at: 2)
+        lines.insert("not json", at: 4)
+        lines.insert("{\"kind\":\"warp\"}", at: 6)
+        lines.insert("{\"kind\":\"dispatch\",\"time\":1,\"style\":\"teleport\"}", at: 8)
+        lines.insert("", at: 9)
+        let read = JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8), name: "j").readAll()
+        #expect(read.events == trace.events)
+        #expect(read.notes.count == 4)
+        #expect(read.notes.allSatisfy { $0.hasPrefix("j: line ") })
+        #expect(read.notes.contains { $0.contains("unknown kind \"warp\"") })
+        #expect(read.notes.contains { $0.contains("unknown style \"teleport\"") })
+    }
+
+    @Test func hugeJSONLineIsRefused() {
+        var bytes = Array("{\"kind\":\"".utf8)
+        bytes += [UInt8](repeating: 0x61, count: 3 << 20)
+        let read = JSONLinesReader(bytes: bytes).readAll()
+        #expect(read.events.isEmpty)
+        #expect(read.notes.first?.contains("longer than") == true)
+    }
+
+    @Test func crcMatchesTheStandardCheckValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        // Every length around the tables' 8-byte stride and the folding's 16-, 64- and (256-bit
+        // folding, from 256 bytes on) 128-byte blocks, a chunk's worth, and starts off alignment,
+        // against the plain bitwise definition: the Swift reader's and the C dump writer's
+        // checksums both.
+        var x: UInt32 = 12_345
+        for length in Array(0..<700) + [1_021, 4_096 + 13, 80 * 4_096 + 4] {
+            let bytes = (0..<length + 3).map { _ -> UInt8 in
+                x = x &* 1_103_515_245 &+ 12_345
+                return UInt8(truncatingIfNeeded: x >> 16)
+            }
+            for start in [0, 1, 3] {
+                let part = Array(bytes[start..<start + length])
+                var crc: UInt32 = 0xFFFF_FFFF
+                for b in part {
+                    crc ^= UInt32(b)
+                    for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+                }
+                #expect(CRC32.checksum(part) == ~crc, "length \(length)")
+                let unaligned = bytes.withUnsafeBytes {
+                    CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<start + length]))
+                }
+                #expect(unaligned == ~crc, "length \(length) from byte \(start)")
+                let c = bytes.withUnsafeBufferPointer { clttng_crc32($0.baseAddress! + start, length) }
+                #expect(c == ~crc, "C, length \(length) from byte \(start)")
+            }
+        }
+    }
+}
