@@ -52,3 +52,51 @@ func cpuNanosPerIteration(_ count: Int, _ body: () -> Void) -> Double {
     body()
     return Double(now() - start) / Double(count)
 }
+
+/// Interleaved rounds: each round measures `a` then `b` back to back, so both sides of a ratio
+/// see the same machine; the figures are the medians of the per-round values and ratios.
+func interleaved(
+    _ keyA: String, _ keyB: String, ratio ratioKey: String, warmup: Int = 2, rounds: Int,
+    isolation: isolated (any Actor)? = #isolation, _ a: () async throws -> Double, _ b: () async throws -> Double
+) async rethrows -> [Figure] {
+    for _ in 0..<warmup {
+        _ = try await a()
+        _ = try await b()
+    }
+    var samplesA: [Double] = []
+    var samplesB: [Double] = []
+    var ratios: [Double] = []
+    for _ in 0..<rounds {
+        let x = try await a()
+        let y = try await b()
+        samplesA.append(x)
+        samplesB.append(y)
+        ratios.append(x / y)
+    }
+    func figure(_ key: String, _ samples: [Double], _ unit: String) -> Figure {
+        let sorted = samples.sorted()
+        return Figure(key: key, value: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, unit: unit)
+    }
+    return [figure(keyA, samplesA, "ns"), figure(keyB, samplesB, "ns"), figure(ratioKey, ratios, "×")]
+}
+
+/// ``interleaved`` for synchronous measurements.
+func interleavedSync(
+    _ keyA: String, _ keyB: String, ratio ratioKey: String, warmup: Int = 2, rounds: Int, _ a: () -> Double,
+    _ b: () -> Double
+) -> [Figure] {
+    var samples: [(Double, Double)] = []
+    for round in 0..<(warmup + rounds) {
+        let x = a()
+        let y = b()
+        if round >= warmup { samples.append((x, y)) }
+    }
+    func figure(_ key: String, _ values: [Double], _ unit: String) -> Figure {
+        let sorted = values.sorted()
+        return Figure(key: key, value: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, unit: unit)
+    }
+    return [
+        figure(keyA, samples.map(\.0), "ns"), figure(keyB, samples.map(\.1), "ns"),
+        figure(ratioKey, samples.map { $0.0 / $0.1 }, "×"),
+    ]
+}
