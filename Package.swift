@@ -52,7 +52,12 @@ let package = Package(
             name: "trace-view",
             dependencies: [
                 "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CTraceRing", "TraceTooling", "CCurl",
-            ]),
+            ],
+            // The report's script, a JavaScript file of its own, compiled in as a string (EmbedText).
+            exclude: ["Report/report.js"],
+            plugins: ["EmbedText"]),
+        .executableTarget(name: "embed-text", path: "Plugins/embed-text"),
+        .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["embed-text"]),
         .executableTarget(name: "LoaderExample", dependencies: ["Transduce"], path: "Examples/LoaderExample"),
         .executableTarget(
             name: "TracedExample", dependencies: ["TransduceDemo", "TransduceTrace"], path: "Examples/TracedExample"),

@@ -22,7 +22,9 @@ if [ "${1:-}" != demo ]; then
     # time (GNU time) measures the peak memory of trace-view and its children in the fault tests;
     # valgrind counts the fast path's instructions (Benchmarks/callgrind.sh, CI's limits).
     # man-db and bash: the tests read the man page with `man -l` and load the completion script.
-    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash)
+    # eslint (and the module its command needs, which Debian only recommends): scripts/lint.sh
+    # lints the report's script.
+    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash eslint node-v8-compile-cache)
 fi
 missing=()
 for p in "${packages[@]}"; do
