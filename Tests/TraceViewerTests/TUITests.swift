@@ -26,29 +26,29 @@ import TransduceTraceCTF
         let session = Tmux.Session()
         defer { session.stop() }
         try session.start(demo)
-        try expectGolden(try await session.screen(containing: "admission wait"), "tui-start.txt")
+        try expectGolden(try await session.loadedScreen(containing: "admission wait"), "tui-start.txt")
         try session.keys("j", "j")
-        try expectGolden(try await session.screen(containing: "> 15 "), "tui-moved.txt")
+        try expectGolden(try await session.loadedScreen(containing: "> 15 "), "tui-moved.txt")
         try session.keys("Enter")
         // The list's detail already shows the breakdown: the diagram's own footer says it opened.
         try expectGolden(
-            try await session.screen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
+            try await session.loadedScreen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
         try session.keys("Escape", "/", "r", "e", "f", "Enter")
-        try expectGolden(try await session.screen(containing: "filter \"ref\""), "tui-filter.txt")
+        try expectGolden(try await session.loadedScreen(containing: "filter \"ref\""), "tui-filter.txt")
         try session.keys("Tab")
-        try expectGolden(try await session.screen(containing: "[Tasks]"), "tui-tasks.txt")
+        try expectGolden(try await session.loadedScreen(containing: "[Tasks]"), "tui-tasks.txt")
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
         // Drawn again for 80 columns: the header's title is cut, with its `…`, the panes kept.
-        let narrow = try await session.screen(containing: "… |  Requests [Tasks]")
+        let narrow = try await session.loadedScreen(containing: "… |  Requests [Tasks]")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try expectGolden(narrow, "tui-80-columns.txt")
         // Sorted by run time (the fourth sortable column), longest first.
         try session.keys("s", "s", "s", "s", "S")
-        try expectGolden(try await session.screen(containing: "ran ▼"), "tui-sorted.txt")
+        try expectGolden(try await session.loadedScreen(containing: "ran ▼"), "tui-sorted.txt")
         // At 200 columns the names and causes get the room; the sort stays.
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "200", "-y", "50"])
         // (The detail beside the list, which 80 columns put below it, says it is redrawn.)
-        let wide = try await session.screen(containing: "Warnings (0)  | ? keys", "│task #3 refresh")
+        let wide = try await session.loadedScreen(containing: "Warnings (0)  | ? keys", "│task #3 refresh")
         #expect(wide.split(separator: "\n").allSatisfy { $0.count <= 200 })
         try expectGolden(wide, "tui-200-columns.txt")
         try session.keys("?")
@@ -80,26 +80,27 @@ import TransduceTraceCTF
             try expectGolden(screen, name(golden))
         }
         // The request still waiting comes first; its diagram beside the list, or on Enter.
-        try check(try await session.screen(containing: "waiting", wide ? "request #11 refresh" : "Enter diagram"), "requests")
+        try check(
+            try await session.loadedScreen(containing: "waiting", wide ? "request #11 refresh" : "Enter diagram"), "requests")
         if !wide {
             try session.keys("Enter")
-            try check(try await session.screen(containing: "request #11 refresh", "Esc back"), "requests-diagram")
+            try check(try await session.loadedScreen(containing: "request #11 refresh", "Esc back"), "requests-diagram")
             try session.keys("Escape")
             _ = try await session.screen(containing: "Enter diagram")
         }
         try session.keys("Tab")
-        try check(try await session.screen(containing: "[Tasks]", wide ? "spawned by   load" : "Enter detail"), "tasks")
+        try check(try await session.loadedScreen(containing: "[Tasks]", wide ? "spawned by   load" : "Enter detail"), "tasks")
         if !wide {
             try session.keys("Enter")
-            try check(try await session.screen(containing: "spawned by   load", "Esc back"), "tasks-detail")
+            try check(try await session.loadedScreen(containing: "spawned by   load", "Esc back"), "tasks-detail")
             try session.keys("Escape")
             _ = try await session.screen(containing: "[Tasks]", "Enter detail")
         }
         try session.keys("Tab")
-        try check(try await session.screen(containing: "[Gate]", wide ? "deepest queue" : "Enter detail"), "gate")
+        try check(try await session.loadedScreen(containing: "[Gate]", wide ? "deepest queue" : "Enter detail"), "gate")
         if !wide {
             try session.keys("Enter")
-            try check(try await session.screen(containing: "deepest queue", "Esc back"), "gate-detail")
+            try check(try await session.loadedScreen(containing: "deepest queue", "Esc back"), "gate-detail")
             try session.keys("Escape")
             _ = try await session.screen(containing: "[Gate]", "Enter detail")
         }
@@ -136,7 +137,7 @@ import TransduceTraceCTF
         #expect(FileManager.default.fileExists(atPath: TraceFileIndex.sidecarPath(of: path)))
         try session.keys("j", "j", "Enter")
         try expectGolden(
-            try await session.screen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
+            try await session.loadedScreen(containing: "Latency of send(ping) dispatch #15", "Esc back"), "tui-request.txt")
         try session.keys("q", "q")
         let (status, restored) = try await session.ended()
         #expect(status == 0)

@@ -59,7 +59,26 @@ package enum Tmux {
             containing text: String, _ more: String..., settled: Bool = true,
             sourceLocation: SourceLocation = #_sourceLocation
         ) async throws -> String {
-            let texts = [text] + more
+            try await screen(containingAll: [text] + more, settled: settled, sourceLocation: sourceLocation)
+        }
+
+        /// What the browser's header shows once it has read the whole trace: its tabs end with
+        /// the keys' hint; until then the header shows its progress ("reading …", "finding the
+        /// largest parts"), for seconds on a loaded machine.
+        package static let loaded = "| ? keys"
+
+        /// The settled screen once it contains `text` (and each of `more`) and the browser has
+        /// finished loading (``loaded``): what a golden compares. Keys pressed while it still
+        /// loads are acted on, so a screen can hold what a key asked for and still change.
+        package func loadedScreen(
+            containing text: String, _ more: String..., sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws -> String {
+            try await screen(containingAll: [Self.loaded, text] + more, settled: true, sourceLocation: sourceLocation)
+        }
+
+        private func screen(
+            containingAll texts: [String], settled: Bool, sourceLocation: SourceLocation
+        ) async throws -> String {
             let deadline = Date().addingTimeInterval(Self.patience)
             var last = ""
             var previous: String?
