@@ -268,6 +268,18 @@ struct OracleChecks {
                 line.prefix(SequenceDiagram.timeWidth).contains(where: \.isNumber)
             }.count
             if timed != shown { problems.append("diagram of op\(op): \(timed) timed rows for \(shown) events") }
+            // Its time column never runs backwards: no effect drawn above its cause.
+            var previous = -Double.infinity
+            for line in full.split(separator: "\n") {
+                guard let ms = Double(line.prefix(SequenceDiagram.timeWidth).trimmingCharacters(in: .whitespaces)) else {
+                    continue
+                }
+                if ms < previous {
+                    problems.append("diagram of op\(op): time runs back from \(previous) to \(ms) ms at: \(line)")
+                    break
+                }
+                previous = ms
+            }
         }
         return problems
     }

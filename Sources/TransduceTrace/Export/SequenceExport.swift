@@ -34,7 +34,8 @@ public enum SequenceExport {
     /// gigabytes that no renderer draws).
     public static let maxTextCharacters = 200
 
-    /// A Mermaid `sequenceDiagram` of the events at `indices` of `index` (in order), one line each.
+    /// A Mermaid `sequenceDiagram` of the events at `indices` of `index`, one line each, in time
+    /// order (ties in the order given), as the text diagram draws them.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
         collected { mermaid(index: index, indices: indices, maxTasks: maxTasks, $0) }
     }
@@ -42,6 +43,7 @@ public enum SequenceExport {
     /// ``mermaid(index:indices:maxTasks:)`` line by line to `emit`, holding no more than one
     /// line: the participants first (from a first pass over `indices`), then the arrows.
     public static func mermaid(index: TraceIndex, indices: [Int], maxTasks: Int = 12, _ emit: (String) -> Void) {
+        let indices = index.inTimeOrder(indices)
         let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
         emit("sequenceDiagram")
         for lane in lanes {
@@ -62,7 +64,8 @@ public enum SequenceExport {
         }
     }
 
-    /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`.
+    /// A PlantUML sequence diagram (`@startuml` … `@enduml`) of the events at `indices` of `index`,
+    /// in time order as ``mermaid(index:indices:maxTasks:)`` draws them.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12) -> [String] {
         collected { plantUML(index: index, indices: indices, maxTasks: maxTasks, $0) }
     }
@@ -70,6 +73,7 @@ public enum SequenceExport {
     /// ``plantUML(index:indices:maxTasks:)`` line by line to `emit`, as
     /// ``mermaid(index:indices:maxTasks:_:)`` streams.
     public static func plantUML(index: TraceIndex, indices: [Int], maxTasks: Int = 12, _ emit: (String) -> Void) {
+        let indices = index.inTimeOrder(indices)
         let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
         emit("@startuml")
         for lane in lanes {

@@ -12,11 +12,13 @@ extension SequenceExport {
         static let fontSize = 12
     }
 
-    /// A standalone SVG document of the events at `indices` of `index` (in order), line by line to
+    /// A standalone SVG document of the events at `indices` of `index` (in time order, as
+    /// ``mermaid(index:indices:maxTasks:)`` draws them), line by line to
     /// `emit`: one pass counts the messages (the document's height comes first), a second draws
     /// them, holding no more than one line.
     public static func svg(index: TraceIndex, indices: [Int], maxTasks: Int = 12, _ emit: (String) -> Void) {
         typealias L = SVGLayout
+        let indices = index.inTimeOrder(indices)
         let (lanes, ids, several) = declare(index: index, indices: indices, maxTasks: maxTasks)
         var count = 0
         forEachMessage(index: index, indices: indices, ids: ids, several: several) { _ in count += 1 }

@@ -113,3 +113,29 @@ extension TraceIndex {
         }
     }
 }
+
+extension TraceIndex {
+    /// `indices` in the order a diagram draws them: by time, ties in the order given.
+    ///
+    /// Trace order is not always time order within a request: the runtime stamps some events
+    /// with a time it took before recording another (a `switchToLatest` spawn carries the time
+    /// it began, and the cancel of the task it replaces is recorded first, a few microseconds
+    /// later), and threads record concurrently. A diagram whose time column ran backwards put
+    /// an effect above its cause. Linear when `indices` are already in time order.
+    package func inTimeOrder(_ indices: [Int]) -> [Int] {
+        var ordered = true
+        var previous: UInt64 = 0
+        for i in indices {
+            let time = events[i].time
+            if time < previous {
+                ordered = false
+                break
+            }
+            previous = time
+        }
+        if ordered { return indices }
+        return indices.enumerated()
+            .sorted { (events[$0.element].time, $0.offset) < (events[$1.element].time, $1.offset) }
+            .map(\.element)
+    }
+}

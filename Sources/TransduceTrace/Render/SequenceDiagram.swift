@@ -67,7 +67,8 @@ package struct SequenceDiagram: Sendable {
         func position(_ lane: Int) -> Int { margin + lane * columnWidth + columnWidth / 2 }
     }
 
-    /// Renders the events at `indices` (positions in the index's events), in that order.
+    /// Renders the events at `indices` (positions in the index's events) in time order, ties in
+    /// the order given (``TraceIndex/inTimeOrder(_:)``): the time column never runs backwards.
     package func render(_ indices: [Int]) -> [String] {
         var lines: [String] = []
         render(indices) { lines.append($0) }
@@ -77,6 +78,7 @@ package struct SequenceDiagram: Sendable {
     /// Renders the events at `indices`, handing each line to `emit` as soon as it is drawn.
     /// `progress` is called with the rows done so far, every 4,096 rows.
     package func render(_ indices: [Int], progress: (Int) -> Void = { _ in }, emit: (String) -> Void) {
+        let indices = index.inTimeOrder(indices)
         guard let first = indices.first else { return emit("(no events)") }
         let origin = self.origin ?? index.events[first].time
         // Several runtimes: a column names each row's (as wide as the longest name, up to 24).
