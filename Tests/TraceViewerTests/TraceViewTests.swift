@@ -85,6 +85,8 @@ import TransduceTestSupport
         ("two-tasks.txt", ["tasks", "--width", "120"]),
         ("two-mermaid.txt", ["export", "--format", "mermaid"]),
         ("two-plantuml.txt", ["export", "--format", "plantuml"]),
+        ("two-contention.txt", ["contention", "--width", "120"]),
+        ("two-contention-pooled.txt", ["contention", "--pooled", "--width", "120"]),
     ])
     func twoRuntimeGoldens(_ golden: String, _ arguments: [String]) async throws {
         let (status, out, err) = try await traceView(arguments + [fixtures + "/two-runtimes.jsonl"])
@@ -97,6 +99,15 @@ import TransduceTestSupport
             // Every timed row names its runtime and process.
             let rows = lines.filter { $0.wholeMatch(of: /\s+\d+\.\d{3}  .*/) != nil }
             #expect(rows.count > 200 && rows.allSatisfy { $0.contains(/[12] \(pid \d+\)/) })
+        case "contention":
+            // A section per runtime, each naming its own; or the total over both, said so.
+            let headings = lines.filter { $0.hasPrefix("== ") }
+            if arguments.contains("--pooled") {
+                #expect(headings == ["== all 2 runtimes together (each has its own gate) =="], "\(headings)")
+            } else {
+                #expect(headings.count == 2 && headings.allSatisfy { $0.contains(/runtime [12] \(pid \d+\): 18 cycles/) })
+                #expect(lines.filter { $0 == "Gate wait (admission to entry)" }.count == 2)
+            }
         case "slow", "tasks":
             let table = lines.drop { !$0.contains("runtime") }.dropFirst().prefix { !$0.isEmpty && !$0.hasPrefix("By event") }
             #expect(table.count >= 10 && table.allSatisfy { $0.contains(/\s[12] \(pid \d+\)/) }, "\(table)")
@@ -138,6 +149,43 @@ import TransduceTestSupport
         #expect(
             status == 64 && err.contains("dispatch #5 exists in runtimes 1, 2, 3,") && err.contains("… (25 runtimes)"), "\(err)")
         #expect(!err.contains(" 11,") && err.count < 300, "\(err)")
+    }
+
+    /// Contention keeps to its bounds on a trace of many runtimes: the 8 busiest gates, a line
+    /// for the quieter ones, and past the first 64 runtimes one section for the rest, said so;
+    /// its table has the 64 runtimes' rows and one row of the rest together.
+    @Test func contentionOfManyRuntimesIsBoundedAndSaysSo() async throws {
+        let dir = TemporaryDirectory()
+        var events: [TraceEvent] = []
+        // Runtime r's one cycle holds its gate r µs: the busiest of the first 64 are 64…57.
+        for runtime in UInt64(1)...70 {
+            let start = runtime * 1_000_000
+            var d = TraceEvent(kind: .dispatch, time: start, runtime: runtime)
+            d.dispatch = 1
+            d.label = "load"
+            var enter = TraceEvent(kind: .cycleEnter, time: start + 1_000, runtime: runtime)
+            enter.dispatch = 1
+            enter.cycle = 1
+            var leave = TraceEvent(kind: .cycleLeave, time: start + 1_000 + runtime * 1_000, runtime: runtime)
+            leave.cycle = 1
+            events += [d, enter, leave]
+        }
+        let path = dir.file("many.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: path)
+        let (status, out, err) = try await traceView(["contention", "--width", "120", path])
+        #expect(status == 0, "\(err)")
+        let headings = out.split(separator: "\n").filter { $0.hasPrefix("== ") }
+        #expect(
+            headings.prefix(8).map { $0.firstMatch(of: /runtime (\d+):/).map { Int($0.1)! } }
+                == Array((57...64).reversed()), "\(headings)")
+        #expect(headings.count == 9 && headings.last!.contains("6 more runtimes, together (past the first 64"))
+        #expect(out.contains("56 more runtimes with quieter gates: --runtime ID"))
+        let (_, json, _) = try await traceView(["contention", "--format", "json", path])
+        let rows = try json.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(rows.count == 65 && rows.filter { $0["runtime"] is NSNull }.count == 1)
+        #expect(rows.first?["runtime"] as? Int == 64 && rows.last?["cycles"] as? Int == 6)
     }
 
     /// The runtime column takes only what the lanes leave: at every width a diagram of several

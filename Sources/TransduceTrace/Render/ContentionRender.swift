@@ -1,8 +1,9 @@
 extension ContentionReport {
     /// The report as text: wait and hold distributions, hold by event and by action, the
     /// longest waits, request tails, the queue-depth timeline and the warnings; every line fits
-    /// `options.width`.
-    package func render(options: RenderOptions = RenderOptions()) -> [String] {
+    /// `options.width`. `namingRuntimes`: each longest wait says whose runtime it was (off for a
+    /// report of one runtime under a heading that names it).
+    package func render(options: RenderOptions = RenderOptions(), namingRuntimes: Bool = true) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
         var lines: [String] = []
         func distribution(_ title: String, _ h: LatencyHistogram) {
@@ -52,7 +53,7 @@ extension ContentionReport {
             let holders = w.heldBy.map { "\($0.label) cycle #\($0.cycle) \(d($0.held))" }
             lines.append(
                 "  " + pad(d(w.waited), 10, right: true)
-                    + "  dispatch #\(w.dispatch) \(w.label) (runtime \(w.runtime.name))"
+                    + "  dispatch #\(w.dispatch) \(w.label)" + (namingRuntimes ? " (runtime \(w.runtime.name))" : "")
                     + (holders.isEmpty ? "" : "; gate held by " + holders.suffix(4).joined(separator: ", ")))
         }
         lines.append("")
@@ -74,6 +75,51 @@ extension ContentionReport {
             for w in warnings { lines.append(options.paint("  warning: \(w.message)", .error)) }
         }
         return lines.map(options.fit)
+    }
+}
+
+extension ContentionByRuntime {
+    /// The report as text: one runtime's as ``ContentionReport/render(options:namingRuntimes:)``
+    /// draws it; several, a section each under a heading that names it, the busiest `shown`
+    /// gates first, then a line for the quieter ones left out and a section for the runtimes
+    /// past ``maxRuntimes`` together. With a ``pooled`` report, that total alone, said so.
+    package func render(options: RenderOptions = RenderOptions(), shown: Int = 8) -> [String] {
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        let count = runtimes.count + otherRuntimes
+        func heading(_ text: String) -> String { options.fit(options.paint("== \(text) ==", .bold)) }
+        if let pooled {
+            guard count > 1 else { return pooled.render(options: options) }
+            return [heading("all \(count) runtimes together (each has its own gate)"), ""] + pooled.render(options: options)
+        }
+        if runtimes.count == 1, others == nil { return runtimes[0].report.render(options: options, namingRuntimes: false) }
+        if runtimes.isEmpty { return ContentionReport().render(options: options) }
+        var lines: [String] = []
+        let busiest = busiestFirst
+        for (i, (key, report)) in busiest.prefix(shown).enumerated() {
+            if i > 0 { lines.append("") }
+            let cycles = report.holds.count
+            lines.append(
+                heading(
+                    "runtime \(key.name): \(counted(cycles, "cycle")), gate held \(d(report.holds.total)) in all"))
+            lines += report.render(options: options, namingRuntimes: false)
+        }
+        if busiest.count > shown {
+            let left = busiest.count - shown
+            lines.append("")
+            lines.append(
+                options.fit(
+                    "\(counted(left, "more runtime")) with quieter gates: --runtime ID (and --pid PID) shows one, --pooled all together"
+                ))
+        }
+        if let others {
+            lines.append("")
+            lines.append(
+                heading(
+                    "\(counted(otherRuntimes, "more runtime"))\(otherRuntimes >= Self.maxCountedOthers ? " or more" : ""), "
+                        + "together (past the first \(Self.maxRuntimes) the trace named)"))
+            lines += others.render(options: options)
+        }
+        return lines
     }
 }
 

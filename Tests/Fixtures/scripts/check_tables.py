@@ -93,23 +93,43 @@ for r in rows:
     assert r["transducer"] == "Storefront" and r["host"] == "vm"
 checked += len(rows)
 
-# contention: per label, cycles and their holds (leave − enter), awaited requests resumed.
+# contention: per runtime and label (each runtime has its own gate), cycles and their holds
+# (leave − enter), awaited requests resumed; with --pooled, per label over every runtime.
 label_of = {k: d["event"] for k, d in dispatches.items()}
 enters = {key(e) + (e["cycle"],): e for e in events if e["kind"] == "cycleEnter"}
 held, cycles, requests = {}, {}, {}
 for e in events:
     if e["kind"] == "cycleLeave":
         enter = enters[key(e) + (e["cycle"],)]
-        label = label_of[key(e) + (enter["dispatch"],)]
+        label = key(e) + (label_of[key(e) + (enter["dispatch"],)],)
         held[label] = held.get(label, 0) + e["time"] - enter["time"]
         cycles[label] = cycles.get(label, 0) + 1
 entered = {key(e) + (e["dispatch"],) for e in events if e["kind"] == "cycleEnter"}
 for k in latencies:
     if dispatches[k]["style"] in ("send", "request", "uniqueRequest") and k in entered:
-        requests[label_of[k]] = requests.get(label_of[k], 0) + 1
+        label = k[:-1] + (label_of[k],)
+        requests[label] = requests.get(label, 0) + 1
+
+
+def pooled(counts):
+    out = {}
+    for k, v in counts.items():
+        out[k[-1]] = out.get(k[-1], 0) + v
+    return out
+
+
 rows = table(["contention"])
+assert len({(r["runtime"], r["pid"]) for r in rows}) == len({k[:-1] for k in cycles}) > 1, rows
+found = {(r["runtime"], r["pid"], r["label"]): r for r in rows}
+assert set(found) == set(cycles) | set(requests), (set(found), set(cycles))
+for k, r in found.items():
+    assert (r["cycles"], r["held_ns"], r["requests"]) == (cycles.get(k, 0), held.get(k, 0), requests.get(k, 0)), r
+checked += len(rows)
+rows = table(["contention", "--pooled"])
+held, cycles, requests = pooled(held), pooled(cycles), pooled(requests)
 assert {r["label"] for r in rows} == set(cycles) | set(requests)
 for r in rows:
+    assert r["runtime"] is None and r["pid"] is None, r
     assert (r["cycles"], r["held_ns"], r["requests"]) == (cycles.get(r["label"], 0), held.get(r["label"], 0),
                                                           requests.get(r["label"], 0)), r
 checked += len(rows)
