@@ -38,8 +38,9 @@ import TransduceTraceCTF
         try session.keys("Tab")
         try expectGolden(try await session.loadedScreen(containing: "[Tasks]"), "tui-tasks.txt")
         _ = try session.tmux(["resize-window", "-t", "ui", "-x", "80", "-y", "40"])
-        // Drawn again for 80 columns: the header's title is cut, with its `…`, the panes kept.
-        let narrow = try await session.loadedScreen(containing: "… |  Requests [Tasks]")
+        // Drawn again for 80 columns: the header gives up the command's name, not the panes,
+        // and cuts nothing.
+        let narrow = try await session.loadedScreen(containing: "demo.jsonl | 128 events, 0 lost |  Requests [Tasks]")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try expectGolden(narrow, "tui-80-columns.txt")
         // Sorted by run time (the fourth sortable column), longest first.
@@ -121,6 +122,52 @@ import TransduceTraceCTF
     /// The demo as a binary trace file: the requests' largest parts and a request's diagram are
     /// read through the file's index (built in the pass that reads the file for the first
     /// screen, kept beside it), and are the same screen.
+    /// In the terminal's colours (24-bit where `COLORTERM` says so): the header bold with the
+    /// focused pane and the selection in reverse video, a diagram in `sequence`'s tints; with
+    /// `NO_COLOR` or `--no-color`, not one escape sequence. At 80 × 24 and 200 × 50, the same
+    /// screens as without colour.
+    @Test(.enabled(if: Tmux.available), .timeLimit(.minutes(Patience.minutes(3))), arguments: [(80, 24), (200, 50)])
+    func theScreenIsInTheTerminalsColours(columns: Int, rows: Int) async throws {
+        let coloured = Tmux.Session()
+        defer { coloured.stop() }
+        // (Whatever the test runner's environment says of colour.)
+        try coloured.start(
+            demo, environment: "env -u NO_COLOR TERM=xterm-256color COLORTERM=truecolor", columns: columns, rows: rows)
+        let plain = try await coloured.loadedScreen(containing: "admission wa")
+        let screen = try coloured.tmux(["capture-pane", "-p", "-e", "-t", "ui"])
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // (tmux writes each cell's attributes as it stores them: `ESC[0;7m`, then the colours it
+        // resets, `ESC[39m ESC[49m`.)
+        func starts(_ code: String, _ text: String) -> Regex<AnyRegexOutput> {
+            try! Regex("\u{1B}\\[(?:0;)?\(code)m(?:\u{1B}\\[[0-9;]*m)*" + NSRegularExpression.escapedPattern(for: text))
+        }
+        #expect(lines[0].prefixMatch(of: starts("1", "")) != nil, "\(lines[0])")
+        #expect(lines[0].contains(starts("7", "[Requests]")), "\(lines[0])")
+        #expect(lines.filter { $0.contains(starts("7", "> ")) }.count == 1, "the selection is not in reverse video")
+        #expect(lines[1].prefixMatch(of: starts("2", "─")) != nil, "the rule is not faint")
+        // Without its colour the screen is the plain one.
+        let stripped = screen.replacing(#/\x{1B}\[[0-9;]*m/#, with: "")
+        #expect(
+            stripped.split(separator: "\n").map { String($0).trimmingTrailing() }
+                == plain.split(separator: "\n").map { String($0).trimmingTrailing() })
+        try coloured.keys("Enter")
+        _ = try await coloured.loadedScreen(containing: "Esc back")
+        let diagram = try coloured.tmux(["capture-pane", "-p", "-e", "-t", "ui"])
+        for tint in [RenderOptions.Tint.dispatch, .gate] {
+            #expect(diagram.contains("\u{1B}[\(tint.code(.truecolor))m"), "no \(tint) in 24-bit colour")
+        }
+        for (environment, flags) in [
+            ("NO_COLOR=1 TERM=xterm-256color", ""), ("env -u NO_COLOR TERM=xterm-256color", "--no-color "),
+        ] {
+            let bare = Tmux.Session()
+            defer { bare.stop() }
+            try bare.run("tui \(flags)\(demo)", environment: environment, columns: columns, rows: rows)
+            _ = try await bare.loadedScreen(containing: "admission wa")
+            let screen = try bare.tmux(["capture-pane", "-p", "-e", "-t", "ui"])
+            #expect(!screen.contains("\u{1B}"), "\(environment) \(flags): \(screen.prefix(200))")
+        }
+    }
+
     @Test(.enabled(if: Tmux.available), .timeLimit(.minutes(Patience.minutes(3))))
     func aTraceFilesDiagramComesThroughItsIndex() async throws {
         let session = Tmux.Session()

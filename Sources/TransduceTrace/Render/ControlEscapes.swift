@@ -48,7 +48,8 @@ private func ownColourSequence(_ scalars: [Unicode.Scalar], at i: Int) -> Int? {
     guard i + 3 < scalars.count, scalars[i + 1] == "[" else { return nil }
     var j = i + 2
     var code = ""
-    while j < scalars.count, j - i < 6, ("0"..."9").contains(scalars[j]) {
+    // (`38;2;255;95;95`, a 24-bit colour, is the longest code a tint writes.)
+    while j < scalars.count, j - i < 20, ("0"..."9").contains(scalars[j]) || scalars[j] == ";" {
         code.unicodeScalars.append(scalars[j])
         j += 1
     }
@@ -57,7 +58,7 @@ private func ownColourSequence(_ scalars: [Unicode.Scalar], at i: Int) -> Int? {
 }
 
 /// The SGR codes ``RenderOptions/paint(_:_:)`` writes: its tints, and the reset.
-private let ownColourCodes: Set<String> = Set(RenderOptions.Tint.allCases.map(\.rawValue) + ["0"])
+private let ownColourCodes = RenderOptions.Tint.allCodes
 
 private func escape(_ s: Unicode.Scalar) -> String {
     let hex = String(s.value, radix: 16)

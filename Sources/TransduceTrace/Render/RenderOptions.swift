@@ -6,6 +6,8 @@ package struct RenderOptions: Sendable {
     package var ascii: Bool
     /// ANSI colours (only for a terminal, never with `NO_COLOR`).
     package var color: Bool
+    /// How many colours the terminal says it draws (``ColorDepth/of(term:colorTerm:)``).
+    package var depth: ColorDepth = .ansi16
     /// Whether text is cut to ``width`` (with `…`). Off, nothing is cut: tables widen to their
     /// cells and a diagram's labels run past its width, as `ps` and `git` print to a pipe;
     /// ``width`` then only lays out what has a shape (a diagram's lifelines, a histogram's bars).
@@ -32,11 +34,31 @@ package struct RenderOptions: Sendable {
     var cross: String { ascii ? "x" : "✗" }
     var ellipsis: String { ascii ? "~" : "…" }
 
-    /// The colours renderers use, as ANSI SGR codes.
+    /// How many colours a terminal draws, as it says in `TERM` and `COLORTERM`.
+    package enum ColorDepth: Sendable, CaseIterable {
+        /// The 8 ANSI colours (and their bright forms): every colour terminal.
+        case ansi16
+        /// xterm's 256-colour palette (`TERM=*-256color`).
+        case ansi256
+        /// 24-bit colour (`COLORTERM=truecolor` or `24bit`).
+        case truecolor
+
+        /// The depth a terminal announces: `COLORTERM` first (what terminals that draw 24-bit
+        /// colour set), then a `TERM` naming 256 colours; else the 16 every colour terminal has.
+        package static func of(term: String?, colorTerm: String?) -> ColorDepth {
+            if let colorTerm, ["truecolor", "24bit"].contains(colorTerm.lowercased()) { return .truecolor }
+            if let term, term.hasSuffix("256color") || term.hasSuffix("256") { return .ansi256 }
+            return .ansi16
+        }
+    }
+
+    /// The colours renderers use, each an ANSI SGR code at every ``ColorDepth`` (`rawValue`: the
+    /// 16-colour one). The hues stay the same at every depth; a deeper terminal gets softer,
+    /// more legible shades of them.
     package enum Tint: String, Sendable, CaseIterable {
         /// Dispatches (cyan).
         case dispatch = "36"
-        /// The gate: cycles entering and leaving (yellow).
+        /// The gate: cycles entering and leaving; work in progress (yellow).
         case gate = "33"
         /// Tasks (green).
         case task = "32"
@@ -48,6 +70,30 @@ package struct RenderOptions: Sendable {
         case dim = "2"
         /// Headings (bold).
         case bold = "1"
+        /// The selection (reverse video).
+        case selected = "7"
+
+        /// The SGR code at `depth`.
+        package func code(_ depth: ColorDepth) -> String {
+            switch (self, depth) {
+            case (.dim, _), (.bold, _), (.selected, _), (_, .ansi16): rawValue
+            case (.dispatch, .ansi256): "38;5;38"
+            case (.gate, .ansi256): "38;5;178"
+            case (.task, .ansi256): "38;5;71"
+            case (.resume, .ansi256): "38;5;170"
+            case (.error, .ansi256): "38;5;203"
+            case (.dispatch, .truecolor): "38;2;0;175;215"
+            case (.gate, .truecolor): "38;2;215;175;0"
+            case (.task, .truecolor): "38;2;95;175;95"
+            case (.resume, .truecolor): "38;2;215;95;215"
+            case (.error, .truecolor): "38;2;255;95;95"
+            }
+        }
+
+        /// Every code a tint is written with, at any depth, and the reset: what output keeps as
+        /// colour (``escapingControls(_:keepingColour:)``) and escapes otherwise.
+        package static let allCodes: Set<String> = Set(
+            allCases.flatMap { tint in ColorDepth.allCases.map { tint.code($0) } } + ["0"])
     }
 
     /// `line` as the terminal will show it (trace text escaped, see
@@ -86,6 +132,6 @@ package struct RenderOptions: Sendable {
 
     /// `text` in `tint` when ``color`` is on; otherwise `text` unchanged.
     package func paint(_ text: String, _ tint: Tint) -> String {
-        color ? "\u{1B}[\(tint.rawValue)m\(text)\u{1B}[0m" : text
+        color ? "\u{1B}[\(tint.code(depth))m\(text)\u{1B}[0m" : text
     }
 }

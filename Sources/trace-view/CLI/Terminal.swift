@@ -51,6 +51,12 @@ enum Terminal {
         return outputIsTerminal
     }
 
+    /// The colours the terminal says it draws (`COLORTERM`, then `TERM`).
+    static var colorDepth: RenderOptions.ColorDepth {
+        let read = { (name: String) in getenv(name).map { String(cString: $0) } }
+        return .of(term: read("TERM"), colorTerm: read("COLORTERM"))
+    }
+
     static func options(_ arguments: Arguments) throws -> RenderOptions {
         let asked = Terminal.askedWidth
         var width = asked ?? 80
@@ -60,7 +66,9 @@ enum Terminal {
             width = Int(w)
             cuts = true
         }
-        return RenderOptions(width: width, ascii: arguments.flag("ascii"), color: try color(arguments), cuts: cuts)
+        var options = RenderOptions(width: width, ascii: arguments.flag("ascii"), color: try color(arguments), cuts: cuts)
+        options.depth = colorDepth
+        return options
     }
 
     /// `--color auto|always|never` and `--no-color` (the same as never): whether to draw colour.

@@ -35,7 +35,7 @@ enum LiveCommand: Subcommand {
             OptionSpec(
                 "tag", "TAG",
                 "With URLs: only the processes that run with TRANSDUCE_RECORD_TAG=TAG (a session sees every process of its user)"),
-            OptionSpec.ascii,
+            OptionSpec.ascii, OptionSpec.noColor, OptionSpec.color,
         ],
         arguments: "URL... | -- COMMAND [ARG...]",
         discussion: """
@@ -95,7 +95,7 @@ enum LiveCommand: Subcommand {
         let maxSessions = try maxSessions(args.options["max-sessions"])
         let view = LiveView(
             every: try interval(args.options["every"]), window: try window(args.options["window"]), plain: args.flag("plain"),
-            ascii: args.flag("ascii"))
+            ascii: args.flag("ascii"), palette: try TUICommand.palette(args))
         if args.flag("list") {
             guard args.rest.isEmpty, args.positionals.count <= 1 else { throw CLIError.usage("--list takes one URL at most") }
             return try list(args.positionals.first ?? "net://127.0.0.1")

@@ -12,7 +12,7 @@ import TransduceTrace
 enum TUICommand: Subcommand {
     static let spec = CommandSpec(
         name: "tui", abstract: "Browse a trace in the terminal: requests, tasks, the gate, diagrams",
-        options: OptionSpec.selection + [OptionSpec.ascii],
+        options: OptionSpec.selection + [OptionSpec.ascii, OptionSpec.noColor, OptionSpec.color],
         discussion: """
             Four panes: the awaited requests, slowest first, with their latency and its largest
             part; the tasks with their policy, run time and fate; each runtime's gate with its
@@ -23,7 +23,10 @@ enum TUICommand: Subcommand {
             (scroll it with up/down, PgUp/PgDn; Esc or q closes it), a task's or a gate's detail on
             the whole screen, or the row a warning names, s
             sorts the pane by its next column (S reverses), / filters by label, ? shows the keys,
-            q or Ctrl-C quits. It follows the terminal's size, and puts the terminal back as it
+            q or Ctrl-C quits. In the terminal's colours (16, 256 or 24-bit, as TERM and COLORTERM
+            say): the focused pane and the selection in reverse video, failures and warnings in
+            red, work in progress in yellow, diagrams as sequence draws them; none with NO_COLOR,
+            TERM=dumb or --no-color. It follows the terminal's size, and puts the terminal back as it
             was however it ends. A trace file is shown while it is read ("reading" in the header;
             its first 1,000 requests and tasks so far), then whole. Without a terminal (a pipe) it
             prints the four panes once, as plain text, COLUMNS wide (160 without COLUMNS).
@@ -40,7 +43,7 @@ enum TUICommand: Subcommand {
             // thread of its own (BrowserFeed), in bounded memory whatever the trace's length.
             let feed = BrowserFeed(
                 open: { (try TraceInput(path: path, allProcesses: allProcesses), try Selection(args)) }, again: again)
-            return try browse(feed: feed, title: title(input), ascii: args.flag("ascii"))
+            return try browse(feed: feed, title: title(input), ascii: args.flag("ascii"), palette: try palette(args))
         }
         var data: BrowserData
         let notes: [String]
@@ -92,7 +95,8 @@ enum TUICommand: Subcommand {
         let status =
             notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"
         BrowserLoop.run(
-            title: title, ascii: ascii, frame: BrowserLoop.Frame(data: data, status: status), live: false, refresh: 1
+            title: title, ascii: ascii, palette: try palette(args), frame: BrowserLoop.Frame(data: data, status: status),
+            live: false, refresh: 1
         ) { nil }
         TerminalSession.restore()
         try finish(notes: notes)
@@ -103,11 +107,22 @@ enum TUICommand: Subcommand {
     }
 
     /// The screen over a file `feed` reads: frames as they come, until the user quits.
-    private static func browse(feed: BrowserFeed, title: String, ascii: Bool) throws {
+    /// The screen's colours: the terminal's (16, 256 or 24-bit, as it says), none with
+    /// `NO_COLOR`, `TERM=dumb`, `--no-color` or `--color never`.
+    static func palette(_ args: Arguments) throws -> RenderOptions? {
+        guard try Terminal.color(args) else { return nil }
+        var palette = RenderOptions(ascii: args.flag("ascii"), color: true)
+        palette.depth = Terminal.colorDepth
+        return palette
+    }
+
+    private static func browse(feed: BrowserFeed, title: String, ascii: Bool, palette: RenderOptions?) throws {
         guard TerminalSession.begin() else { throw CLIError("standard input is not a terminal", .usage) }
         // Drawn at once: the feed's first frame comes within BrowserFeed.interval.
         let empty = BrowserLoop.Frame(data: BrowserReading().data(hosts: [:]), status: "reading", loading: true)
-        BrowserLoop.run(title: title, ascii: ascii, frame: empty, live: false, refresh: BrowserFeed.interval) {
+        BrowserLoop.run(
+            title: title, ascii: ascii, palette: palette, frame: empty, live: false, refresh: BrowserFeed.interval
+        ) {
             feed.next()
         }
         TerminalSession.restore()

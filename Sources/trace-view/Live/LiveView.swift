@@ -13,6 +13,8 @@ struct LiveView {
     var window: Int
     var plain: Bool
     var ascii: Bool
+    /// The screen's colours (`nil`: none).
+    var palette: RenderOptions?
 
     /// How a watch ended.
     struct Watched {
@@ -49,7 +51,8 @@ struct LiveView {
                 frame.closes = ended && now.window.tally.events == 0 && feed.failed
                 return frame
             }
-            BrowserLoop.run(title: title, ascii: ascii, frame: frame()!, live: true, refresh: every, update: frame)
+            BrowserLoop.run(
+                title: title, ascii: ascii, palette: palette, frame: frame()!, live: true, refresh: every, update: frame)
             TerminalSession.restore()
             quitEarly = !feed.ended
             if quitEarly { quit(feed) }

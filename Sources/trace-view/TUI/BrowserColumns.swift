@@ -13,11 +13,29 @@ struct BrowserColumn<Row> {
     var grows = false
     var value: (Row) -> String
     var ascending: ((Row, Row) -> Bool)?
+    /// The head drawn where ``title`` does not fit (a narrow screen abbreviates its heads; it
+    /// never cuts them).
+    var short: String? = nil
+
+    /// The columns its shortest head takes, with the gap after it.
+    var headWidth: Int { (short ?? title).displayColumns + 1 }
 
     /// Columns sized to `width`: the preferred widths, the growing ones widened to fill a wide
     /// screen (at most three times their preference) or every one narrowed towards its minimum
     /// on a narrow one, growing ones first; columns that still do not fit are left out.
     static func widths(of columns: [BrowserColumn], fitting width: Int) -> [Int] {
+        var widths = fitted(columns, width)
+        // A column too narrow for its shortest head is left out, its room given to the first
+        // growing column: a head is never cut.
+        for i in columns.indices where widths[i] > 0 && widths[i] < columns[i].headWidth {
+            let freed = widths[i]
+            widths[i] = 0
+            if let g = columns.indices.first(where: { columns[$0].grows && widths[$0] > 0 }) { widths[g] += freed }
+        }
+        return widths
+    }
+
+    private static func fitted(_ columns: [BrowserColumn], _ width: Int) -> [Int] {
         var widths = columns.map(\.preferred)
         var spare = width - widths.reduce(0, +)
         let growing = columns.indices.filter { columns[$0].grows }
@@ -40,7 +58,9 @@ struct BrowserColumn<Row> {
         }
         for round in [growing, Array(columns.indices)] {
             for i in round.reversed() where spare < 0 {
-                let give = min(widths[i] - columns[i].minimum, -spare)
+                // Not below its shortest head (a column whose minimum is 0 may still go).
+                let floor = columns[i].minimum == 0 ? 0 : max(columns[i].minimum, columns[i].headWidth)
+                let give = max(0, min(widths[i] - floor, -spare))
                 widths[i] -= give
                 spare += give
             }
@@ -102,7 +122,9 @@ extension BrowserScreen {
             .init(
                 title: "host", minimum: 5, preferred: 11, grows: true, value: { $0.host.isEmpty ? "-" : $0.host },
                 ascending: { $0.host < $1.host }),
-            .init(title: "cycles", minimum: 7, preferred: 7, value: { "\($0.cycles)" }, ascending: { $0.cycles < $1.cycles }),
+            .init(
+                title: "cycles", minimum: 6, preferred: 7, value: { "\($0.cycles)" }, ascending: { $0.cycles < $1.cycles },
+                short: "cycl"),
             .init(
                 title: "queue", minimum: 6, preferred: 6, value: { "\($0.maxDepth)" }, ascending: { $0.maxDepth < $1.maxDepth }),
             .init(
@@ -110,14 +132,18 @@ extension BrowserScreen {
                 ascending: { $0.waitP99 < $1.waitP99 }),
             .init(
                 title: "longest hold", minimum: 10, preferred: 22, grows: true,
-                value: { "\(duration($0.longestHold)) \($0.holder)" }, ascending: { $0.longestHold < $1.longestHold }),
+                value: { "\(duration($0.longestHold)) \($0.holder)" }, ascending: { $0.longestHold < $1.longestHold },
+                short: "longest"),
             .init(
                 title: "holding now", minimum: 6, preferred: 14, grows: true,
-                value: { $0.holdingNow.isEmpty ? "-" : $0.holdingNow }, ascending: { $0.holdingNow < $1.holdingNow }),
+                value: { $0.holdingNow.isEmpty ? "-" : $0.holdingNow }, ascending: { $0.holdingNow < $1.holdingNow },
+                short: "now"),
             .init(
                 title: "depth/time", minimum: 0, preferred: 17, value: { sparkline($0.depths.map(UInt64.init)) },
-                ascending: nil),
-            .init(title: "wait p99/time", minimum: 0, preferred: 17, value: { sparkline($0.waitP99s) }, ascending: nil),
+                ascending: nil, short: "depth"),
+            .init(
+                title: "wait p99/time", minimum: 0, preferred: 17, value: { sparkline($0.waitP99s) }, ascending: nil,
+                short: "waits"),
         ]
     }
 
@@ -162,10 +188,11 @@ extension BrowserScreen {
     /// A pane's column heads, the sorted one marked with its direction.
     func heads<Row>(_ columns: [BrowserColumn<Row>], _ widths: [Int], _ sort: BrowserSort?) -> String {
         var sortable = -1
-        let titles = columns.map { column -> String in
+        let titles = zip(columns, widths).map { column, width -> String in
             if column.ascending != nil { sortable += 1 }
-            guard let sort, column.ascending != nil, sortable == sort.column else { return column.title }
-            return column.title + (sort.descending ? (ascii ? " v" : " ▼") : (ascii ? " ^" : " ▲"))
+            let title = column.title.displayColumns < width ? column.title : column.short ?? column.title
+            guard let sort, column.ascending != nil, sortable == sort.column else { return title }
+            return title + (sort.descending ? (ascii ? " v" : " ▼") : (ascii ? " ^" : " ▲"))
         }
         return cells(titles, widths)
     }

@@ -26,7 +26,11 @@ enum BrowserLoop {
     /// Runs until q, Ctrl-C or the end of the terminal's input. `update` is asked for a new frame
     /// (`nil`: nothing new) every `refresh` seconds when `live` or while the frame is loading; a
     /// recorded trace's frame changes no more once it is read.
-    static func run(title: String, ascii: Bool, frame first: Frame, live: Bool, refresh: Double, update: () -> Frame?) {
+    /// `palette`: the terminal's colours (`nil`: none).
+    static func run(
+        title: String, ascii: Bool, palette: RenderOptions? = nil, frame first: Frame, live: Bool, refresh: Double,
+        update: () -> Frame?
+    ) {
         var frame = first
         var state = BrowserState()
         state.live = live
@@ -38,11 +42,12 @@ enum BrowserLoop {
             var screen = BrowserScreen(data: frame.data, title: title, width: size.columns, height: size.rows, ascii: ascii)
             screen.status = state.paused ? "paused (p resumes)" : frame.status
             screen.totals = frame.totals
+            screen.palette = palette
             state.counts = screen.counts(state)
             state.sortable = screen.sortableColumns
             state.jumps = state.pane == .warnings ? screen.jumps(state) : []
             clampSelection(&state)
-            draw(screen.lines(state), over: &previous)
+            draw(screen.painted(state), over: &previous, colour: palette != nil)
             var key: Key?
             var refreshed = false
             while key == nil && !ended && !refreshed {
@@ -88,11 +93,12 @@ enum BrowserLoop {
     }
 
     /// Writes the lines that differ from `previous` (all of them when it is empty), each at its
-    /// row, in one write.
-    static func draw(_ lines: [String], over previous: inout [String]) {
+    /// row, in one write; with `colour`, the screen's own colour sequences are kept (the trace's
+    /// texts in them were escaped when the screen was drawn).
+    static func draw(_ lines: [String], over previous: inout [String], colour: Bool = false) {
         var out = previous.isEmpty ? "\u{1B}[2J" : ""
         for (row, line) in lines.enumerated() where row >= previous.count || previous[row] != line {
-            out += "\u{1B}[\(row + 1);1H" + escapingControls(line)
+            out += "\u{1B}[\(row + 1);1H" + escapingControls(line, keepingColour: colour)
         }
         guard !out.isEmpty else { return }
         TerminalSession.emit(Array(out.utf8))

@@ -15,6 +15,22 @@ struct BrowserScreen {
     /// Whether the selected row's detail is shown where there is room (not in the panes printed
     /// to a pipe, which have no selection).
     var showsDetail = true
+    /// The terminal's colours (``painted(_:)``); `nil` for none (`NO_COLOR`, `--no-color`).
+    var palette: RenderOptions?
+
+    /// How a line of the screen is drawn in colour: a tint over its first `columns` (all of it
+    /// when `nil`: beside a detail, only the list's part), and a text in it shown in reverse
+    /// video (the focused pane's name in the header).
+    struct Ink: Equatable {
+        var tint: RenderOptions.Tint?
+        var columns: Int?
+        var highlight: String?
+
+        static let plain = Ink()
+    }
+
+    /// A line of the screen, exactly `width` columns, and its ink.
+    typealias Line = (text: String, ink: Ink)
 
     /// Rows the list (or the diagram) has: all but the header, the column heads and the footer.
     var bodyRows: Int { max(1, height - 4) }
@@ -75,8 +91,42 @@ struct BrowserScreen {
         ]
     }
 
-    func lines(_ state: BrowserState) -> [String] {
-        var out: [String] = []
+    /// The screen as plain text: what a test or a pipe sees.
+    func lines(_ state: BrowserState) -> [String] { composed(state).map(\.text) }
+
+    /// The screen in the ``palette``'s colours: the header bold with the focused pane in reverse
+    /// video, rules and the footer faint, column heads bold, the selection in reverse video,
+    /// failed, cancelled and warning rows red and work in progress yellow (the tints of the text
+    /// views), a diagram in the colours `sequence` draws it in. Plain without a palette.
+    func painted(_ state: BrowserState) -> [String] {
+        guard let palette else { return lines(state) }
+        let paint = { (text: Substring, tint: RenderOptions.Tint?) in
+            tint.map { text.isEmpty ? "" : palette.paint(String(text), $0) } ?? String(text)
+        }
+        return composed(state).map { line in
+            let text = line.text
+            if let highlight = line.ink.highlight, let range = text.range(of: highlight, options: .backwards) {
+                return paint(text[..<range.lowerBound], line.ink.tint) + paint(text[range], .selected)
+                    + paint(text[range.upperBound...], line.ink.tint)
+            }
+            let split = line.ink.columns.map { Self.index(in: text, atColumn: $0) } ?? text.endIndex
+            return paint(text[..<split], line.ink.tint) + text[split...]
+        }
+    }
+
+    /// Where `text` reaches `column` display columns.
+    private static func index(in text: String, atColumn column: Int) -> String.Index {
+        var seen = 0
+        var i = text.startIndex
+        while i < text.endIndex, seen + text[i].displayColumns <= column {
+            seen += text[i].displayColumns
+            i = text.index(after: i)
+        }
+        return i
+    }
+
+    private func composed(_ state: BrowserState) -> [Line] {
+        var out: [Line] = []
         let panes = BrowserState.Pane.allCases.map { pane -> String in
             let name = ["Requests", "Tasks", "Gate", "Warnings (\(data.warnings.count))"][pane.rawValue]
             return pane == state.pane ? "[\(name)]" : " \(name) "
@@ -84,48 +134,74 @@ struct BrowserScreen {
         let status = status.isEmpty ? "" : "\(status) | "
         // The panes stay whole on a narrow screen (they say where the keys act); the title and
         // counts give way first.
-        let head = "\(title) | \(counted(data.events, "event")), \(counted(data.runtimes, "runtime")), \(data.lost) lost"
         let tail = " | \(status)\(panes.joined()) | ? keys"
         let room = width - shown(tail).displayColumns
-        out.append(room >= 16 && shown(head).displayColumns > room ? fit(head, to: room) + tail : head + tail)
+        // Shorter forms before any cut: the trace's name without the command, then no runtime
+        // count, then no loss count.
+        let counts = "\(counted(data.events, "event")), \(counted(data.runtimes, "runtime")), \(data.lost) lost"
+        let name =
+            ["trace-view tui ", "trace-view live "].first(where: title.hasPrefix).map { String(title.dropFirst($0.count)) }
+            ?? title
+        let head =
+            [
+                "\(title) | \(counts)", "\(name) | \(counts)", "\(name) | \(counted(data.events, "event")), \(data.lost) lost",
+                "\(name) | \(counted(data.events, "event"))",
+            ].first { shown($0).displayColumns <= room } ?? "\(name) | \(counted(data.events, "event"))"
+        let focused = panes[state.pane.rawValue]
+        out.append(
+            (
+                room >= 16 && shown(head).displayColumns > room ? fit(head, to: room) + tail : head + tail,
+                Ink(tint: .bold, highlight: focused)
+            ))
         let rule = ascii ? "-" : "─"
         out.append(
-            totals.isEmpty
-                ? String(repeating: rule, count: width)
-                : String(repeating: rule, count: 2) + " \(totals) " + String(repeating: rule, count: width))
+            (
+                totals.isEmpty
+                    ? String(repeating: rule, count: width)
+                    : String(repeating: rule, count: 2) + " \(totals) " + String(repeating: rule, count: width),
+                Ink(tint: .dim)
+            ))
         switch state.mode {
         case .diagram(let index, let scroll):
             let all = requests(state)
             guard index < all.count else { break }
             let request = all[index]
-            let diagram = data.diagram(of: request, options: RenderOptions(width: width, ascii: ascii))
+            // In colour, as `sequence` draws it (its lines hold their own colour).
+            var options = palette ?? RenderOptions()
+            options.width = width
+            options.ascii = ascii
+            let diagram = data.diagram(of: request, options: options)
             let top = min(scroll, max(0, diagram.count - bodyRows))
-            out.append("request #\(request.dispatch) \(request.label) (\(request.style), \(duration(request.total)))")
-            out += diagram.dropFirst(top).prefix(bodyRows)
+            out.append(
+                ("request #\(request.dispatch) \(request.label) (\(request.style), \(duration(request.total)))", Ink(tint: .bold))
+            )
+            out += diagram.dropFirst(top).prefix(bodyRows).map { ($0, .plain) }
         case .detail(let scroll):
             let lines = detail(state, width: width)
-            out += lines.dropFirst(min(scroll, max(0, lines.count - bodyRows - 1))).prefix(bodyRows + 1)
+            out += lines.dropFirst(min(scroll, max(0, lines.count - bodyRows - 1))).prefix(bodyRows + 1).map { ($0, .plain) }
         case .help:
-            out.append("Keys")
+            out.append(("Keys", Ink(tint: .bold)))
             out += [
+                // (Each line fits 80 columns.)
                 "  up/down, j/k     move the selection (in a diagram: scroll)",
                 "  PgUp/PgDn, Home/End  move by a screen, to the first or last",
-                "  Tab              next pane: requests, tasks, gate, warnings (Enter on a warning opens its row)",
-                "  Enter            open the selected request's sequence diagram, or the task's or gate's detail",
-                "                   (Enter, Esc or q closes it)",
-                "  s / S            sort the pane by its next column (back to the default after the last) / reverse",
-                "  /                filter requests and tasks by label (Enter applies, Esc cancels)",
-                "  p                pause or resume a live view (the panes stop changing; reading goes on)",
+                "  Tab              next pane: requests, tasks, gate, warnings",
+                "  Enter            open the selected request's sequence diagram, the task's or",
+                "                   the gate's detail, or the row a warning names",
+                "                   (Enter, Esc or q closes a diagram or detail)",
+                "  s / S            sort by the pane's next column (then back) / reverse it",
+                "  /                filter requests and tasks by label (Enter applies)",
+                "  p                pause or resume a live view (reading goes on)",
                 "  ?                this help (any key closes it)",
                 "  q, Ctrl-C        quit",
-            ]
+            ].map { ($0, .plain) }
         default:
             out += browse(state)
         }
-        while out.count < height - 1 { out.append("") }
+        while out.count < height - 1 { out.append(("", .plain)) }
         out = Array(out.prefix(height - 1))
-        out.append(footer(state))
-        return out.map { fit($0) }
+        out.append((footer(state), Ink(tint: .dim)))
+        return out.map { (fit($0.text), $0.ink) }
     }
 
     /// The width from which the selected row's detail stands beside the list.
@@ -136,7 +212,7 @@ struct BrowserScreen {
     /// The focused pane's list and, where the screen has room, the selected row's detail: beside
     /// it from ``detailBesideFrom`` columns (the list keeps 55 %, at least 90), below it from
     /// ``detailBelowFrom`` rows (half the rows each), nowhere on a smaller screen.
-    private func browse(_ state: BrowserState) -> [String] {
+    private func browse(_ state: BrowserState) -> [Line] {
         let rows = bodyRows + 1
         guard showsDetail else { return body(state) }
         if width >= Self.detailBesideFrom {
@@ -147,7 +223,12 @@ struct BrowserScreen {
             let right = detail(state, width: detailWidth)
             let bar = ascii ? "|" : "│"
             return (0..<rows).map { i in
-                fit(i < left.count ? left[i] : "", to: list.width) + bar + fit(i < right.count ? right[i] : "", to: detailWidth)
+                var ink = i < left.count ? left[i].ink : .plain
+                ink.columns = list.width
+                return (
+                    fit(i < left.count ? left[i].text : "", to: list.width) + bar
+                        + fit(i < right.count ? right[i] : "", to: detailWidth), ink
+                )
             }
         }
         if height >= Self.detailBelowFrom {
@@ -155,8 +236,8 @@ struct BrowserScreen {
             let listRows = rows / 2
             list.height = listRows + 3
             let below = detail(state, width: width)
-            return list.body(state) + [String(repeating: ascii ? "-" : "─", count: width)]
-                + below.prefix(rows - listRows - 1)
+            return list.body(state) + [(String(repeating: ascii ? "-" : "─", count: width), Ink(tint: .dim))]
+                + below.prefix(rows - listRows - 1).map { ($0, .plain) }
         }
         return body(state)
     }
@@ -289,24 +370,48 @@ struct BrowserScreen {
             }
     }
 
-    private func body(_ state: BrowserState) -> [String] {
+    private func body(_ state: BrowserState) -> [Line] {
         let selected = state.selected[state.pane] ?? 0
         // Only the rows in view are formatted: a trace's pane may hold a hundred thousand.
         let count: Int
         let row: (Int) -> String
         let head: String
+        let tint: (Int) -> RenderOptions.Tint?
         // The selection marker and, with several runtimes, the runtime lead every row.
         let sort = state.sort[state.pane]
         switch state.pane {
-        case .requests: (head, count, row) = list(requestColumns, requests(state), sort, runtime: \.runtime)
-        case .tasks: (head, count, row) = list(taskColumns, tasks(state), sort, runtime: \.runtime)
-        case .gate: (head, count, row) = list(gateColumns, gates(state), sort, runtime: nil)
-        case .warnings: (head, count, row) = list(warningColumns, warnings(state), sort, runtime: nil)
+        case .requests:
+            let all = requests(state)
+            (head, count, row) = list(requestColumns, all, sort, runtime: \.runtime)
+            tint = { Self.tint(outcome: all[$0].outcome) }
+        case .tasks:
+            let all = tasks(state)
+            (head, count, row) = list(taskColumns, all, sort, runtime: \.runtime)
+            tint = { Self.tint(outcome: all[$0].outcome) }
+        case .gate:
+            let all = gates(state)
+            (head, count, row) = list(gateColumns, all, sort, runtime: nil)
+            tint = { all[$0].warnings.isEmpty ? nil : .error }
+        case .warnings:
+            (head, count, row) = list(warningColumns, warnings(state), sort, runtime: nil)
+            tint = { _ in .error }
         }
-        if count == 0 { return [head, "  (none" + (state.filter.isEmpty ? ")" : " match the filter)")] }
+        let heads = (head, Ink(tint: .bold))
+        if count == 0 { return [heads, ("  (none" + (state.filter.isEmpty ? ")" : " match the filter)"), .plain)] }
         // Keep the selection in view.
         let top = max(0, min(selected - bodyRows / 2, count - bodyRows))
-        return [head] + (top..<min(count, top + bodyRows)).map { ($0 == selected ? "> " : "  ") + row($0) }
+        return [heads]
+            + (top..<min(count, top + bodyRows)).map { i in
+                i == selected ? ("> " + row(i), Ink(tint: .selected)) : ("  " + row(i), Ink(tint: tint(i)))
+            }
+    }
+
+    /// A request's or task's outcome in the text views' tints: failed, an error or cancelled in
+    /// red (``RenderOptions/Tint/error``), still waiting or running in yellow.
+    static func tint(outcome: String) -> RenderOptions.Tint? {
+        if ["error", "failed", "cancel", "rejected", "dropped"].contains(where: outcome.hasPrefix) { return .error }
+        if ["waiting", "running", "live"].contains(where: outcome.hasPrefix) { return .gate }
+        return nil
     }
 
     /// A pane's column heads, row count and row maker: `columns` fitted to the width (after the
@@ -363,10 +468,34 @@ struct BrowserScreen {
     /// `line`, cut or padded to exactly `width` display columns. A line cut ends with `…` (`~` in ASCII), so a reader sees that there is more.
     private func fit(_ line: String, to width: Int? = nil) -> String {
         let width = width ?? self.width
+        if let palette, line.utf8.contains(0x1B) {
+            // A line in colour (a diagram's): cut by its visible columns, colour kept.
+            var options = palette
+            options.width = width
+            options.cuts = true
+            let cut = options.fit(line)
+            return cut + String(repeating: " ", count: max(0, width - visibleColumns(cut)))
+        }
         let line = shown(line)
         let columns = line.displayColumns
         if columns <= width { return line + String(repeating: " ", count: width - columns) }
         let cut = line.truncated(toColumns: width, ellipsis: ascii ? "~" : "…")
         return cut + String(repeating: " ", count: width - cut.displayColumns)
+    }
+
+    /// The display columns of `text` without its colour sequences (`ESC [ … m`).
+    private func visibleColumns(_ text: String) -> Int {
+        var columns = 0
+        var inEscape = false
+        for c in text {
+            if inEscape {
+                if c == "m" { inEscape = false }
+            } else if c == "\u{1B}" {
+                inEscape = true
+            } else {
+                columns += c.displayColumns
+            }
+        }
+        return columns
     }
 }
