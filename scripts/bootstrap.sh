@@ -21,10 +21,11 @@ if [ "${1:-}" != demo ]; then
     # (scripts/perfetto-ui.sh); python3 reads the tables; tmux drives the terminal UI's tests;
     # time (GNU time) measures the peak memory of trace-view and its children in the fault tests;
     # valgrind counts the fast path's instructions (Benchmarks/callgrind.sh, CI's limits).
-    # man-db and bash: the tests read the man page with `man -l` and load the completion script.
+    # man-db and bash: the tests read the man page with `man -l` and load the completion script;
+    # less: the pager the tests page long output through.
     # eslint (and the module its command needs, which Debian only recommends): scripts/lint.sh
     # lints the report's script.
-    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash eslint node-v8-compile-cache)
+    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash less eslint node-v8-compile-cache)
 fi
 missing=()
 for p in "${packages[@]}"; do

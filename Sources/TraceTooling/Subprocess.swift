@@ -232,6 +232,33 @@ package enum Subprocess {
         }
     }
 
+    /// Starts `executable` with its standard input from a pipe, written through the returned
+    /// `input` (close-on-exec in this process; closing it is the child's end of input), and its
+    /// output and errors this process's: a pager, say. Wait for it with ``wait(_:timeout:name:)``.
+    package static func startFeeding(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (pid: pid_t, input: Int32) {
+        var fds: [Int32] = [0, 0]
+        let made = spawnLock.withLock { _ -> Bool in
+            guard pipe(&fds) == 0 else { return false }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            return true
+        }
+        guard made else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        var actions = makeSpawnFileActions()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        defer { close(fds[0]) }
+        do {
+            return (try launch(executable, arguments, environment: environment, actions: &actions), fds[1])
+        } catch {
+            close(fds[1])
+            throw error
+        }
+    }
+
     /// Starts `executable` in the background with its input from `/dev/null` and its output
     /// discarded, not waited for (a watcher that outlives this call; it is reaped by init if this
     /// process ends first).

@@ -11,6 +11,46 @@ import TransduceTestSupport
 @Suite struct CLIConventionsTests {
     static let demo = fixtures + "/demo.jsonl"
 
+    /// Long output on a terminal goes through `$PAGER` (here a command that keeps what it reads),
+    /// never with `--no-pager` or in a pipe; with no `PAGER`, `less` holds a text longer than the
+    /// screen until `q` and prints a short one as it is (`LESS=FRX`), the status kept.
+    @Test(.enabled(if: Tmux.available), .timeLimit(.minutes(Patience.minutes(3))))
+    func longOutputOnATerminalIsPaged() async throws {
+        let paged = Tmux.Session()
+        defer { paged.stop() }
+        let kept = paged.dir.file("paged.txt")
+        try paged.run("tasks \(Self.demo)", environment: "PAGER='cat > \(kept)'", columns: 100, rows: 30)
+        #expect(try await paged.ended().status == 0)
+        let text = try String(contentsOfFile: kept, encoding: .utf8)
+        #expect(text.contains("refresh #2") && text.contains("cancelled (replaced)"), "\(text)")
+        #expect(!(try paged.screen()).contains("refresh #2"), "the pager was passed over")
+
+        let unpaged = Tmux.Session()
+        defer { unpaged.stop() }
+        let none = unpaged.dir.file("paged.txt")
+        try unpaged.run("tasks --no-pager \(Self.demo)", environment: "PAGER='cat > \(none)'", columns: 100, rows: 30)
+        #expect(try await unpaged.ended().status == 0)
+        #expect(try unpaged.screen().contains("refresh #2") && !FileManager.default.fileExists(atPath: none))
+
+        let piped = try await traceView(["tasks", Self.demo], environment: ["PAGER": "cat > \(none)"])
+        #expect(piped.status == 0 && piped.out.contains("refresh #2") && !FileManager.default.fileExists(atPath: none))
+
+        guard Subprocess.which("less") != nil else { return }
+        let long = Tmux.Session()
+        defer { long.stop() }
+        try long.run("sequence \(Self.demo)", environment: "env -u PAGER -u LESS", columns: 100, rows: 20)
+        // less shows the first screen and waits (its prompt on the last row) until q.
+        let first = try await long.screen(containing: "dispatch #1 ")
+        #expect(first.split(separator: "\n").last?.hasPrefix(":") == true, "\(first)")
+        try long.keys("q")
+        #expect(try await long.ended().status == 0)
+        let short = Tmux.Session()
+        defer { short.stop() }
+        try short.run("summary \(Self.demo)", environment: "env -u PAGER -u LESS", columns: 100, rows: 40)
+        #expect(try await short.ended().status == 0)
+        #expect(try short.screen().contains("runtime"))
+    }
+
     @Test func aTypoGetsASuggestion() async throws {
         for (arguments, suggestion) in [
             (["sumary", Self.demo], "did you mean 'summary'?"), (["expotr", Self.demo], "did you mean 'export'?"),

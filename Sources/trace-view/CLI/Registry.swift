@@ -34,7 +34,8 @@ enum Registry {
             told apart by content; '-' reads standard input.
             \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
             Output: colour only on a terminal and never with NO_COLOR (--color always|never|auto
-            says otherwise); every line fits the width
+            says otherwise); the text views go through $PAGER (less, with LESS=FRX, when unset)
+            on a terminal, never with --no-pager; every line fits the width
             (--width, else COLUMNS or the terminal; 40 to 1000); in a pipe or file with neither,
             nothing is cut. Output streams as it is drawn; long work shows progress on standard
             error when that is a terminal.
@@ -69,6 +70,7 @@ enum Registry {
         }
         let arguments = try command.spec.parse(rest)
         if arguments.flag("help") { return printHelp(command.spec.help) }
+        if command.spec.options.contains(where: { $0.name == Pager.option.name }) { Pager.want(arguments) }
         try await command.run(arguments)
     }
 

@@ -20,9 +20,11 @@ enum Terminal {
             }
             error("trace-view: warning: COLUMNS=\(columns.prefix(20)) is not a width; using the terminal's")
         }
-        guard isatty(STDOUT_FILENO) != 0 else { return nil }
+        // (While a pager reads standard output, the terminal is the one it had.)
+        let output = Pager.terminal ?? STDOUT_FILENO
+        guard isatty(output) != 0 else { return nil }
         var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+        if ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             return min(RenderOptions.maxWidth, max(RenderOptions.minWidth, Int(size.ws_col)))
         }
         return 80
@@ -41,8 +43,8 @@ enum Terminal {
         return (Int64(real.tv_sec) - Int64(monotonic.tv_sec)) * 1_000_000_000 + Int64(real.tv_nsec) - Int64(monotonic.tv_nsec)
     }
 
-    /// Whether standard output is a terminal (where binary output must not go).
-    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    /// Whether standard output is a terminal (where binary output must not go), or a pager on one.
+    static var outputIsTerminal: Bool { Pager.terminal != nil || isatty(STDOUT_FILENO) != 0 }
 
     /// Colour only on a terminal, never with `NO_COLOR` or `TERM=dumb`.
     static var color: Bool {
@@ -109,8 +111,10 @@ enum Terminal {
 
     static func write(_ text: String) { write(bytes: Array(text.utf8)) }
 
-    /// Writes `bytes` to standard output as they are (an export's own encoding).
+    /// Writes `bytes` to standard output as they are (an export's own encoding), through the
+    /// pager when one is wanted (``Pager``).
     static func write(bytes: [UInt8]) {
+        Pager.startIfWanted()
         var bytes = bytes
         var offset = 0
         while offset < bytes.count {

@@ -14,7 +14,7 @@ enum CheckCommand: Subcommand {
                 "Check a dump written mid-run (on SIGUSR2, by the slow-request trigger, at a crash) as a whole run"
             ),
             TableFormat.option,
-        ] + OptionSpec.display,
+        ] + OptionSpec.display + [Pager.option],
         discussion: """
             Checks the runtime's invariants on the trace: one cycle at a time, admissions enter
             in the order accepted, every awaited caller resumed exactly once, every task spawned

@@ -8,7 +8,7 @@ enum ContentionCommand: Subcommand {
             OptionSpec("long-hold", "T", "Threshold of the long-hold warning (default 10ms)"),
             .flag("pooled", "Every runtime's gate together, as one total (each runtime has its own gate)"),
             TableFormat.option,
-        ] + OptionSpec.display,
+        ] + OptionSpec.display + [Pager.option],
         discussion: """
             Gate wait and hold distributions (p50, p90, p99, max, histogram), hold time by event
             and by action, the longest waits with what held the gate meanwhile, queue depth over

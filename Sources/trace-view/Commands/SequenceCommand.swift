@@ -23,7 +23,7 @@ enum SequenceCommand: Subcommand {
             .flag(
                 "no-index",
                 "With --request on a trace file: read the whole file, not the index kept beside it (TRACE.tdidx)"),
-        ] + OptionSpec.display,
+        ] + OptionSpec.display + [Pager.option],
         discussion: """
             Draws lifelines for callers, the compute gate, transduce(), the task manager and
             task instances, with times (ms from the trace's first event) and durations. Task
@@ -109,7 +109,7 @@ enum SequenceCommand: Subcommand {
             ?? Array(events.indices)).filter { window.contains(events[$0].time) }
         var out = OutputStream(options: options)
         // Progress while drawing only when the diagram is not going to the same terminal.
-        let drawing = isatty(STDOUT_FILENO) == 0 ? progress : nil
+        let drawing = Terminal.outputIsTerminal ? nil : progress
         SequenceDiagram(index: index, options: options, origin: start).render(
             indices, progress: { drawing?.update("drew \($0) of \(indices.count) rows") }
         ) { out.line($0) }

@@ -11,7 +11,7 @@ enum SlowCommand: Subcommand {
         ] + OptionSpec.selection + [
             TableFormat.option,
             .flag("json", "The same as --format json (JSON Lines: one object per request, see COLUMNS below)"),
-        ] + OptionSpec.display,
+        ] + OptionSpec.display + [Pager.option],
         discussion: """
             The slowest awaited requests (send, request, uniqueRequest, and requests made inside
             tasks), each with its latency from dispatch to resume split along its critical path:

@@ -6,7 +6,7 @@ enum SummaryCommand: Subcommand {
         name: "summary", abstract: "Counts per kind, runtimes, time span, events lost by the recorder",
         options: OptionSpec.selection + [
             OptionSpec("over", "T", "Also count the requests that took T or more"), TableFormat.option,
-        ] + OptionSpec.display,
+        ] + OptionSpec.display + [Pager.option],
         discussion: """
             Counts per kind, runtimes and their processes, time span and events lost by the
             recorder or by LTTng; with --over T, how many requests took T or more. One pass,

@@ -4,7 +4,7 @@ import TransduceTrace
 enum TasksCommand: Subcommand {
     static let spec = CommandSpec(
         name: "tasks", abstract: "Every task instance: policy, run time, outcome, replaced-by, joined-by",
-        options: OptionSpec.selection + [TableFormat.option] + OptionSpec.display,
+        options: OptionSpec.selection + [TableFormat.option] + OptionSpec.display + [Pager.option],
         discussion: """
             Every task instance with name, policy, spawning event, run time, outcome and the task
             that replaced it or the dispatches that joined it; warnings for tasks that never
