@@ -68,4 +68,41 @@ import TransduceTestSupport
             }
         }
     }
+
+    /// Read in order, each guide only reads what an earlier step of its own wrote: a trace a
+    /// `shell` step names was saved by an earlier command (`--save`, `--output`) or written by its
+    /// Swift (`write(to: "…")`), not a file its own test deleted; and no guide names a placeholder
+    /// for the reader to fill in (an organization, a host) where it means a real one.
+    @Test(arguments: [
+        "GettingStarted.md", "WhyWasThisRequestSlow.md", "ProfilingGateContention.md", "VisualizingARequestsLifecycle.md",
+        "SendingSpansToOpenTelemetry.md", "RecordingTraces.md", "TestingWithTraces.md",
+        "RunningTheRecorderInProduction.md",
+    ])
+    func eachGuideReadsOnlyWhatItWrote(_ guide: String) throws {
+        let text = try String(contentsOfFile: Self.catalogue + guide, encoding: .utf8)
+        var written = Set<String>()
+        var block: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                block = block == nil ? String(line.dropFirst(3)) : nil
+                continue
+            }
+            if block == "swift" {
+                for match in line.matches(of: /write\(to: "([^"]+)"/) { written.insert(String(match.1)) }
+            } else if block == "shell", line.hasPrefix("trace-view ") {
+                let words = (line.range(of: "  #").map { String(line[..<$0.lowerBound]) } ?? line).split(separator: " ")
+                    .map(String.init)
+                for (i, word) in words.enumerated().dropFirst(2) where word.hasSuffix(".tdtrace") || word.hasSuffix(".jsonl") {
+                    if ["--save", "--output"].contains(words[i - 1]) { continue }
+                    #expect(written.contains(word), "\(guide): `\(line)` reads \(word), which no step before it wrote")
+                }
+                for (i, word) in words.enumerated().dropFirst() where ["--save", "--output"].contains(words[i - 1]) {
+                    written.insert(word)
+                }
+            }
+        }
+        for placeholder in ["ORGANIZATION", "YOUR-", "YOUR_", "example.com/", "<your"] {
+            #expect(!text.contains(placeholder), "\(guide) names a placeholder: \(placeholder)")
+        }
+    }
 }

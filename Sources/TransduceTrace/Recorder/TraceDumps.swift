@@ -153,6 +153,10 @@ extension TraceRecorder {
     /// `TRANSDUCE_SLOW` gives a threshold (`50ms`), the recorder also dumps a slow request's
     /// window (``SlowRequestTrigger/fromEnvironment()``), with or without `TRANSDUCE_TRACE`.
     /// Returns the recorder, or `nil` when neither variable is set.
+    ///
+    /// - Parameter capacity: ring-buffer events in all; each runtime keeps about
+    ///   `capacity ÷ lanes` of its newest (a quarter on a 2-core machine, a sixteenth on an
+    ///   8-core one: ``TraceRecorder/init(capacity:mode:lttng:payloads:ringEnabled:slowRequests:lanes:)``).
     @discardableResult
     public static func bootstrapFromEnvironment(capacity: Int = 1 << 16) -> TraceRecorder? {
         let path = getenv(environmentVariable).flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
