@@ -83,4 +83,27 @@ import TransduceTestSupport
         #expect(none.status == ExitStatus.recordedNothing.rawValue && none.message.contains("makes no TraceRecorder"))
         #expect(RecordSessions.recordedNothing("app", status: 3).status == 3)
     }
+
+    /// A session no program wrote to leaves metadata and no packet, which a reader may refuse:
+    /// that is a command that recorded nothing (69) every time, never an unreadable trace (65);
+    /// a trace with packets that cannot be read stays unreadable.
+    @Test func anEmptySessionIsNothingRecordedWhateverItsReaderSays() throws {
+        let dir = TemporaryDirectory()
+        let channel = dir.file("ust/uid/0/64-bit")
+        try FileManager.default.createDirectory(atPath: channel + "/index", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: channel + "/metadata", contents: Data(repeating: 1, count: 4_096))
+        _ = FileManager.default.createFile(atPath: channel + "/index/channel0_0.idx", contents: Data(repeating: 1, count: 64))
+        _ = FileManager.default.createFile(atPath: channel + "/channel0_0", contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.file(TraceInput.recordFile), contents: Data("tag=x\n".utf8))
+        #expect(RecordFailure.streamBytes(under: dir.path) == 0)
+        #expect(RecordFailure.streamBytes(under: dir.file("absent")) == 0)
+        var seen = RecordFailure.Observation(
+            available: .max, stopFailed: false, sessionDaemonAnswers: true, consumersAtStart: 1, consumersLeft: 1,
+            readError: "babeltrace2 found no stream", events: 0, streamBytes: RecordFailure.streamBytes(under: dir.path))
+        #expect(RecordFailure.diagnose(seen) == .nothingRecorded)
+        _ = FileManager.default.createFile(atPath: channel + "/channel0_1", contents: Data(repeating: 7, count: 4_096))
+        seen.streamBytes = RecordFailure.streamBytes(under: dir.path)
+        #expect(seen.streamBytes == 4_096)
+        #expect(RecordFailure.diagnose(seen) == .unreadable("babeltrace2 found no stream"))
+    }
 }

@@ -97,7 +97,7 @@ enum RecordCommand: Subcommand {
             available: RecordFailure.available(at: recording.directory), stopFailed: stopFailed,
             sessionDaemonAnswers: !stopFailed || RecordFailure.sessionDaemonAnswers(),
             consumersAtStart: consumers.count, consumersLeft: consumers.count { !processEnded($0) }, readError: readError,
-            events: events)
+            events: events, streamBytes: RecordFailure.streamBytes(under: recording.directory))
         switch RecordFailure.diagnose(seen) {
         case .nothingRecorded:
             throw RecordSessions.recordedNothing(

@@ -36,6 +36,9 @@ enum RecordFailure: Equatable {
         /// Why reading the trace failed, if it did.
         var readError: String?
         var events: Int
+        /// Bytes of the trace's data streams (``streamBytes(under:)``): 0 when LTTng wrote no
+        /// packet, only metadata or nothing at all.
+        var streamBytes: UInt64 = .max
     }
 
     /// Below this many free bytes the file system counts as full (LTTng writes packets of
@@ -48,7 +51,11 @@ enum RecordFailure: Equatable {
         if seen.available < fullBelow { return .diskFull(available: seen.available) }
         if seen.stopFailed && !seen.sessionDaemonAnswers { return .sessionDaemonGone }
         if seen.consumersAtStart > 0 && seen.consumersLeft == 0 { return .consumerGone }
-        if seen.events == 0 { return seen.readError.map { .unreadable($0) } ?? .nothingRecorded }
+        // A session no program wrote to leaves metadata and no packet (or no trace at all),
+        // which a reader may refuse: that is still a command that recorded nothing, every time.
+        if seen.events == 0 {
+            return seen.streamBytes == 0 ? .nothingRecorded : seen.readError.map { .unreadable($0) } ?? .nothingRecorded
+        }
         return nil
     }
 
@@ -86,6 +93,25 @@ enum RecordFailure: Equatable {
     }
 
     // MARK: observing
+
+    /// Bytes of the data stream files under the trace directory `path` (its regular files but
+    /// `metadata`, the packet indexes in `index/` and `record`'s own note); 0 when there are none or no such
+    /// directory. At most 100,000 files are looked at (a trace directory holds a few per CPU).
+    static func streamBytes(under path: String) -> UInt64 {
+        guard let files = FileManager.default.enumerator(atPath: path) else { return 0 }
+        var total: UInt64 = 0
+        var seen = 0
+        while let file = files.nextObject() as? String, seen < 100_000 {
+            seen += 1
+            let name = (file as NSString).lastPathComponent
+            guard name != "metadata", name != TraceInput.recordFile, !file.split(separator: "/").contains("index"),
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + file),
+                attributes[.type] as? FileAttributeType == .typeRegular
+            else { continue }
+            total += (attributes[.size] as? UInt64) ?? 0
+        }
+        return total
+    }
 
     /// Bytes free to this user on the file system of `path`.
     static func available(at path: String) -> UInt64 {
