@@ -1,9 +1,17 @@
-/// A fixed-memory latency histogram with about 3% relative precision (log-linear buckets, 32
+/// A bounded-memory latency histogram with about 3% relative precision (log-linear buckets, 32
 /// sub-buckets per power of two), for percentiles over any number of samples.
+///
+/// It holds only the powers of two between its smallest and largest sample (32 buckets each,
+/// 256 bytes): an empty one holds none, a runtime whose cycles all take microseconds a few
+/// (about 1–3 KiB), and any one at most 60 (15 KiB). A view that keeps one per runtime of a
+/// trace of a hundred thousand runtimes keeps what they hold, not 16 KiB each.
 public struct LatencyHistogram: Sendable, Equatable {
     static let subBits = 5
     static let sub = 1 << subBits
-    private var buckets = [UInt64](repeating: 0, count: 64 * (1 << 5))
+    /// The buckets from index ``first`` on, whole powers of two (``sub`` buckets each).
+    private var buckets: [UInt64] = []
+    /// The index of `buckets[0]` (a multiple of ``sub``).
+    private var first = 0
     /// Samples recorded.
     public private(set) var count: UInt64 = 0
     /// Their sum (saturating).
@@ -13,8 +21,11 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// The smallest sample (`UInt64.max` while empty).
     public private(set) var min: UInt64 = .max
 
-    /// An empty histogram (about 16 KiB of buckets).
+    /// An empty histogram (no buckets until its first sample).
     public init() {}
+
+    /// How many buckets it holds (32 per power of two between its smallest and largest sample).
+    package var heldBuckets: Int { buckets.count }
 
     package static func index(_ value: UInt64) -> Int {
         if value < UInt64(sub) { return Int(value) }
@@ -31,9 +42,12 @@ public struct LatencyHistogram: Sendable, Equatable {
         return (UInt64(sub) | UInt64(subIndex)) << UInt64(shift)
     }
 
-    /// Adds one sample. Constant time; never allocates.
+    /// Adds one sample. Constant time; allocates only for a sample outside the powers of two
+    /// held so far (at most 60 times in a histogram's life).
     public mutating func record(_ value: UInt64) {
-        buckets[Self.index(value)] += 1
+        let i = Self.index(value)
+        if i < first || i >= first + buckets.count { cover(i) }
+        buckets[i - first] += 1
         count += 1
         total = total.plus(value)
         if value > max { max = value }
@@ -47,9 +61,26 @@ public struct LatencyHistogram: Sendable, Equatable {
         var seen: UInt64 = 0
         for (i, n) in buckets.enumerated() where n > 0 {
             seen += n
-            if seen >= Swift.max(rank, 1) { return Swift.min(Self.lowerBound(i), max) }
+            if seen >= Swift.max(rank, 1) { return Swift.min(Self.lowerBound(first + i), max) }
         }
         return max
+    }
+
+    /// Grows the buckets held to the powers of two from the lowest held (or `index`'s) to the
+    /// highest held (or `index`'s).
+    private mutating func cover(_ index: Int) {
+        let octave = index / Self.sub * Self.sub
+        guard !buckets.isEmpty else {
+            first = octave
+            buckets = [UInt64](repeating: 0, count: Self.sub)
+            return
+        }
+        if octave < first {
+            buckets.insert(contentsOf: repeatElement(0, count: first - octave), at: 0)
+            first = octave
+        } else {
+            buckets += repeatElement(0, count: octave + Self.sub - first - buckets.count)
+        }
     }
 
     /// The mean sample (0 while empty).
@@ -60,7 +91,7 @@ public struct LatencyHistogram: Sendable, Equatable {
         var ranges: [(UInt64, UInt64, UInt64)] = []
         var perPower = [UInt64](repeating: 0, count: 65)
         for (i, n) in buckets.enumerated() where n > 0 {
-            let lower = Self.lowerBound(i)
+            let lower = Self.lowerBound(first + i)
             let power = lower == 0 ? 0 : 64 - lower.leadingZeroBitCount
             perPower[power] += n
         }
