@@ -136,20 +136,18 @@ package struct TraceGenerator {
         var hosts: [UInt32: String] = [:]
         for s in streams { hosts[s.process] = "generated" }
         var written = 0
+        // The earliest head next (the lowest stream of equal times): each runtime's events keep
+        // their order, the runtimes interleave in time as a recorder's lanes merge. A heap of
+        // the heads, so a hundred thousand runtimes cost log n an event, not n.
+        var heap = HeadHeap()
+        for (i, head) in heads.enumerated() { if let head { heap.push(time: head.time, stream: i) } }
         try TraceFileWriter.write(to: path) { sink in
             var encoder = TraceFileEncoder(hosts: hosts)
-            // The earliest head next: each runtime's events keep their order, the runtimes
-            // interleave in time as a recorder's lanes merge.
-            while true {
-                var best = -1
-                for i in heads.indices {
-                    guard let h = heads[i] else { continue }
-                    if best < 0 || h.time < heads[best]!.time { best = i }
-                }
-                guard best >= 0 else { break }
+            while let best = heap.pop() {
                 encoder.append(heads[best]!, into: sink)
                 written += 1
                 heads[best] = streams[best].next(self)
+                if let head = heads[best] { heap.push(time: head.time, stream: best) }
             }
             var counts = TraceCounts()
             counts.events = UInt64(written)
@@ -157,5 +155,46 @@ package struct TraceGenerator {
         }
         let chart = body.first { $0.kind == .dispatch && $0.label == "load" }?.dispatch ?? 1
         return (written, chart + UInt64(perRuntime / 2) * maxDispatch)
+    }
+
+    /// A binary min-heap of the streams' heads by (time, stream): the same order as a scan for
+    /// the earliest head that keeps the first of equals.
+    private struct HeadHeap {
+        private var items: [(time: UInt64, stream: Int)] = []
+
+        private static func before(_ a: (time: UInt64, stream: Int), _ b: (time: UInt64, stream: Int)) -> Bool {
+            (a.time, a.stream) < (b.time, b.stream)
+        }
+
+        mutating func push(time: UInt64, stream: Int) {
+            items.append((time, stream))
+            var i = items.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard Self.before(items[i], items[parent]) else { break }
+                items.swapAt(i, parent)
+                i = parent
+            }
+        }
+
+        /// The stream of the earliest head, taken off the heap.
+        mutating func pop() -> Int? {
+            guard let top = items.first else { return nil }
+            let last = items.removeLast()
+            if !items.isEmpty {
+                items[0] = last
+                var i = 0
+                while true {
+                    let (l, r) = (2 * i + 1, 2 * i + 2)
+                    var least = i
+                    if l < items.count, Self.before(items[l], items[least]) { least = l }
+                    if r < items.count, Self.before(items[r], items[least]) { least = r }
+                    guard least != i else { break }
+                    items.swapAt(i, least)
+                    i = least
+                }
+            }
+            return top.stream
+        }
     }
 }

@@ -59,11 +59,13 @@ struct BenchRun: Sendable {
             case "--views-only": run.viewsOnly = true
             case "--scale-100m": run.scale100M = true
             case "--generate-trace":
-                // A realistic trace of about EVENTS events (TraceGenerator): --generate-trace FILE EVENTS
-                guard args.count == 2, let events = Int(args[1]), events > 0 else {
-                    fail("usage: transduce-bench --generate-trace FILE EVENTS\n")
+                // A realistic trace of about EVENTS events (TraceGenerator), from 2 processes of 8
+                // runtimes or from RUNTIMES processes of one: --generate-trace FILE EVENTS [RUNTIMES]
+                let runtimes = args.count == 3 ? Int(args[2]).flatMap { (1...1_000_000).contains($0) ? $0 : nil } : 0
+                guard args.count == 2 || args.count == 3, let events = Int(args[1]), events > 0, let runtimes else {
+                    fail("usage: transduce-bench --generate-trace FILE EVENTS [RUNTIMES (1 to 1000000)]\n")
                 }
-                try await TraceGenerator.writeAndExit(events: events, to: args[0])
+                try await TraceGenerator.writeAndExit(events: events, runtimes: runtimes, to: args[0])
             case "--make-trace":
                 // Writes the synthetic trace of the view_1m figures: --make-trace FILE [EVENTS]
                 let path = args.isEmpty ? "synthetic.tdtrace" : args.removeFirst()
