@@ -474,28 +474,12 @@ struct BrowserScreen {
             options.width = width
             options.cuts = true
             let cut = options.fit(line)
-            return cut + String(repeating: " ", count: max(0, width - visibleColumns(cut)))
+            return cut + String(repeating: " ", count: max(0, width - cut.displayColumns))
         }
         let line = shown(line)
         let columns = line.displayColumns
         if columns <= width { return line + String(repeating: " ", count: width - columns) }
         let cut = line.truncated(toColumns: width, ellipsis: ascii ? "~" : "…")
         return cut + String(repeating: " ", count: width - cut.displayColumns)
-    }
-
-    /// The display columns of `text` without its colour sequences (`ESC [ … m`).
-    private func visibleColumns(_ text: String) -> Int {
-        var columns = 0
-        var inEscape = false
-        for c in text {
-            if inEscape {
-                if c == "m" { inEscape = false }
-            } else if c == "\u{1B}" {
-                inEscape = true
-            } else {
-                columns += c.displayColumns
-            }
-        }
-        return columns
     }
 }
