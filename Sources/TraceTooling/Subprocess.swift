@@ -190,19 +190,6 @@ package enum Subprocess {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], errorsTo target: ErrorTarget,
         input: Bool = false
     ) throws -> Child {
-        func makePipe() throws -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [0, 0]
-            // pipe, then close-on-exec, with no spawn of this module in between (Glibc's
-            // module has no pipe2).
-            let made = spawnLock.withLock { _ -> Bool in
-                guard pipe(&fds) == 0 else { return false }
-                _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-                return true
-            }
-            guard made else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
-            return (fds[0], fds[1])
-        }
         let output = try makePipe()
         let stdin = input ? try makePipe() : nil
         var actions = makeSpawnFileActions()
@@ -238,7 +225,25 @@ package enum Subprocess {
     package static func startFeeding(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (pid: pid_t, input: Int32) {
+        let input = try makePipe()
+        var actions = makeSpawnFileActions()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        defer { close(input.read) }
+        do {
+            return (try launch(executable, arguments, environment: environment, actions: &actions), input.write)
+        } catch {
+            close(input.write)
+            throw error
+        }
+    }
+
+    /// A pipe whose both ends are close-on-exec in this process.
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
+        // pipe, then close-on-exec, with no spawn of this module in between (Glibc's module has
+        // no pipe2).
         let made = spawnLock.withLock { _ -> Bool in
             guard pipe(&fds) == 0 else { return false }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -246,17 +251,7 @@ package enum Subprocess {
             return true
         }
         guard made else { throw Failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
-        var actions = makeSpawnFileActions()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        defer { close(fds[0]) }
-        do {
-            return (try launch(executable, arguments, environment: environment, actions: &actions), fds[1])
-        } catch {
-            close(fds[1])
-            throw error
-        }
+        return (fds[0], fds[1])
     }
 
     /// Starts `executable` in the background with its input from `/dev/null` and its output
