@@ -19,8 +19,10 @@ enum ReportCommand: Subcommand {
             queue depth over time; a sortable, filterable table of the requests and of the tasks
             (policy, run time, fate, replaced by, joined by); the warnings; the summary. A page
             holds at most the 10,000 slowest requests, the 10,000 longest-running tasks and the
-            20,000 longest cycles (the rest as the share of time they held the gate), and the
-            diagrams of the first 100 requests; its top says what was left out. page.html#request=D
+            20,000 longest cycles (the rest as the share of time they held the gate), the diagrams
+            of the first 100 requests, and a gate card and timeline lane for each of the first
+            \(RuntimeLanes.maxWhole) runtimes (the others on one, together); its top says what was
+            left out. page.html#request=D
             (or #request=R.D, R the runtime's place among the gate cards, from 0) opens dispatch D's
             detail.
             """)

@@ -17,12 +17,13 @@ enum TUICommand: Subcommand {
             Four panes: the awaited requests, slowest first, with their latency and its largest
             part; the tasks with their policy, run time and fate; each runtime's gate with its
             cycles, deepest queue, wait p99, longest hold and the queue depth over the trace as a
-            sparkline; the warnings of the task and contention reports. From 160 columns (or 36
-            rows) the selected row's detail is shown beside (or below) the list. Keys: up/down or
-            j/k move, Tab switches panes, Enter opens the selected request's sequence diagram
-            (scroll it with up/down, PgUp/PgDn; Esc or q closes it), a task's or a gate's detail on
-            the whole screen, or the row a warning names, s
-            sorts the pane by its next column (S reverses), / filters by label, ? shows the keys,
+            sparkline (the first \(RuntimeLanes.maxWhole) runtimes a row each, the others one
+            row together); the warnings of the task and contention reports. From 160 columns (or
+            36 rows) the selected row's detail is shown beside (or below) the list. Keys: up/down
+            or j/k move, Tab switches panes, Enter opens the selected request's sequence diagram
+            (scroll it with up/down, PgUp/PgDn; Esc or q closes it), a task's or a gate's detail
+            on the whole screen, or the row a warning names, s sorts the pane by its next column
+            (S reverses), / filters by label, ? shows the keys,
             q or Ctrl-C quits. In the terminal's colours (16, 256 or 24-bit, as TERM and COLORTERM
             say): the focused pane and the selection in reverse video, failures and warnings in
             red, work in progress in yellow, diagrams as sequence draws them; none with NO_COLOR,

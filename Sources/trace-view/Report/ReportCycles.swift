@@ -6,7 +6,8 @@ import TransduceTrace
 /// longest one by one and every cycle in each runtime's ``Density`` (how many began, and how
 /// long they held the gate, in each of at most ``Density/bucketCount`` stretches of time).
 ///
-/// Memory: the kept cycles, and per runtime its open cycle and its density's buckets.
+/// Memory: the kept cycles, per runtime its open cycle, and the density's buckets of each runtime
+/// kept whole and of the others together (``RuntimeLanes``).
 struct ReportCycles {
     /// A cycle as the timeline draws it (absolute times).
     struct Cycle {
@@ -53,6 +54,9 @@ struct ReportCycles {
     private var rows = CycleRows()
     private var asyncCycles: [RuntimeKey: UInt64] = [:]
     private var kept: TopHeap<Cycle>
+    /// By lane: the runtimes kept whole have a density each, the others one together (under
+    /// ``RuntimeLanes/others``), as their gates.
+    private var lanes = RuntimeLanes()
     private var densities: [RuntimeKey: Density] = [:]
     /// Cycles seen (entered).
     private(set) var count = 0
@@ -65,6 +69,8 @@ struct ReportCycles {
 
     mutating func consume(_ e: TraceEvent) {
         end = max(end, e.time)
+        // Lanes by the events' order, as the gates' (GateTable).
+        _ = lanes.lane(e.runtimeKey)
         switch e.kind {
         case .effect where e.code == EffectKind.asyncAction.rawValue: asyncCycles[e.runtimeKey] = e.cycle
         default: break
@@ -85,7 +91,7 @@ struct ReportCycles {
                 runtime: row.runtime, cycle: row.cycle, label: row.label, enter: row.enter, held: held,
                 async: isAsync || row.spawned > 0)
             kept.insert(cycle, key: TopHeap<Cycle>.key(descending: held, ascending: row.enter, UInt64(count)))
-            densities[row.runtime, default: Density(start: row.enter)].add(enter: row.enter, held: held)
+            densities[lanes.keptKey(row.runtime), default: Density(start: row.enter)].add(enter: row.enter, held: held)
             count += 1
         }
     }

@@ -34,6 +34,9 @@ struct ReportModel: Codable, Equatable {
         var requests: Int
         var tasks: Int
         var cycles: Int
+        /// How many runtimes the trace has, when more than have a gate card of their own (the
+        /// last card then keeps the others together); nil when every runtime has its card.
+        var runtimes: Int?
     }
 
     struct Process: Codable, Equatable {
@@ -123,6 +126,9 @@ struct ReportModel: Codable, Equatable {
         var start: UInt64
         var total: UInt64
         var waiting: Bool
+        /// Its runtime's name when that has no gate card of its own (`runtime` is then the card
+        /// of the others).
+        var runtimeName: String?
         /// Its largest latency part and share ("gate wait 62%"), "" when not found.
         var dominant: String
         /// With an embedded diagram: its latency parts, and the points its arrows join on the
@@ -158,6 +164,8 @@ struct ReportModel: Codable, Equatable {
         var outcome: String
         var replacedBy: UInt64
         var joinedBy: [UInt64]
+        /// Its runtime's name when that has no gate card of its own (as ``Request/runtimeName``).
+        var runtimeName: String?
     }
 
     /// One cycle on its runtime's gate track; `async` when it ran async actions or spawned tasks.
@@ -216,11 +224,16 @@ extension ReportModel {
         limits: Limits = Limits()
     ) -> (model: ReportModel, diagrams: [Int: String]) {
         let start = data.start
-        let position = Dictionary(uniqueKeysWithValues: data.gates.enumerated().map { ($1.runtime, $0) })
+        let cards = Dictionary(uniqueKeysWithValues: data.gates.enumerated().map { ($1.runtime, $0) })
+        // A runtime with no card of its own is on the card of the others (its rows then say its
+        // name).
+        let position = { (key: RuntimeKey) -> Int? in cards[key] ?? cards[RuntimeLanes.others] }
+        let ownName = { (key: RuntimeKey) -> String? in cards[key] == nil ? key.name : nil }
         let rel = { (t: UInt64) in t > start ? t - start : 0 }
         let runtimes = data.gates.map { g in
             Runtime(
-                name: g.runtime.name, pid: g.runtime.process, id: g.runtime.runtime, host: cut(g.host), cycles: g.cycles,
+                name: g.name, pid: g.together > 0 ? 0 : g.runtime.process, id: g.together > 0 ? 0 : g.runtime.runtime,
+                host: cut(g.host), cycles: g.cycles,
                 maxDepth: g.maxDepth, waitP99: g.waitP99, longestHold: g.longestHold, holder: cut(g.holder),
                 holdingNow: cut(g.holdingNow), waits: g.waitRanges.map(Range.init),
                 holds: g.holdRanges.map(Range.init),
@@ -236,6 +249,13 @@ extension ReportModel {
                 warnings: g.warnings.map { cut($0.message, to: maxMessage) })
         }
         var aggregated: [String] = []
+        let together = data.gates.last?.together ?? 0
+        if together > 0 {
+            aggregated.append(
+                "runtimes: the first \(data.gates.count - 1) of \(data.runtimes) have a gate card and a timeline lane of "
+                    + "their own; the other \(together) are drawn together on the last (one of them whole: --runtime ID "
+                    + "--pid PID)")
+        }
         let shownRequests = Array(data.requests.prefix(limits.requests))
         if totals.requests > shownRequests.count {
             aggregated.append(
@@ -246,9 +266,9 @@ extension ReportModel {
         var requests: [Request] = []
         for (i, r) in shownRequests.enumerated() {
             var request = Request(
-                runtime: position[r.runtime] ?? 0, dispatch: r.dispatch, label: cut(r.label), style: r.style,
+                runtime: position(r.runtime) ?? 0, dispatch: r.dispatch, label: cut(r.label), style: r.style,
                 outcome: cut(r.outcome),
-                start: rel(r.start), total: r.total, waiting: r.waiting,
+                start: rel(r.start), total: r.total, waiting: r.waiting, runtimeName: ownName(r.runtime),
                 dominant: cut(r.dominant ?? data.dominantPart?(r) ?? ""))
             if i < limits.diagrams, let (index, indices) = data.lifecycle(of: r) {
                 diagrams[i] = SequenceExport.svg(index: index, indices: indices).dropFirst().joined(separator: "\n")
@@ -278,8 +298,9 @@ extension ReportModel {
         }
         let tasks = taskRows.map { t in
             Task(
-                runtime: position[t.runtime] ?? 0, task: t.task, name: cut(t.name), policy: t.policy, spawnedBy: cut(t.spawnedBy),
-                start: rel(t.start), ran: t.ran, outcome: cut(t.outcome), replacedBy: t.replacedBy, joinedBy: t.joinedBy)
+                runtime: position(t.runtime) ?? 0, task: t.task, name: cut(t.name), policy: t.policy, spawnedBy: cut(t.spawnedBy),
+                start: rel(t.start), ran: t.ran, outcome: cut(t.outcome), replacedBy: t.replacedBy, joinedBy: t.joinedBy,
+                runtimeName: ownName(t.runtime))
         }
         let (drawn, density) = cycles.timeline(limit: limits.cycles)
         if !density.isEmpty {
@@ -289,26 +310,26 @@ extension ReportModel {
         }
         let warnings = data.warnings.map {
             Warning(
-                check: $0.warning.check.rawValue, runtime: position[$0.runtime] ?? 0,
+                check: $0.warning.check.rawValue, runtime: position($0.runtime) ?? 0,
                 message: cut($0.warning.message, to: maxMessage))
         }
-        let pids = Set(data.gates.map(\.runtime.process)).union(hosts.keys).sorted()
+        let pids = Set(data.gates.filter { $0.together == 0 }.map(\.runtime.process)).union(hosts.keys).sorted()
         let summary = Summary(
             source: cut(source), events: data.events, lost: data.lost, start: start,
             span: cycles.end > start ? cycles.end - start : 0,
             processes: pids.map { Process(pid: $0, host: cut(hosts[$0] ?? "")) }, requests: totals.requests,
-            tasks: totals.tasks, cycles: cycles.count)
+            tasks: totals.tasks, cycles: cycles.count, runtimes: together > 0 ? data.runtimes : nil)
         let model = ReportModel(
             summary: summary, runtimes: runtimes, requests: requests, tasks: tasks,
             cycles: drawn.map {
                 Cycle(
-                    runtime: position[$0.runtime] ?? 0, cycle: $0.cycle, label: cut($0.label), enter: rel($0.enter),
+                    runtime: position($0.runtime) ?? 0, cycle: $0.cycle, label: cut($0.label), enter: rel($0.enter),
                     held: $0.held,
                     async: $0.async)
             },
             density: density.map {
                 Density(
-                    runtime: position[$0.runtime] ?? 0, start: rel($0.density.start), width: $0.density.width,
+                    runtime: position($0.runtime) ?? 0, start: rel($0.density.start), width: $0.density.width,
                     counts: $0.density.counts, busy: $0.density.busy)
             }, warnings: warnings, aggregated: aggregated)
         return (model, diagrams)

@@ -43,6 +43,8 @@ function dur(ns) {
 }
 const ms = ns => (ns / 1e6).toFixed(3);
 const rtName = i => (M.runtimes[i] ? M.runtimes[i].name : "?");
+// A request's or task's runtime: its card's, or its own name when it is on the card of the others.
+const rowRt = x => x.runtimeName || rtName(x.runtime);
 const count = (n, word, plural) => n.toLocaleString("en") + " " + (n === 1 ? word : plural || word + "s");
 
 // Event labels by how many cycles ran them: the seven commonest get a colour each.
@@ -57,7 +59,7 @@ header.append(el("h1", { text: "trace-view report: " + S.source }));
 const pids = S.processes.filter(p => p.pid !== 0);
 header.append(el("div", { cls: "facts", id: "facts", text:
   count(S.events, "event") + " over " + dur(S.span) + " \u00b7 " +
-  (pids.length ? count(pids.length, "process", "processes") + " \u00b7 " : "") + count(M.runtimes.length, "runtime") + " \u00b7 " +
+  (pids.length ? count(pids.length, "process", "processes") + " \u00b7 " : "") + count(S.runtimes || M.runtimes.length, "runtime") + " \u00b7 " +
   count(S.requests, "awaited request") + " \u00b7 " + count(S.tasks, "task instance") + " \u00b7 " +
   count(S.cycles, "cycle") + " \u00b7 " + (S.lost ? S.lost.toLocaleString("en") + " events lost" : "no events lost") }));
 if (M.aggregated.length) {
@@ -73,7 +75,7 @@ if (slowest >= 0) {
   show.addEventListener("click", () => pick(slowest, true));
   answers.append(el("div", { cls: "answer" }, el("div", { cls: "what", text: "Slowest request" }),
     el("div", { cls: "it" }, show, " took " + dur(r.total)),
-    el("div", { cls: "facts", text: "runtime " + rtName(r.runtime) + (r.dominant ? " \u00b7 largest part: " + r.dominant : "") })));
+    el("div", { cls: "facts", text: "runtime " + rowRt(r) + (r.dominant ? " \u00b7 largest part: " + r.dominant : "") })));
 }
 let holder = -1;
 M.runtimes.forEach((g, i) => { if (g.cycles && (holder < 0 || g.longestHold > M.runtimes[holder].longestHold)) holder = i; });
@@ -263,12 +265,12 @@ svg.addEventListener("keydown", ev => {
 window.addEventListener("resize", relayout);
 
 function requestTip(q) {
-  return "#" + q.dispatch + " " + q.label + " (" + q.style + ", runtime " + rtName(q.runtime) + ")\n" +
+  return "#" + q.dispatch + " " + q.label + " (" + q.style + ", runtime " + rowRt(q) + ")\n" +
     (q.waiting ? "still waiting after " : q.outcome + " after ") + dur(q.total) + " from " + ms(q.start) + " ms" +
     (q.dominant ? "\nlargest part: " + q.dominant : "");
 }
 function taskTip(t) {
-  return "task " + t.task + (t.name ? " " + t.name : "") + " (" + t.policy + ", runtime " + rtName(t.runtime) + ")\n" +
+  return "task " + t.task + (t.name ? " " + t.name : "") + " (" + t.policy + ", runtime " + rowRt(t) + ")\n" +
     "spawned by " + t.spawnedBy + " at " + ms(t.start) + " ms\n" + (t.ran === null || t.ran === undefined ? "running" :
     t.outcome + " after " + dur(t.ran)) + (t.replacedBy ? "\nreplaced by task " + t.replacedBy : "");
 }
@@ -308,7 +310,7 @@ function pick(i, scroll) {
   detail.removeAttribute("hidden");
   detail.setAttribute("data-request", q.runtime + "." + q.dispatch);
   detail.append(el("h2", { text: "Request #" + q.dispatch + " " + q.label }));
-  detail.append(el("div", { cls: "facts", text: q.style + " on runtime " + rtName(q.runtime) + " \u00b7 " +
+  detail.append(el("div", { cls: "facts", text: q.style + " on runtime " + rowRt(q) + " \u00b7 " +
     (q.waiting ? "still waiting at the trace's end after " : q.outcome + " after ") + dur(q.total) +
     " \u00b7 dispatched at " + ms(q.start) + " ms" }));
   if (q.parts && q.parts.length) {
@@ -401,7 +403,7 @@ function table(id, columns, rows, onClick) {
 main.append(el("section", { id: "requests" }, el("h2", { text: "Requests" }),
   el("div", { cls: "hint", text: "Awaited requests, those still waiting first, then slowest first; click one for its detail." }),
   ...table("requests", [
-    { name: "runtime", get: r => rtName(r.runtime) },
+    { name: "runtime", get: r => rowRt(r) },
     { name: "dispatch", num: true, get: r => r.dispatch },
     { name: "event", get: r => r.label },
     { name: "style", get: r => r.style },
@@ -481,7 +483,7 @@ main.append(el("section", { id: "gate" }, el("h2", { text: "Gate contention" }),
 main.append(el("section", { id: "tasks" }, el("h2", { text: "Tasks" }),
   el("div", { cls: "hint", text: "Every task instance in spawn order (or the longest-running, as the top says)." }),
   ...table("tasks", [
-    { name: "runtime", get: t => rtName(t.runtime) },
+    { name: "runtime", get: t => rowRt(t) },
     { name: "task", num: true, get: t => t.task },
     { name: "name", get: t => t.name },
     { name: "policy", get: t => t.policy },

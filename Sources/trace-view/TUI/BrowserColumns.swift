@@ -117,7 +117,7 @@ extension BrowserScreen {
     var gateColumns: [BrowserColumn<BrowserData.Gate>] {
         [
             .init(
-                title: "runtime", minimum: data.runtimeWidth, preferred: data.runtimeWidth, value: \.runtime.name,
+                title: "runtime", minimum: data.runtimeWidth, preferred: data.runtimeWidth, value: \.name,
                 ascending: { $0.runtime < $1.runtime }),
             .init(
                 title: "host", minimum: 5, preferred: 11, grows: true, value: { $0.host.isEmpty ? "-" : $0.host },

@@ -22,8 +22,9 @@ struct BrowserData {
         var waiting = false
     }
 
-    /// One runtime's gate.
+    /// One runtime's gate, or the runtimes past ``RuntimeLanes/maxWhole`` together.
     struct Gate {
+        /// The runtime, or ``RuntimeLanes/others`` for the runtimes kept together.
         var runtime: RuntimeKey
         /// Where the runtime's process ran, when the trace says ("" otherwise).
         var host: String
@@ -57,6 +58,12 @@ struct BrowserData {
         var depthBuckets: [UInt32] = []
         var depthStart: UInt64 = 0
         var depthWidth: UInt64 = 0
+        /// How many runtimes this row keeps together (the runtimes past
+        /// ``RuntimeLanes/maxWhole``); 0 for one runtime's gate.
+        var together = 0
+
+        /// The runtime's name, or how many runtimes the row keeps together ("7749 others").
+        var name: String { together > 0 ? "\(together) others" : runtime.name }
     }
 
     /// A warning of the warnings pane, with the runtime it is about (a growing queue names none:
@@ -139,19 +146,23 @@ struct BrowserData {
         self.requests = requests
         let taskReport = TaskReport(index: index)
         tasks = taskReport.rows
-        // Each runtime's gate is the contention report of its events alone, made one runtime at
-        // a time: a report holds two 16 KiB histograms and more, and a trace (or a live window)
-        // of thousands of runtimes would hold them all at once.
-        var byRuntime: [RuntimeKey: [Int]] = [:]
-        for (i, e) in trace.events.enumerated() { byRuntime[e.runtimeKey, default: []].append(i) }
-        runtimes = byRuntime.count
-        gates = byRuntime.keys.sorted().map { key in
-            var builder = GateBuilder()
-            for i in byRuntime[key]! { builder.consume(trace.events[i]) }
-            return builder.gate(runtime: key, host: trace.hosts[key.process] ?? "")
-        }
-        runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
+        // Each runtime's gate is the contention report of its events alone, for the runtimes
+        // kept whole; the rest share one (a report holds histograms, timelines and more, and a
+        // trace or a live window of thousands of runtimes would hold them all at once).
+        var table = GateTable()
+        for e in trace.events { table.consume(e) }
+        runtimes = table.runtimes
+        gates = table.gates(hosts: trace.hosts)
+        runtimeWidth = Self.runtimeWidth(gates)
         warnings = Self.warnings(gates: gates, tasks: taskReport.warnings)
+    }
+
+    /// The runtime column's width for `gates`' names, 9 to 24.
+    /// With runtimes kept together, the requests and tasks of those name runtimes no row shows:
+    /// a few more columns than the whole ones' names.
+    static func runtimeWidth(_ gates: [Gate]) -> Int {
+        let widest = gates.lazy.map { $0.name.count + 2 }.max() ?? 0
+        return min(24, max(9, widest + (gates.contains { $0.together > 0 } ? 3 : 0)))
     }
 
     /// The most buckets a gate's timelines have (a sparkline's characters).
@@ -272,7 +283,7 @@ struct BrowserData {
         self.tasks = tasks
         self.gates = gates
         warnings = Self.warnings(gates: gates, tasks: taskWarnings)
-        runtimeWidth = min(24, max(9, gates.lazy.map { $0.runtime.name.count + 2 }.max() ?? 0))
+        runtimeWidth = Self.runtimeWidth(gates)
     }
 
     /// Fills in the largest part of `resumed` (of ``requests``) from one pass over the stream
@@ -346,22 +357,24 @@ struct GateBuilder {
         }
     }
 
-    /// The gate's row; a `preview` (a frame while the trace is still read) leaves out the wait
-    /// p99 timeline.
-    func gate(runtime key: RuntimeKey, host: String, preview: Bool = false) -> BrowserData.Gate {
+    /// The gate's row (of the `together` runtimes kept together, when not 0); a `preview` (a
+    /// frame while the trace is still read) leaves out the wait p99 timeline.
+    func gate(runtime key: RuntimeKey, host: String, together: Int = 0, preview: Bool = false) -> BrowserData.Gate {
         let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
         let (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? nil : waits)
         return BrowserData.Gate(
-            runtime: key, host: host, cycles: Int(report.holds.count), maxDepth: report.maxDepth[key] ?? 0,
+            runtime: key, host: host, cycles: Int(report.holds.count),
+            maxDepth: together > 0 ? report.maxDepth.values.max() ?? 0 : report.maxDepth[key] ?? 0,
             waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
-            holder: longest?.key ?? "", holdingNow: latest.map { $0.left ? "" : $0.label } ?? "", depths: depths,
+            holder: longest?.key ?? "", holdingNow: together > 0 ? "" : latest.map { $0.left ? "" : $0.label } ?? "",
+            depths: depths,
             waitP99s: p99s, warnings: preview ? [] : report.warnings,
             waitRanges: preview ? [] : report.waits.powerOfTwoRanges, holdRanges: preview ? [] : report.holds.powerOfTwoRanges,
             topHolders: preview ? [] : Self.top(report.holdByLabel),
             topActions: preview ? [] : Self.top(report.holdByEffect),
             longestWaits: preview ? [] : report.longestWaits,
             depthBuckets: preview ? [] : Array(report.depth.buckets.prefix(report.depth.used)),
-            depthStart: report.depth.start ?? 0, depthWidth: report.depth.width)
+            depthStart: report.depth.start ?? 0, depthWidth: report.depth.width, together: together)
     }
 
     /// The five that held the gate longest in all, longest first (ties by name).

@@ -6,13 +6,13 @@ import TransduceTrace
 /// been found so far at any point of the stream: a frame while a file is still being read, and
 /// the whole of it at the end.
 ///
-/// Memory: the kept rows, and per runtime what is open (queued admissions, live tasks, requests
-/// still waiting) and its gate's histograms.
+/// Memory: the kept rows, per runtime what is open (queued admissions, live tasks, requests
+/// still waiting), and the gates' histograms of the runtimes kept whole (``GateTable``).
 struct BrowserReading {
     private var windows = RequestWindows(keeps: false)
     private var slowest: TopHeap<RequestWindows.Request>
     private var taskRows = TaskRows()
-    private var builders = PerRuntime<GateBuilder>()
+    private var gates = GateTable()
     /// Events read so far.
     private(set) var count: UInt64 = 0
     private var first: UInt64?
@@ -76,7 +76,7 @@ struct BrowserReading {
         }
         taskRows.consume(e)
         if taskRows.readyCount >= 4_096 { tasks.keep(taskRows.take()) }
-        builders[slot: builders.slot(e.runtimeKey) { GateBuilder() }].consume(e)
+        gates.consume(e)
     }
 
     /// The slowest `n` resumed requests kept, slowest first (ties by runtime and dispatch).
@@ -106,11 +106,9 @@ struct BrowserReading {
                 outcome: TraceNames.codeName(kind: .requestResume, code: r.outcome), start: r.start, total: r.total,
                 dominant: nil)
         }
-        let gates = builders.keys.sorted().map { key in
-            builders.state(key)!.gate(runtime: key, host: hosts[key.process] ?? "", preview: preview)
-        }
+        let gates = self.gates.gates(hosts: hosts, preview: preview)
         return BrowserData(
-            start: first ?? 0, events: count, runtimes: builders.count,
+            start: first ?? 0, events: count, runtimes: self.gates.runtimes,
             requests: waiting.sorted {
                 $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
             }.prefix(preview ? Self.previewRows : .max) + resumed,

@@ -67,7 +67,9 @@ struct BrowserScreen {
             case .switchToLatestChurn(let runtime, let name, _, _):
                 tasks.firstIndex { $0.runtime == runtime && $0.name == name }.map { .init(pane: .tasks, row: $0) }
             case .longHold, .runawayQueue, .growingQueue:
-                gates.firstIndex { $0.runtime == w.runtime }.map { .init(pane: .gate, row: $0) }
+                // A runtime with no row of its own is in the row of the others.
+                (gates.firstIndex { $0.runtime == w.runtime } ?? gates.firstIndex { $0.together > 0 })
+                    .map { .init(pane: .gate, row: $0) }
             }
         }
     }
@@ -321,7 +323,10 @@ struct BrowserScreen {
             guard all.indices.contains(selected) else { return [] }
             let g = all[selected]
             return [
-                "gate of runtime \(g.runtime.name)" + (g.host.isEmpty ? "" : " on \(g.host)"),
+                g.together > 0
+                    ? "gates of \(g.together) runtimes together (past the first \(RuntimeLanes.maxWhole); "
+                        + "--runtime shows one whole)"
+                    : "gate of runtime \(g.runtime.name)" + (g.host.isEmpty ? "" : " on \(g.host)"),
                 "  cycles         \(g.cycles)",
                 "  deepest queue  \(g.maxDepth)",
                 "  wait p99       \(duration(g.waitP99))",
