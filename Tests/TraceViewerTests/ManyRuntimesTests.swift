@@ -86,4 +86,85 @@ import TransduceTestSupport
         let text = try #require(seen.value as? String)
         #expect(text.contains("\(Self.processes) runtimes") && text.hasSuffix("true]"), "\(text)")
     }
+
+    /// The timeline exports draw the first runtimes whole and count the others together, in a
+    /// process of their own, as Perfetto's own definitions and trace processor read them: every
+    /// request of a whole runtime one slice and one flow, the others' cycles, requests and tasks
+    /// in counters that go up and down once for each; `--all-runtimes` draws every one.
+    @Test(.enabled(if: PerfettoProtoReader.readersAvailable), .timeLimit(.minutes(Patience.minutes(5))))
+    func theTimelineExportsCountTheOtherRuntimesTogether() async throws {
+        let directory = TemporaryDirectory()
+        let (path, trace) = try Self.trace(in: directory)
+        var named: [RuntimeKey] = []
+        for e in trace.events where !named.contains(e.runtimeKey) { named.append(e.runtimeKey) }
+        let whole = Set(named.prefix(RuntimeLanes.maxWhole))
+        let others = trace.events.filter { !whole.contains($0.runtimeKey) }
+        var tracks: [Bool: Int] = [:]
+        for all in [false, true] {
+            let native = directory.file("many-\(all).pftrace")
+            let run = try await traceView(
+                ["export", "--format", "perfetto", "--output", native] + (all ? ["--all-runtimes"] : []) + [path])
+            #expect(run.status == 0, "\(run.err)")
+            let read = try await PerfettoProtoReader.read(native)
+            #expect(read["problem_count"] as? Int == 0, "\(read["problems"] ?? "")")
+            // Every request drawn is one slice from its dispatch to its resume, and one flow.
+            let drawn = all ? trace.events : trace.events.filter { whole.contains($0.runtimeKey) }
+            let expected = PerfettoProtoReader.Expected(drawn)
+            let requests = try #require(read["requests"] as? [[Any]])
+            let resumed = requests.map { Array($0.prefix(3)).map { $0 as? Int ?? -1 } }.sorted {
+                $0.lexicographicallyPrecedes($1)
+            }
+            #expect(resumed == expected.resumed && expected.notResumed == 0, "\(resumed.count) of \(expected.resumed.count)")
+            #expect(read["flows"] as? Int == expected.resumed.count)
+            // The processes: each drawn runtime's, and the others' together.
+            let processes = try #require(read["processes"] as? [[Any]]).map { $0[1] as? String ?? "" }
+            let pids = Set(drawn.map(\.process))
+            let wanted = Set(pids.map { "pid \($0) on generated" }).union(all ? [] : ["other runtimes (6)"])
+            #expect(Set(processes) == wanted, "\(processes.sorted().prefix(3)) … \(processes.count)")
+            // A queue-depth counter for each drawn runtime, a value at each dispatch and enter;
+            // the others' one, and their tallies: up and down once for each cycle, awaited
+            // request and task.
+            let counters = try #require(read["counter_tracks"] as? [[Any]]).map { ($0[0] as? String ?? "", $0[1] as? Int ?? 0) }
+            let depths = counters.filter { $0.0.hasPrefix("runtime ") }
+            #expect(depths.map(\.1).sorted() == expected.depthValues.values.sorted())
+            let tallied = Dictionary(counters.filter { $0.0.hasPrefix("other runtimes · ") }.map { ($0.0, $0.1) }) { $0 + $1 }
+            let count = { (kind: TraceEvent.Kind) in others.filter { $0.kind == kind }.count }
+            let awaited = others.filter { $0.kind == .dispatch && $0.isAwaitedDispatch }.count
+            #expect(
+                all
+                    ? tallied.isEmpty
+                    : tallied == [
+                        "other runtimes · queue depth": count(.dispatch) + count(.cycleEnter),
+                        "other runtimes · cycles in progress": 2 * count(.cycleEnter),
+                        "other runtimes · requests in flight": 2 * awaited,
+                        "other runtimes · tasks running": 2 * count(.taskSpawn),
+                    ], "\(tallied)")
+            tracks[all] = read["tracks"] as? Int
+            guard !all, PerfettoUI.available else { continue }
+            // Perfetto's trace processor: nothing refused, every slice ended.
+            let seen = try await PerfettoUI.perfettoObject(native, seconds: 300)
+            #expect((seen["errors"] as? [String: Int] ?? ["no answer": 1]).isEmpty, "\(seen["errors"] ?? "")")
+            #expect(seen["unfinished"] as? Int == 0)
+            #expect(seen["slices"] as? Int == read["slices"] as? Int)
+            #expect(seen["requests"] as? Int == requests.count)
+        }
+        let grouped = try #require(tracks[false]), each = try #require(tracks[true])
+        #expect(grouped < each, "\(grouped) tracks grouped, \(each) each")
+        // Chrome's JSON: the same processes, the others' counters.
+        let json = directory.file("many.json")
+        let chrome = try await traceView(["export", "--format", "chrome", "--output", json, path])
+        #expect(chrome.status == 0, "\(chrome.err)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let events = try #require(object["traceEvents"] as? [[String: Any]])
+        let names = events.filter { $0["name"] as? String == "process_name" }.compactMap {
+            ($0["args"] as? [String: Any])?["name"] as? String
+        }
+        #expect(names.count == RuntimeLanes.maxWhole + 1 && names.contains("other runtimes (6)"), "\(names.suffix(2))")
+        let requests = events.filter {
+            $0["ph"] as? String == "C" && $0["name"] as? String == "other runtimes · requests in flight"
+        }
+        #expect(requests.count == 2 * others.filter { $0.kind == .dispatch && $0.isAwaitedDispatch }.count)
+        #expect((requests.last?["args"] as? [String: Any])?["count"] as? Int == 0)
+    }
 }

@@ -24,12 +24,15 @@
 /// Memory: what is in flight (cycles, tasks, requests) and one entry per track, never the whole
 /// trace. The layout is shared with ``PerfettoTraceExporter``.
 public struct ChromeTraceExporter: TraceConsumer {
-    private var layout = ExportLayout()
+    private var layout: ExportLayout
     private var writer: Writer
 
     /// An exporter that hands its JSON to `sink` in chunks as events come (`sink` is called on the
     /// consuming thread; the exporter keeps only open slices, free lanes and flows in memory).
-    public init(sink: @escaping ([UInt8]) -> Void) {
+    /// The runtimes past the first ``RuntimeLanes/maxWhole`` share one group of tracks
+    /// (``ExportLayout``) unless `allRuntimes`.
+    public init(allRuntimes: Bool = false, sink: @escaping ([UInt8]) -> Void) {
+        layout = ExportLayout(allRuntimes: allRuntimes)
         writer = Writer(sink: sink)
     }
 
@@ -44,7 +47,7 @@ public struct ChromeTraceExporter: TraceConsumer {
     /// where the input says) and closes the JSON document; call once, after the last event.
     public mutating func finish(hosts: [UInt32: String] = [:]) {
         layout.finish(on: &writer)
-        writer.finish(processes: layout.processNumbers, runtimeLabels: layout.runtimeLabels, hosts: hosts)
+        writer.finish(processes: layout.processes(hosts: hosts))
     }
 
     /// The JSON writer: draws the layout's marks as Chrome trace events.
@@ -68,14 +71,14 @@ public struct ChromeTraceExporter: TraceConsumer {
 
         /// Names the processes (Chrome's pid is the layout's process number) and closes the
         /// document.
-        mutating func finish(processes: [UInt32: Int], runtimeLabels: [UInt32: [String]], hosts: [UInt32: String]) {
-            for (process, pid) in processes.sorted(by: { $0.value < $1.value }) {
-                let name = ExportLayout.processName(process, hosts: hosts)
-                emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(Escaping.json(name))}"#)
+        mutating func finish(processes: [(number: Int, pid: UInt32?, name: String, labels: [String])]) {
+            for process in processes {
+                let pid = process.number
+                emit(#""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(Escaping.json(process.name))}"#)
                 emit(#""name":"process_sort_index","ph":"M","pid":\#(pid),"args":{"sort_index":\#(pid)}"#)
-                if let labels = runtimeLabels[process] {
+                if !process.labels.isEmpty {
                     emit(
-                        #""name":"process_labels","ph":"M","pid":\#(pid),"args":{"labels":\#(Escaping.json(labels.joined(separator: ", ")))}"#
+                        #""name":"process_labels","ph":"M","pid":\#(pid),"args":{"labels":\#(Escaping.json(process.labels.joined(separator: ", ")))}"#
                     )
                 }
             }
@@ -279,10 +282,28 @@ public struct ChromeTraceExporter: TraceConsumer {
             end()
         }
 
+        mutating func tally(_ e: TraceEvent, count: Int, track: ExportLayout.Track) {
+            begin()
+            raw(#""name":"#)
+            string(track.name)
+            raw(#","ph":"C","pid":"#)
+            number(UInt64(track.process))
+            raw(#","ts":"#)
+            micros(e.time)
+            raw(#","args":{"count":"#)
+            number(UInt64(count))
+            raw("}")
+            end()
+        }
+
         mutating func counter(_ e: TraceEvent, depth: UInt32, gate track: ExportLayout.Track) {
             begin()
-            raw(#""name":"runtime "#)
-            number(e.runtime)
+            if track.key.runtime == RuntimeLanes.others {
+                raw(#""name":"other runtimes"#)
+            } else {
+                raw(#""name":"runtime "#)
+                number(e.runtime)
+            }
             raw(#" · queue depth","ph":"C","pid":"#)
             number(UInt64(track.process))
             raw(#","ts":"#)

@@ -9,10 +9,20 @@
 /// known: a slice when it ends (its start is in the past), a moment, a flow step and a counter
 /// value at their event. Memory: what is in flight (cycles, tasks, requests, flows) and the free
 /// lanes, never the whole trace.
+///
+/// The first ``RuntimeLanes/maxWhole`` runtimes the trace names have their tracks under their
+/// process; unless made with `allRuntimes`, the runtimes after them are counted together, in a
+/// process of its own, `other runtimes`: four counters (``Tally``, and their queues' depths
+/// added up) in place of their slices, moments and flows. A trace of a hundred thousand runtimes
+/// (a runtime per connection) made more tracks than a timeline UI lays out, and drawing them on
+/// shared lanes still made as many as ran at once; so the tracks are bounded by the runtimes
+/// kept whole, and one of the others is drawn whole by selecting it (`--runtime`, `--pid`).
 struct ExportLayout {
     /// The tracks of one runtime.
     enum Lane: Hashable {
         case callers, gate
+        /// A counter of the runtimes kept together.
+        case tally(Tally)
         case task(Int)
         /// A request track: the request's style and label, and its number among that name's.
         case request(String, Int)
@@ -22,6 +32,7 @@ struct ExportLayout {
             switch self {
             case .callers: return 0
             case .gate: return 1
+            case .tally(let tally): return 2 + tally.rawValue
             case .task(let n): return 100 + min(n, 99_899)
             case .request(_, let n): return 100_000 + min(n, 899_999)
             }
@@ -32,11 +43,30 @@ struct ExportLayout {
             switch self {
             case .callers: return "callers"
             case .gate: return "compute gate"
+            case .tally(let tally): return tally.name
             case .task(let n): return "task lane \(n + 1)"
             case .request(let label, let n): return n == 0 ? label : "\(label) \(n + 1)"
             }
         }
     }
+
+    /// What the runtimes kept together are counted by: how many of them are in it at a time.
+    enum Tally: Int, CaseIterable {
+        case cycles, requests, tasks
+
+        /// The counter's name within `other runtimes`.
+        var name: String {
+            switch self {
+            case .cycles: "cycles in progress"
+            case .requests: "requests in flight"
+            case .tasks: "tasks running"
+            }
+        }
+    }
+
+    /// The process key of the runtimes kept together (no OS process has it: a pid is at most
+    /// 2^22 on Linux).
+    static let othersProcess = UInt32.max
 
     /// The name of OS process `pid` in an export: `pid 4242 on web-1` (`process` when the trace
     /// does not say which).
@@ -59,7 +89,11 @@ struct ExportLayout {
         var process: Int
         var runtimeOrder: Int
         /// The track's full name: `runtime 2 · compute gate`.
-        var name: String { "runtime \(key.runtime.runtime) · " + key.lane.name }
+        var name: String { runtimeName + " · " + key.lane.name }
+        /// Its runtime's name: `runtime 2`, or `other runtimes` for those kept together.
+        var runtimeName: String {
+            key.runtime == RuntimeLanes.others ? "other runtimes" : "runtime \(key.runtime.runtime)"
+        }
         /// Where it sorts among every track of its process.
         var order: Int { runtimeOrder * 1_000_000 + key.lane.order }
     }
@@ -163,7 +197,25 @@ struct ExportLayout {
         mutating func flow(_ step: FlowStep)
         /// The queue depth of `event`'s runtime's gate from `event` on; `track` is the gate's.
         mutating func counter(_ event: TraceEvent, depth: UInt32, gate track: Track)
+        /// How many of the runtimes kept together are in `track`'s ``Tally`` from `event` on.
+        mutating func tally(_ event: TraceEvent, count: Int, track: Track)
     }
+
+    /// Every runtime with tracks of its own, when true; else the first ``RuntimeLanes/maxWhole``.
+    let allRuntimes: Bool
+    private var lanes = RuntimeLanes()
+    /// The last event's runtime and the runtime its tracks are under (itself, or
+    /// ``RuntimeLanes/others``).
+    private var lastRuntime: RuntimeKey?
+    private var lastShown = RuntimeKey(rawValue: 0)
+    /// The queues' depths of the runtimes kept together (each runtime's while not empty, and
+    /// the sum: their counter), and what their tallies count (each in progress while it is).
+    private var otherDepths: [RuntimeKey: UInt32] = [:]
+    private var otherDepth: UInt64 = 0
+    private var otherOpen: [Set<TraceIndex.Key>] = Tally.allCases.map { _ in [] }
+
+    /// A layout; with `allRuntimes`, every runtime has tracks of its own however many there are.
+    init(allRuntimes: Bool = false) { self.allRuntimes = allRuntimes }
 
     /// The first and last time seen.
     private(set) var origin: UInt64?
@@ -213,10 +265,39 @@ struct ExportLayout {
         mutating func give(_ slot: Int, at time: UInt64) { freedAt[slot] = time }
     }
 
+    /// The runtime `key`'s tracks are under: itself, or ``RuntimeLanes/others``.
+    private func shown(_ key: RuntimeKey) -> RuntimeKey {
+        if key == lastRuntime { return lastShown }
+        return allRuntimes ? key : lanes.keptKey(key)
+    }
+
     private func track(_ e: TraceEvent, _ lane: Lane) -> Track {
-        Track(
-            key: TrackKey(runtime: e.runtimeKey, lane: lane), process: processNumbers[e.process] ?? 0,
-            runtimeOrder: runtimeOrder[e.runtimeKey] ?? 0)
+        let runtime = shown(e.runtimeKey)
+        let process = runtime == RuntimeLanes.others ? Self.othersProcess : e.process
+        return Track(
+            key: TrackKey(runtime: runtime, lane: lane), process: processNumbers[process] ?? 0,
+            runtimeOrder: runtimeOrder[runtime] ?? 0)
+    }
+
+    /// How many runtimes are kept together (0 with `allRuntimes`).
+    var otherRuntimes: Int { lanes.otherCount }
+
+    /// Each process of the export in order (its number from 1): its name, what its description
+    /// lists (its runtimes), and the OS pid it stands for (nil for the runtimes kept together).
+    func processes(hosts: [UInt32: String]) -> [(number: Int, pid: UInt32?, name: String, labels: [String])] {
+        processNumbers.sorted { $0.value < $1.value }.map { process, number in
+            guard process == Self.othersProcess else {
+                return (number, process, Self.processName(process, hosts: hosts), runtimeLabels[process] ?? [])
+            }
+            let n = lanes.otherCount
+            return (
+                number, nil, "other runtimes (\(n))",
+                [
+                    "\(n) runtimes past the first \(RuntimeLanes.maxWhole), counted together (each drawn: "
+                        + "export --all-runtimes; one: --runtime ID --pid PID)"
+                ]
+            )
+        }
     }
 
     /// Takes the next event of the trace, in order, handing what it completes to `canvas`.
@@ -225,8 +306,17 @@ struct ExportLayout {
         last = max(last, e.time)
         let runtime = e.runtimeKey
         let key = { (id: UInt64) in TraceIndex.Key(runtime: runtime, id: id) }
-        if processNumbers[e.process] == nil { processNumbers[e.process] = processNumbers.count + 1 }
-        if runtimeOrder[runtime] == nil { runtimeOrder[runtime] = runtimeOrder.count }
+        if runtime != lastRuntime {
+            lastRuntime = runtime
+            lastShown = allRuntimes || lanes.lane(runtime) < RuntimeLanes.maxWhole ? runtime : RuntimeLanes.others
+        }
+        // The runtimes kept together are counted, in a process of their own.
+        let shown = lastShown
+        let together = shown == RuntimeLanes.others
+        let process = together ? Self.othersProcess : e.process
+        if processNumbers[process] == nil { processNumbers[process] = processNumbers.count + 1 }
+        if runtimeOrder[shown] == nil { runtimeOrder[shown] = runtimeOrder.count }
+        if together { return count(e, on: &canvas) }
         // The track a dispatch comes from: the callers', or its origin task's lane.
         let originTrack = e.otherTask != 0 ? laneOfTask[key(e.otherTask)].map { Lane.task($0) } : nil
         func flow(_ phase: FlowPhase, _ id: UInt64, _ lane: Lane) {
@@ -358,6 +448,32 @@ struct ExportLayout {
             contexts[key(e.dispatch)] = nil
         case .transduce, .eventDropped:
             break
+        }
+    }
+
+    /// Counts an event of a runtime kept together: its queue's depth into the sum of theirs, its
+    /// cycle, awaited request or task into the tallies while it is in progress. Memory follows
+    /// what is queued or in progress at once, not the runtimes.
+    private mutating func count<C: Canvas>(_ e: TraceEvent, on canvas: inout C) {
+        let key = { (id: UInt64) in TraceIndex.Key(runtime: e.runtimeKey, id: id) }
+        func change(_ tally: Tally, _ id: UInt64, starts: Bool) {
+            let changed =
+                starts ? otherOpen[tally.rawValue].insert(key(id)).inserted : otherOpen[tally.rawValue].remove(key(id)) != nil
+            if changed { canvas.tally(e, count: otherOpen[tally.rawValue].count, track: track(e, .tally(tally))) }
+        }
+        switch e.kind {
+        case .dispatch, .cycleEnter:
+            let runtime = e.runtimeKey
+            otherDepth = otherDepth - UInt64(otherDepths[runtime] ?? 0) + UInt64(e.count)
+            otherDepths[runtime] = e.count == 0 ? nil : e.count
+            canvas.counter(e, depth: UInt32(clamping: otherDepth), gate: track(e, .gate))
+            if e.kind == .cycleEnter { change(.cycles, e.cycle, starts: true) }
+            if e.kind == .dispatch && e.isAwaitedDispatch { change(.requests, e.dispatch, starts: true) }
+        case .cycleLeave: change(.cycles, e.cycle, starts: false)
+        case .requestResume: change(.requests, e.dispatch, starts: false)
+        case .taskSpawn: change(.tasks, e.task, starts: true)
+        case .taskCancel, .taskSettle: change(.tasks, e.task, starts: false)
+        default: break
         }
     }
 

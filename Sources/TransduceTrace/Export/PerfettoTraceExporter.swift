@@ -23,12 +23,15 @@
 /// in progress, flow steps waiting for the slice they bind to, and one entry per track and
 /// distinct name.
 public struct PerfettoTraceExporter: TraceConsumer {
-    private var layout = ExportLayout()
+    private var layout: ExportLayout
     private var writer: Writer
 
     /// An exporter that hands its bytes to `sink` in chunks of about a megabyte as events come
-    /// (`sink` is called on the consuming thread).
-    public init(sink: @escaping ([UInt8]) -> Void) {
+    /// (`sink` is called on the consuming thread). The runtimes past the first
+    /// ``RuntimeLanes/maxWhole`` share one group of tracks (``ExportLayout``) unless
+    /// `allRuntimes`.
+    public init(allRuntimes: Bool = false, sink: @escaping ([UInt8]) -> Void) {
+        layout = ExportLayout(allRuntimes: allRuntimes)
         writer = Writer(sink: sink)
     }
 
@@ -44,7 +47,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
     /// after the last event.
     public mutating func finish(hosts: [UInt32: String] = [:]) {
         layout.finish(on: &writer)
-        writer.finish(processes: layout.processNumbers, runtimeLabels: layout.runtimeLabels, hosts: hosts)
+        writer.finish(processes: layout.processes(hosts: hosts))
     }
 
     /// The protobuf writer: draws the layout's marks as track events.
@@ -237,7 +240,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
             runtimeTracks[runtime] = uuid
             describe(uuid) { out in
                 out.uint(5, parent)
-                out.string(2, "runtime \(runtime.runtime)")
+                out.string(2, track.runtimeName)
                 out.uint(11, 3)  // child_ordering: EXPLICIT
                 out.int(12, Int64(track.runtimeOrder))  // sibling_order_rank
             }
@@ -264,7 +267,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
             counterTracks[gate.key.runtime] = uuid
             describe(uuid) { out in
                 out.uint(5, parent)
-                out.string(2, "runtime \(gate.key.runtime.runtime) · queue depth")
+                out.string(2, gate.runtimeName + " · queue depth")
                 // Between the gate and the task lanes.
                 out.int(12, Int64(ExportLayout.Lane.gate.order + 1))
                 let counter = out.begin(8)
@@ -455,8 +458,9 @@ public struct PerfettoTraceExporter: TraceConsumer {
             let (name, arguments) = title(of: moment.kind)
             // A dispatch from outside the runtime's tasks sits on the thread that made it.
             let e = moment.event
+            // (Not for the runtimes kept together: a thread's descriptor would make its process.)
             let track =
-                moment.track.key.lane == .callers && e.thread != 0
+                moment.track.key.lane == .callers && e.thread != 0 && moment.track.key.runtime != RuntimeLanes.others
                 ? threadTrack(pid: e.process, thread: e.thread, number: moment.track.process) : uuid(moment.track)
             event(
                 .instant, at: e.time, track: track, name: name, category: moment.kind.category, arguments: arguments,
@@ -478,6 +482,25 @@ public struct PerfettoTraceExporter: TraceConsumer {
                 return
             }
             pendingFlows[step.track.key, default: []].append((step.id, step.event.time, step.phase == .end))
+        }
+
+        mutating func tally(_ e: TraceEvent, count: Int, track: ExportLayout.Track) {
+            let uuid: UInt64
+            if let known = tracks[track.key] {
+                uuid = known
+            } else {
+                let parent = runtimeTrack(track)
+                uuid = newUUID()
+                tracks[track.key] = uuid
+                describe(uuid) { out in
+                    out.uint(5, parent)
+                    out.string(2, track.name)
+                    out.int(12, Int64(track.key.lane.order))
+                    let counter = out.begin(8)
+                    out.end(counter)
+                }
+            }
+            event(.counter, at: e.time, track: uuid, counter: UInt32(clamping: count))
         }
 
         /// The depth rides on the dispatch's moment, or on the begin of the cycle whose enter it
@@ -502,7 +525,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
 
         /// Writes what is still held back, names each process with its host and runtimes, and
         /// hands over the last bytes.
-        mutating func finish(processes: [UInt32: Int], runtimeLabels: [UInt32: [String]], hosts: [UInt32: String]) {
+        mutating func finish(processes: [(number: Int, pid: UInt32?, name: String, labels: [String])]) {
             flushMoment()
             for (_, actions) in pendingActions.sorted(by: { ($0.value.first?.start ?? 0) < ($1.value.first?.start ?? 0) }) {
                 for action in actions { write(action) }
@@ -513,10 +536,10 @@ public struct PerfettoTraceExporter: TraceConsumer {
                 event(.counter, at: held.time, track: held.track, counter: held.value)
             }
             pendingDepths.removeAll()
-            for (process, number) in processes.sorted(by: { $0.value < $1.value }) {
-                let name = ExportLayout.processName(process, hosts: hosts)
-                let uuid = processTrack(number)
-                describeProcess(uuid, pid: process, number: number, name: name, labels: runtimeLabels[process] ?? [])
+            for process in processes {
+                describeProcess(
+                    processTrack(process.number), pid: process.pid ?? 0, number: process.number, name: process.name,
+                    labels: process.labels)
             }
             sink(out.bytes)
             out.bytes.removeAll()

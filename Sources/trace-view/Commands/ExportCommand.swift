@@ -30,6 +30,7 @@ enum ExportCommand: Subcommand {
             OptionSpec("from", "T", "mermaid, plantuml, svg: start of the time window (as sequence --from)"),
             OptionSpec("to", "T", "mermaid, plantuml, svg: end of the time window"),
             OptionSpec("table", ExportTables.names.joined(separator: "|"), "csv: which table (see COLUMNS below)"),
+            .flag("all-runtimes", "chrome, perfetto: tracks of its own for every runtime, however many"),
         ],
         discussion: """
             perfetto: Perfetto's native protobuf format (TrackEvent), for ui.perfetto.dev and its
@@ -71,6 +72,13 @@ enum ExportCommand: Subcommand {
             queue-depth counter, tasks on reused lanes, requests on tracks named by their label,
             one flow per request, forward in time, through every cycle and task that carried it;
             every time from the trace's timestamps; absolute times and threads in each event's args.
+            chrome, perfetto: the first \(RuntimeLanes.maxWhole) runtimes the trace names have
+            tracks of their own; the runtimes after them (a service with a runtime per connection
+            has thousands, which a timeline UI cannot lay out) share one group, "other runtimes",
+            in a process of its own: their cycles on reused gate lanes (as many as ran at once),
+            tasks and requests on reused lanes, one queue-depth counter of their queues added up.
+            Every slice, moment and flow is still there, each naming its runtime in its args;
+            --all-runtimes gives every runtime its tracks.
             mermaid, plantuml: sequence diagrams (--request and --from/--to narrow them; a Mermaid
             diagram over Mermaid's default 50,000 characters is written with a warning), written
             as they are drawn; a message's text over 200 characters is cut, ending with …

@@ -15,6 +15,7 @@ enum ExportFormat: String, CaseIterable {
             "--request, --from and --to select a diagram: they go with --format mermaid, plantuml or svg"
         ),
         (["otlp-endpoint", "send"], [.otlp], "--otlp-endpoint and --send go with --format otlp"),
+        (["all-runtimes"], [.chrome, .perfetto], "--all-runtimes goes with --format chrome or perfetto"),
     ]
 
     /// Whether it draws a sequence diagram.
@@ -68,8 +69,12 @@ enum ExportFormat: String, CaseIterable {
                 args.options["table"]!, input: input, selection: &selection, args: args, output: output)
             try selection.check()
             return notes
-        case .chrome: return try Self.stream(input, &selection, into: ChromeTraceExporter { output.write($0) })
-        case .perfetto: return try Self.stream(input, &selection, into: PerfettoTraceExporter { output.write($0) })
+        case .chrome:
+            let exporter = ChromeTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
+            return try Self.stream(input, &selection, into: exporter)
+        case .perfetto:
+            let exporter = PerfettoTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
+            return try Self.stream(input, &selection, into: exporter)
         case .otlp:
             let resumeAt = try args.integer("resume-at").map { Int(clamping: $0) } ?? 0
             return try OTLPExport.run(
