@@ -177,6 +177,12 @@ public struct ContentionReport: TraceConsumer, Sendable {
         switch e.kind {
         case .runtimeStart:
             if runtime == e.runtimeKey { capacities[e.runtimeKey] = e.count }
+        case .runtimeStop where runtime == e.runtimeKey:
+            // No admission enters a stopped runtime: what a wait would be measured against goes
+            // (a trace of a runtime per connection has tens of thousands that stopped).
+            s.pending = [:]
+            s.recent = []
+            s.next = 0
         case .dispatch:
             if s.pending.count < Self.maxPending { s.pending[e.dispatch] = (e.label, e.time, e.isAwaitedDispatch) }
             depth.record(time: e.time, depth: e.count)

@@ -74,8 +74,12 @@ public struct RequestWindows: TraceConsumer {
             case .cycleEnter: enter(dispatch: e.dispatch, at: position)
             case .cycleLeave: leave(at: position, time: e.time)
             case .runtimeStop:
+                // Nothing enters a stopped runtime: what a window could start at goes (a trace of
+                // a runtime per connection has tens of thousands that stopped).
                 queued = []
                 queuedHead = 0
+                left = []
+                leftNext = 0
             case .taskSpawn: tasks[e.task] = position
             case .taskCancel, .taskSettle: tasks[e.task] = nil
             default: break
