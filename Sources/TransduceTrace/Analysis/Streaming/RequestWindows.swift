@@ -267,6 +267,10 @@ public struct WindowedBreakdowns: TraceConsumer {
     private var nextToOpen = 0
     /// Open windows by the position they end at.
     private var open: [Int: [RequestWindows.Request]] = [:]
+    /// The first positions of each runtime's open windows (a runtime with none has no entry):
+    /// whether an event is kept, and from where, is asked of its runtime's alone. (Asking every
+    /// open window made the pass quadratic: the terminal UI breaks down 10,000 requests.)
+    private var openFirsts: [RuntimeKey: [Int]] = [:]
     /// Events kept per runtime, with their positions.
     private var kept: [RuntimeKey: [(position: Int, event: TraceEvent)]] = [:]
     private var position = 0
@@ -313,11 +317,12 @@ public struct WindowedBreakdowns: TraceConsumer {
         while nextToOpen < requests.count, requests[nextToOpen].first == position {
             let r = requests[nextToOpen]
             open[r.last, default: []].append(r)
+            openFirsts[r.runtime, default: []].append(r.first)
             nextToOpen += 1
         }
         guard !open.isEmpty else { return }
         let runtime = e.runtimeKey
-        if open.values.contains(where: { $0.contains { $0.runtime == runtime } }) {
+        if openFirsts[runtime] != nil {
             kept[runtime, default: []].append((position, e))
         }
         guard let ending = open.removeValue(forKey: position) else { return }
@@ -329,12 +334,15 @@ public struct WindowedBreakdowns: TraceConsumer {
                 if keepsWindows { windows[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = index }
             }
         }
+        for r in ending {
+            if let i = openFirsts[r.runtime]?.firstIndex(of: r.first) { openFirsts[r.runtime]!.remove(at: i) }
+        }
         // Let go of what no open or later window of each runtime reads.
         for runtime in Set(ending.map(\.runtime)) {
-            let stillOpen = open.values.joined().filter { $0.runtime == runtime }.map(\.first).min()
-            if let from = stillOpen {
+            if let from = openFirsts[runtime]?.min() {
                 kept[runtime]?.removeAll { $0.position < from }
             } else {
+                openFirsts[runtime] = nil
                 kept[runtime] = nil
             }
         }
