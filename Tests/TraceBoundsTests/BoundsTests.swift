@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TraceGenerator
 import TraceTooling
 import TransduceDemo
 import TransduceTestSupport
@@ -174,6 +175,48 @@ import TransduceTestSupport
         #expect(longest <= 4 * ReportModel.maxText, "a label of \(longest) bytes in the page")
         #expect(model.requests.allSatisfy { $0.label.hasSuffix("…") })
         #expect(result.peakKB < 400_000, "peak \(result.peakKB) KB")
+    }
+
+    /// The views that keep a gate or tracks per runtime keep them for the first
+    /// ``RuntimeLanes/maxWhole`` runtimes and the rest together: on traces of the same number of
+    /// events, one of 1,000 runtimes takes no more memory than one of 250 but for a few KB a
+    /// runtime, and no more tracks. Measured as trace-view's peak (GNU time), the two traces in
+    /// turn. Without the bound, `tui` took 9.2 MB more (`report`, which builds on the same gates,
+    /// 12.5 MB: its cards are counted in `ManyRuntimesTests`, its diagrams take a debug build
+    /// most of a minute here), and the Chrome export 4,000 tracks more (each runtime's gate,
+    /// counter, lanes and request tracks).
+    @Test(.enabled(if: measured), .timeLimit(.minutes(Patience.minutes(10))))
+    func theViewsAreBoundedInRuntimes() async throws {
+        let template = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let dir = TemporaryDirectory()
+        let (few, many) = (dir.file("few.tdtrace"), dir.file("many.tdtrace"))
+        let events = 128_000
+        try await offThePool {
+            let generator = try TraceGenerator(template: template)
+            // The demo's run in 250 processes (four rounds each), and in 1,000 (one each).
+            try generator.write(events: events, processes: 250, runtimes: 1, to: few)
+            try generator.write(events: events, processes: 1_000, runtimes: 1, to: many)
+        }
+        let binary = try #require(builtProduct("trace-view"))
+        let json = dir.file("out.json")
+        for view in [["tui"], ["export", "--format", "chrome", "--output", json]] {
+            var peaks: [Int] = []
+            var tracks: [Int] = []
+            for trace in [few, many] {
+                let run = try await offThePool { try Self.run(binary, view + [trace]) { _ in 0 } }
+                #expect(run.status == 0, "\(view): \(run.err)")
+                peaks.append(run.peakKB)
+                if view.contains(json) {
+                    let text = try String(contentsOfFile: json, encoding: .utf8)
+                    tracks.append(text.components(separatedBy: #""name":"thread_name""#).count - 1)
+                }
+            }
+            // 750 runtimes more: at most 4 KB each (their open requests and tasks, their names).
+            #expect(peaks[1] - peaks[0] < 750 * 4, "\(view): \(peaks[0]) KB at 250 runtimes, \(peaks[1]) KB at 1,000")
+            if tracks.count == 2 {
+                #expect(tracks[1] <= tracks[0] + 64, "\(tracks[0]) tracks at 250 runtimes, \(tracks[1]) at 1,000")
+            }
+        }
     }
 
     /// JSON Lines export never writes a line longer than its reader reads: an event whose texts
