@@ -3,8 +3,8 @@
 ///
 /// The first ``maxRuntimes`` runtimes of the trace each get a ``ContentionReport`` of their own;
 /// the runtimes after them are followed together in ``others`` (and counted, so a view says how
-/// many it pooled). With `pooled`, one more report takes every event: the total over all of
-/// them, for a caller that asks for it.
+/// many it pooled). With `pooled`, one report takes every event instead: the total over all of
+/// them, for a caller that asks for it (``runtimes`` and ``others`` then stay empty).
 ///
 /// Streaming, in memory bounded by ``maxRuntimes`` reports, whatever the trace's length or its
 /// number of runtimes (the distinct runtimes past the bound are counted up to
@@ -22,16 +22,19 @@ public struct ContentionByRuntime: TraceConsumer, Sendable {
     public private(set) var others: ContentionReport?
     /// How many distinct runtimes ``others`` holds (at least, past ``maxCountedOthers``).
     public var otherRuntimes: Int { otherKeys.count }
-    /// Every event of every runtime together, when made with `pooled`.
+    /// Every event of every runtime together, when made with `pooled` (then the only report).
     public private(set) var pooled: ContentionReport?
 
     private var position: [RuntimeKey: Int] = [:]
     private var otherKeys = Set<RuntimeKey>()
+    private var pooledKeys = Set<RuntimeKey>()
+    /// How many distinct runtimes ``pooled`` holds (at least, past ``maxCountedOthers``).
+    public var pooledRuntimes: Int { pooledKeys.count }
     private let threshold: UInt64
 
     /// An empty report: long holds at `longHoldThreshold` or more; with `pooled`, also the total
     /// over every runtime (``pooled``).
-    public init(longHoldThreshold: UInt64 = 10_000_000, pooled: Bool = false) {
+    public init(longHoldThreshold: UInt64 = ContentionReport.defaultLongHoldThreshold, pooled: Bool = false) {
         threshold = longHoldThreshold
         if pooled { self.pooled = report() }
     }
@@ -44,7 +47,10 @@ public struct ContentionByRuntime: TraceConsumer, Sendable {
 
     /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
-        pooled?.consume(e)
+        if pooled != nil {
+            if pooledKeys.count < Self.maxCountedOthers { pooledKeys.insert(e.runtimeKey) }
+            return pooled!.consume(e)
+        }
         let key = e.runtimeKey
         if let i = position[key] {
             runtimes[i].report.consume(e)

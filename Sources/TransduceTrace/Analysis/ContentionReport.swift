@@ -5,7 +5,9 @@
 /// fixed history per runtime, whatever the trace's length.
 public struct ContentionReport: TraceConsumer, Sendable {
     /// A cycle's hold at or above this is reported as a long hold.
-    public var longHoldThreshold: UInt64 = 10_000_000
+    public var longHoldThreshold: UInt64 = Self.defaultLongHoldThreshold
+    /// The long-hold threshold unless one is given: 10 ms.
+    public static let defaultLongHoldThreshold: UInt64 = 10_000_000
     /// Admission waits (dispatch to cycle entry) of every cycle.
     public private(set) var waits = LatencyHistogram()
     /// Gate holds (cycle entry to leave) of every cycle.

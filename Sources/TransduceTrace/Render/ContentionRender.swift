@@ -85,7 +85,7 @@ extension ContentionByRuntime {
     /// past ``maxRuntimes`` together. With a ``pooled`` report, that total alone, said so.
     package func render(options: RenderOptions = RenderOptions(), shown: Int = 8) -> [String] {
         let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
-        let count = runtimes.count + otherRuntimes
+        let count = pooled == nil ? runtimes.count + otherRuntimes : pooledRuntimes
         func heading(_ text: String) -> String { options.fit(options.paint("== \(text) ==", .bold)) }
         if let pooled {
             guard count > 1 else { return pooled.render(options: options) }

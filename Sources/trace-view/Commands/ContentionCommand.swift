@@ -41,7 +41,8 @@ enum ContentionCommand: Subcommand {
         let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
         var selection = try Selection(args)
         var report = ContentionByRuntime(
-            longHoldThreshold: try args.duration("long-hold") ?? 10_000_000, pooled: args.flag("pooled"))
+            longHoldThreshold: try args.duration("long-hold") ?? ContentionReport.defaultLongHoldThreshold,
+            pooled: args.flag("pooled"))
         let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
         try selection.check()
         let format = try TableFormat(args)
