@@ -210,7 +210,8 @@ import TransduceTestSupport
     /// request by request (the oracle: ``TraceIndex`` over every event), on the demo, on two
     /// runtimes, and on the demo as 16 runtimes in 2 processes; with room for only 50 events,
     /// the requests whose windows reached back past what was kept are handed over, and a second
-    /// pass (``WindowedBreakdowns``) finds the rest: nothing is lost.
+    /// pass (``WindowedBreakdowns``) finds the rest, in one pass or in batches that fit the
+    /// bound: nothing is lost.
     @Test(arguments: [500_000, 50])
     func breakdownsAtTheirResumesAreTheWholeTraces(maxKept: Int) throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
@@ -238,11 +239,32 @@ import TransduceTestSupport
                 #expect(!resumed.missed.isEmpty, "a bound this small misses some of the generated trace's")
             }
             var again = WindowedBreakdowns(resumed.missed)
+            var once: [String] = []
             for e in events {
                 again.consume(e)
-                found += again.take().values.map(described)
+                once += again.take().values.map(described)
             }
-            #expect(found.sorted() == whole)
+            #expect((found + once).sorted() == whole)
+            // The same in batches, a pass each, whose runtimes' events fit the bound (or a
+            // runtime alone): every missed request in one batch, and the same breakdowns.
+            let batches = resumed.missedBatches
+            #expect(batches.map(\.count).reduce(0, +) == resumed.missed.count)
+            var perRuntime: [RuntimeKey: Int] = [:]
+            for e in events { perRuntime[e.runtimeKey, default: 0] += 1 }
+            for batch in batches {
+                let runtimes = Set(batch.map(\.runtime))
+                #expect(runtimes.count == 1 || runtimes.map { perRuntime[$0]! }.reduce(0, +) <= maxKept)
+            }
+            if maxKept == 50 && events.count > 10_000 { #expect(batches.count > 1) }
+            var batched: [String] = []
+            for batch in batches {
+                var pass = WindowedBreakdowns(batch)
+                for e in events {
+                    pass.consume(e)
+                    batched += pass.take().values.map(described)
+                }
+            }
+            #expect(batched.sorted() == once.sorted())
         }
     }
 }

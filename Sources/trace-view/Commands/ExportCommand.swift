@@ -51,9 +51,10 @@ enum ExportCommand: Subcommand {
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
             it has one (a ring dump's; an LTTng trace's own clock offset, as babeltrace2
             --clock-seconds reads it), else this machine's clocks now (with a warning). A file is
-            read in two passes (three where a request waited very long) in memory that follows
-            what is open, not the trace; standard input is held, like sequence. Requests come in
-            the order of their resumes.
+            read in two passes (more where requests waited very long: a pass for each batch of
+            them whose runtimes' events fit in 500,000) in memory that follows what is open, not
+            the trace; standard input is held, like sequence. Requests come in the order of
+            their resumes.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),
             gzip if asked, https with the system's CA store, one kept-alive connection, proxies

@@ -160,8 +160,9 @@ enum ExportTables {
                 pending += resumed.take().map(cells)
                 flush(requests)
             }
-            if !resumed.missed.isEmpty {
-                var breakdowns = WindowedBreakdowns(resumed.missed)
+            // A pass for each batch of them whose runtimes' events fit what a pass may keep.
+            for batch in resumed.missed.isEmpty ? [] : resumed.missedBatches {
+                var breakdowns = WindowedBreakdowns(batch)
                 var again = try Selection(args)
                 try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
                     guard again.keep($0) else { return }

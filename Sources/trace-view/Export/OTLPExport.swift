@@ -1,8 +1,9 @@
 import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
-/// to a collector (``OTLPSender``). A file that can be read again is read twice (three times
-/// where a request waited very long) and never held (``OTLPStream``); a pipe is held whole
+/// to a collector (``OTLPSender``). A file that can be read again is read twice (more where
+/// requests waited very long: a pass for each of ``OTLPStream/missedBatches``) and never held
+/// (``OTLPStream``); a pipe is held whole
 /// (``OTLPTraceExport``), like `sequence`.
 enum OTLPExport {
     /// Runs the export; returns the input's notes.
@@ -46,7 +47,9 @@ enum OTLPExport {
             if again.keep($0), !stream.stopped { stream.consume($0) }
         }
         let missed = stream.missed
-        if !missed.requests.isEmpty, !stream.stopped {
+        // The requests whose windows the second pass let go: a pass for each batch that fits.
+        for batch in missed.requests.isEmpty ? [] : stream.missedBatches where !stream.stopped {
+            stream.beginMissedPass(batch)
             var third = try Selection(args)
             try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
                 if third.keep($0), !stream.stopped { stream.consumeMissed($0) }

@@ -2,7 +2,7 @@ import Transduce
 
 /// ``OTLPTraceExport`` for a trace too large to hold: the same spans, made as the trace is read,
 /// in memory that follows what is open (about 100 MB at 10M events, flat after), in two passes
-/// over the same events (three where a request waited past what the second could keep):
+/// over the same events (more where requests waited past what the second could keep):
 ///
 /// 1. ``Census`` learns which requests resumed (the ones a link may point at), each runtime's
 ///    names, and how many requests there are;
@@ -10,7 +10,8 @@ import Transduce
 ///    (``ResumeBreakdowns``), builds its spans, and hands a batch of ``OTLPTraceExport/requestsPerLine``
 ///    requests at a time to its sink, encoded;
 /// 3. ``missed`` requests (their windows reached back past what pass 2 kept) go through
-///    ``consumeMissed(_:)`` over the events once more.
+///    ``consumeMissed(_:)`` over the events once more for each of ``missedBatches`` (begun
+///    with ``beginMissedPass(_:)``), each batch's events bounded as pass 2's are.
 ///
 /// The order is the resumes' (then the missed ones', by runtime and dispatch): the same trace and
 /// selection always give the same order, so `from` resumes an export that stopped part-way.
@@ -115,12 +116,21 @@ package struct OTLPStream {
         (breakdowns.missed, breakdowns.missedOverflow)
     }
 
-    /// The third pass, where ``missed`` has requests: takes the next event, in order.
+    /// ``missed``'s requests in batches of bounded memory, a pass over the events each
+    /// (``ResumeBreakdowns/missedBatches``).
+    package var missedBatches: [[RequestWindows.Request]] { breakdowns.missedBatches }
+
+    /// Starts a pass of the third: the breakdowns of `batch` (one of ``missedBatches``), whose
+    /// events ``consumeMissed(_:)`` then takes.
+    package mutating func beginMissedPass(_ batch: [RequestWindows.Request]) {
+        missedBreakdowns = WindowedBreakdowns(batch, keepsWindows: true)
+        origins = Origins()
+    }
+
+    /// The third pass, where ``missed`` has requests: takes the next event, in order (of a pass
+    /// ``beginMissedPass(_:)`` began; without one, of a single pass for every missed request).
     package mutating func consumeMissed(_ e: TraceEvent) {
-        if missedBreakdowns == nil {
-            missedBreakdowns = WindowedBreakdowns(breakdowns.missed, keepsWindows: true)
-            origins = Origins()
-        }
+        if missedBreakdowns == nil { beginMissedPass(breakdowns.missed) }
         origins.consume(e)
         missedBreakdowns?.consume(e)
         guard missedBreakdowns?.breakdowns.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
