@@ -29,8 +29,10 @@ public struct ChromeTraceExporter: TraceConsumer {
 
     /// An exporter that hands its JSON to `sink` in chunks as events come (`sink` is called on the
     /// consuming thread; the exporter keeps only open slices, free lanes and flows in memory).
-    /// The runtimes past the first ``RuntimeLanes/maxWhole`` share one group of tracks
-    /// (``ExportLayout``) unless `allRuntimes`.
+    /// The first 64 runtimes the trace names have tracks of their own; the runtimes after them
+    /// are counted together, in a process of their own (four counters: their queues' depths
+    /// added up, cycles in progress, awaited requests in flight, tasks running) unless
+    /// `allRuntimes`.
     public init(allRuntimes: Bool = false, sink: @escaping ([UInt8]) -> Void) {
         layout = ExportLayout(allRuntimes: allRuntimes)
         writer = Writer(sink: sink)

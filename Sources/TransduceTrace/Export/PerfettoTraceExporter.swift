@@ -27,9 +27,10 @@ public struct PerfettoTraceExporter: TraceConsumer {
     private var writer: Writer
 
     /// An exporter that hands its bytes to `sink` in chunks of about a megabyte as events come
-    /// (`sink` is called on the consuming thread). The runtimes past the first
-    /// ``RuntimeLanes/maxWhole`` share one group of tracks (``ExportLayout``) unless
-    /// `allRuntimes`.
+    /// (`sink` is called on the consuming thread). The first 64 runtimes the trace names have
+    /// tracks of their own; the runtimes after them are counted together, in a process of their
+    /// own (four counters: their queues' depths added up, cycles in progress, awaited requests
+    /// in flight, tasks running) unless `allRuntimes`.
     public init(allRuntimes: Bool = false, sink: @escaping ([UInt8]) -> Void) {
         layout = ExportLayout(allRuntimes: allRuntimes)
         writer = Writer(sink: sink)
