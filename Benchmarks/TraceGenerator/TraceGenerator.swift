@@ -54,6 +54,10 @@ package struct TraceGenerator {
         let runtime: UInt64
         let offset: UInt64
         let rounds: Int
+        /// The dispatch (of the template) whose first round's resume is held back to the end of
+        /// the runtime's rounds, when the trace has long request windows.
+        var holds: UInt64?
+        var held: TraceEvent?
         var round = -1
         var position = 0
         var ended = false
@@ -71,6 +75,16 @@ package struct TraceGenerator {
             } else if round < rounds {
                 event = g.body[position]
                 shift = UInt64(round)
+                if round == 0, let holds, event.kind == .requestResume, event.dispatch == holds {
+                    // Resumed after the last round instead: a window over the runtime's whole run.
+                    held = placed(event)
+                    position += 1
+                    if position == g.body.count {
+                        position = 0
+                        round += 1
+                    }
+                    return next(g)
+                }
                 // Each round runs at its own pace (a quarter to twice the recorded one), so
                 // latencies vary as a real trace's do rather than repeat exactly.
                 let pace = Self.pace(round: round, runtime: runtime &+ UInt64(process) << 32)
@@ -81,6 +95,10 @@ package struct TraceGenerator {
                     position = 0
                     round += 1
                 }
+            } else if var resume = held {
+                held = nil
+                resume.time = offset + UInt64(rounds) * g.span * 2 + 999
+                return resume
             } else if position < g.epilogue.count {
                 event = g.epilogue[position]
                 event.time = offset + UInt64(rounds) * g.span * 2 + (event.time &- g.epilogue[0].time) + 1_000
@@ -121,16 +139,22 @@ package struct TraceGenerator {
     ///
     /// Returns how many events it wrote and a request in the middle of every runtime's run (the
     /// demo's chart request, `request(load)`, of the middle round), for views of one request.
+    ///
+    /// With `longWindows`, each runtime's first `request(load)` is resumed only after its last
+    /// round: the long-request-windows shape, where a request's window (what its breakdown reads)
+    /// spans the runtime's whole run.
     @discardableResult
-    package func write(events: Int, processes: Int = 2, runtimes: Int = 8, to path: String) throws -> (
-        events: Int, request: UInt64
-    ) {
+    package func write(
+        events: Int, processes: Int = 2, runtimes: Int = 8, longWindows: Bool = false, to path: String
+    ) throws -> (events: Int, request: UInt64) {
         let count = processes * runtimes
         let perRuntime = max(1, (events - count * (1 + epilogue.count) + count * body.count - 1) / (count * body.count))
+        let chart = body.first { $0.kind == .dispatch && $0.label == "load" }?.dispatch ?? 1
         var streams = (0..<count).map { j in
             Stream(
                 process: UInt32(40_000 + j / runtimes), runtime: UInt64(j % runtimes + 1),
-                offset: 1_000_000_000 + UInt64(j) * span * 2 / UInt64(count), rounds: perRuntime)
+                offset: 1_000_000_000 + UInt64(j) * span * 2 / UInt64(count), rounds: perRuntime,
+                holds: longWindows ? chart : nil)
         }
         var heads: [TraceEvent?] = streams.indices.map { streams[$0].next(self) }
         var hosts: [UInt32: String] = [:]
@@ -153,7 +177,6 @@ package struct TraceGenerator {
             counts.events = UInt64(written)
             encoder.finish(counts: counts, into: sink)
         }
-        let chart = body.first { $0.kind == .dispatch && $0.label == "load" }?.dispatch ?? 1
         return (written, chart + UInt64(perRuntime / 2) * maxDispatch)
     }
 

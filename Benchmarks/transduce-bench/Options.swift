@@ -66,6 +66,13 @@ struct BenchRun: Sendable {
                     fail("usage: transduce-bench --generate-trace FILE EVENTS [RUNTIMES (1 to 1000000)]\n")
                 }
                 try await TraceGenerator.writeAndExit(events: events, runtimes: runtimes, to: args[0])
+            case "--generate-long-windows":
+                // The same with long request windows (each runtime's first request(load)
+                // resumed after its last round): --generate-long-windows FILE EVENTS
+                guard args.count == 2, let events = Int(args[1]), events > 0 else {
+                    fail("usage: transduce-bench --generate-long-windows FILE EVENTS\n")
+                }
+                try await TraceGenerator.writeAndExit(events: events, longWindows: true, to: args[0])
             case "--make-trace":
                 // Writes the synthetic trace of the view_1m figures: --make-trace FILE [EVENTS]
                 let path = args.isEmpty ? "synthetic.tdtrace" : args.removeFirst()

@@ -14,12 +14,13 @@ extension TraceGenerator {
     /// `--generate-trace FILE EVENTS [RUNTIMES]`: 2 processes of 8 runtimes, or (`runtimes` > 0)
     /// that many processes of one runtime each (the many-runtimes shape: a runtime per
     /// connection or document).
-    static func writeAndExit(events: Int, runtimes: Int = 0, to path: String) async throws -> Never {
+    /// With `longWindows`, the long-request-windows shape (``TraceGenerator/write(events:processes:runtimes:longWindows:to:)``).
+    static func writeAndExit(events: Int, runtimes: Int = 0, longWindows: Bool = false, to path: String) async throws -> Never {
         let generator = try await recorded()
         let (written, request) =
             runtimes > 0
-            ? try generator.write(events: events, processes: runtimes, runtimes: 1, to: path)
-            : try generator.write(events: events, to: path)
+            ? try generator.write(events: events, processes: runtimes, runtimes: 1, longWindows: longWindows, to: path)
+            : try generator.write(events: events, longWindows: longWindows, to: path)
         print("\(written) events written to \(path); a request to look at: --pid 40000 --runtime 1 --request \(request)")
         exit(0)
     }

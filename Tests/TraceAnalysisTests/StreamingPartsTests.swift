@@ -218,9 +218,12 @@ import TransduceTestSupport
         let directory = TemporaryDirectory()
         let file = directory.file("generated.tdtrace")
         try TraceGenerator(template: demo).write(events: 20_000, to: file)
+        // And the long-request-windows shape: each runtime's first load resumed after its run.
+        let long = directory.file("long.tdtrace")
+        try TraceGenerator(template: demo).write(events: 20_000, longWindows: true, to: long)
         let traces = [
             demo, try JSONLinesReader(path: fixtures + "/two-runtimes.jsonl").readAll().events,
-            try TraceFileReader(path: file).readAll().events,
+            try TraceFileReader(path: file).readAll().events, try TraceFileReader(path: long).readAll().events,
         ]
         func described(_ b: LatencyBreakdown) -> String {
             "\(b.runtime) #\(b.dispatch) \(b.total): "
