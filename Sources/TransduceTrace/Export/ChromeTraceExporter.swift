@@ -288,30 +288,32 @@ public struct ChromeTraceExporter: TraceConsumer {
             begin()
             raw(#""name":"#)
             string(track.name)
-            raw(#","ph":"C","pid":"#)
-            number(UInt64(track.process))
-            raw(#","ts":"#)
-            micros(e.time)
-            raw(#","args":{"count":"#)
-            number(UInt64(count))
-            raw("}")
-            end()
+            counterValue("count", UInt64(count), process: track.process, at: e.time)
         }
 
         mutating func counter(_ e: TraceEvent, depth: UInt32, gate track: ExportLayout.Track) {
             begin()
+            // Written as bytes: a value at every dispatch and cycle entry.
             if track.key.runtime == RuntimeLanes.others {
                 raw(#""name":"other runtimes"#)
             } else {
                 raw(#""name":"runtime "#)
                 number(e.runtime)
             }
-            raw(#" · queue depth","ph":"C","pid":"#)
-            number(UInt64(track.process))
+            raw(#" · queue depth""#)
+            counterValue("depth", UInt64(depth), process: track.process, at: e.time)
+        }
+
+        /// The rest of a counter event after its name: its process, time and `argument`'s value.
+        private mutating func counterValue(_ argument: StaticString, _ value: UInt64, process: Int, at time: UInt64) {
+            raw(#","ph":"C","pid":"#)
+            number(UInt64(process))
             raw(#","ts":"#)
-            micros(e.time)
-            raw(#","args":{"depth":"#)
-            number(UInt64(depth))
+            micros(time)
+            raw(#","args":{""#)
+            raw(argument)
+            raw(#"":"#)
+            number(value)
             raw("}")
             end()
         }

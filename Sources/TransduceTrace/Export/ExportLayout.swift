@@ -279,9 +279,6 @@ struct ExportLayout {
             runtimeOrder: runtimeOrder[runtime] ?? 0)
     }
 
-    /// How many runtimes are kept together (0 with `allRuntimes`).
-    var otherRuntimes: Int { lanes.otherCount }
-
     /// Each process of the export in order (its number from 1): its name, what its description
     /// lists (its runtimes), and the OS pid it stands for (nil for the runtimes kept together).
     func processes(hosts: [UInt32: String]) -> [(number: Int, pid: UInt32?, name: String, labels: [String])] {

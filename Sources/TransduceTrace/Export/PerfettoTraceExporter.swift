@@ -248,16 +248,13 @@ public struct PerfettoTraceExporter: TraceConsumer {
             return uuid
         }
 
-        private mutating func uuid(_ track: ExportLayout.Track) -> UInt64 {
+        /// The track of `track` (a counter's, with `counter`), described when first used.
+        private mutating func uuid(_ track: ExportLayout.Track, counter: Bool = false) -> UInt64 {
             if let known = tracks[track.key] { return known }
             let parent = runtimeTrack(track)
             let uuid = newUUID()
             tracks[track.key] = uuid
-            describe(uuid) { out in
-                out.uint(5, parent)
-                out.string(2, track.name)
-                out.int(12, Int64(track.key.lane.order))
-            }
+            describeChild(uuid, of: parent, name: track.name, order: track.key.lane.order, counter: counter)
             return uuid
         }
 
@@ -266,15 +263,25 @@ public struct PerfettoTraceExporter: TraceConsumer {
             let parent = runtimeTrack(gate)
             let uuid = newUUID()
             counterTracks[gate.key.runtime] = uuid
+            // Between the gate and the task lanes.
+            describeChild(
+                uuid, of: parent, name: gate.runtimeName + " · queue depth", order: ExportLayout.Lane.gate.order + 1,
+                counter: true)
+            return uuid
+        }
+
+        /// A track under a runtime's: its `name`, its place among its siblings, and whether it
+        /// holds a counter's values.
+        private mutating func describeChild(_ uuid: UInt64, of parent: UInt64, name: String, order: Int, counter: Bool) {
             describe(uuid) { out in
                 out.uint(5, parent)
-                out.string(2, gate.runtimeName + " · queue depth")
-                // Between the gate and the task lanes.
-                out.int(12, Int64(ExportLayout.Lane.gate.order + 1))
-                let counter = out.begin(8)
-                out.end(counter)
+                out.string(2, name)
+                out.int(12, Int64(order))
+                if counter {
+                    let descriptor = out.begin(8)
+                    out.end(descriptor)
+                }
             }
-            return uuid
         }
 
         // MARK: Events
@@ -486,22 +493,7 @@ public struct PerfettoTraceExporter: TraceConsumer {
         }
 
         mutating func tally(_ e: TraceEvent, count: Int, track: ExportLayout.Track) {
-            let uuid: UInt64
-            if let known = tracks[track.key] {
-                uuid = known
-            } else {
-                let parent = runtimeTrack(track)
-                uuid = newUUID()
-                tracks[track.key] = uuid
-                describe(uuid) { out in
-                    out.uint(5, parent)
-                    out.string(2, track.name)
-                    out.int(12, Int64(track.key.lane.order))
-                    let counter = out.begin(8)
-                    out.end(counter)
-                }
-            }
-            event(.counter, at: e.time, track: uuid, counter: UInt32(clamping: count))
+            event(.counter, at: e.time, track: uuid(track, counter: true), counter: UInt32(clamping: count))
         }
 
         /// The depth rides on the dispatch's moment, or on the begin of the cycle whose enter it
