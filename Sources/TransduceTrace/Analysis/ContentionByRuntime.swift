@@ -21,15 +21,15 @@ public struct ContentionByRuntime: TraceConsumer, Sendable {
     /// The runtimes past ``maxRuntimes``, together (`nil` while there are none).
     public private(set) var others: ContentionReport?
     /// How many distinct runtimes ``others`` holds (at least, past ``maxCountedOthers``).
-    public var otherRuntimes: Int { otherKeys.count }
+    public var otherRuntimes: Int { pooled == nil ? lanes.otherCount : 0 }
     /// Every event of every runtime together, when made with `pooled` (then the only report).
     public private(set) var pooled: ContentionReport?
 
-    private var position: [RuntimeKey: Int] = [:]
-    private var otherKeys = Set<RuntimeKey>()
-    private var pooledKeys = Set<RuntimeKey>()
+    /// Which runtimes are followed one by one (the views' ``RuntimeLanes``: the same first
+    /// runtimes, the rest counted).
+    private var lanes = RuntimeLanes()
     /// How many distinct runtimes ``pooled`` holds (at least, past ``maxCountedOthers``).
-    public var pooledRuntimes: Int { pooledKeys.count }
+    public var pooledRuntimes: Int { pooled == nil ? 0 : lanes.count }
     private let threshold: UInt64
 
     /// An empty report: long holds at `longHoldThreshold` or more; with `pooled`, also the total
@@ -47,20 +47,13 @@ public struct ContentionByRuntime: TraceConsumer, Sendable {
 
     /// Takes the next event of the trace, in order.
     public mutating func consume(_ e: TraceEvent) {
-        if pooled != nil {
-            if pooledKeys.count < Self.maxCountedOthers { pooledKeys.insert(e.runtimeKey) }
-            return pooled!.consume(e)
-        }
-        let key = e.runtimeKey
-        if let i = position[key] {
-            runtimes[i].report.consume(e)
-        } else if runtimes.count < Self.maxRuntimes {
-            position[key] = runtimes.count
-            runtimes.append((key, report()))
-            runtimes[runtimes.count - 1].report.consume(e)
+        let lane = lanes.lane(e.runtimeKey)
+        if pooled != nil { return pooled!.consume(e) }
+        if lane < Self.maxRuntimes {
+            if lane == runtimes.count { runtimes.append((e.runtimeKey, report())) }
+            runtimes[lane].report.consume(e)
         } else {
             if others == nil { others = report() }
-            if otherKeys.count < Self.maxCountedOthers { otherKeys.insert(key) }
             others!.consume(e)
         }
     }
