@@ -46,7 +46,10 @@ import TransduceTestSupport
     @Test(.enabled(if: Subprocess.which("python3") != nil), .timeLimit(.minutes(Patience.minutes(3))), arguments: cases)
     func theExportEndsAsStated(_ c: Case) async throws {
         let binary = try #require(builtProduct("trace-view"))
-        try await OTLPReader.withReceiver(c.mode, script: Self.script) { port, log in
+        // The hostile collector needs only Python's standard library: the system's Python runs it,
+        // so the test runs where the readers of `.build/py` are not installed (a plain `swift test`).
+        let python = try #require(Subprocess.which("python3"))
+        try await OTLPReader.withReceiver(c.mode, script: Self.script, python: python) { port, log in
             let dir = TemporaryDirectory()
             let measured = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
             let arguments =

@@ -84,15 +84,17 @@ package enum OTLPReader {
     /// A stand-in collector (`scripts/otlp-receiver.py`, decoding with OpenTelemetry's
     /// definitions, or another `script` that takes a mode and a log), started, its port read, and
     /// stopped when `body` returns; `body` gets the port and the receiver's log. `extra` follows
-    /// the mode and the log (a certificate and its key, for https).
+    /// the mode and the log (a certificate and its key, for https). `python` runs it: the readers'
+    /// (`.build/py`, with OpenTelemetry's definitions) unless a script needs only the standard
+    /// library.
     package static func withReceiver<T>(
         _ mode: String, script: String = Repository.root + "/scripts/otlp-receiver.py", extra: [String] = [],
-        _ body: (Int, String) async throws -> T
+        python: String = PerfettoProtoReader.python, _ body: (Int, String) async throws -> T
     ) async throws -> T {
         let dir = TemporaryDirectory()
         let log = dir.file("received.jsonl")
         let child = try Subprocess.start(
-            PerfettoProtoReader.python, [script, mode, log] + extra,
+            python, [script, mode, log] + extra,
             errors: dir.file("receiver.err"))
         defer {
             kill(child.pid, SIGTERM)
