@@ -270,4 +270,42 @@ import TransduceTestSupport
             #expect(batched.sorted() == once.sorted())
         }
     }
+
+    /// A request resumed only after its runtime's whole run keeps what its breakdown reads — the
+    /// stretches where its path waited for the gate and ran its cycles, its tasks' ends, its
+    /// resume — not the run: on the long-request-windows shape of 2 runtimes and 100,000 events,
+    /// the pass keeps at most a few thousand events at once (every event of the two runs, before:
+    /// about 100,000), and every breakdown is the whole trace's, labels, holders, actions and
+    /// off-path tasks included.
+    @Test func aLongWindowKeepsWhatItsBreakdownReads() throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("long.tdtrace")
+        let written = try TraceGenerator(template: demo).write(
+            events: 100_000, processes: 1, runtimes: 2, longWindows: true, to: file)
+        let events = try TraceFileReader(path: file).readAll().events
+        func described(_ b: LatencyBreakdown) -> String {
+            let parts = b.parts.map { p in
+                "\(p.kind) \(p.start) \(p.nanos) c\(p.cycle) t\(p.task) d\(p.dispatch) \(p.label) ["
+                    + p.heldBy.map { "\($0.cycle) \($0.label) \($0.nanos) \($0.actionNanos) \($0.asyncActionNanos)" }
+                    .joined(separator: "; ") + "]"
+            }
+            return "\(b.runtime) #\(b.dispatch) \(b.label) \(b.styleCode) \(b.outcomeCode) \(b.total) off \(b.offPath) "
+                + "origin \(b.originTask) \(String(describing: b.traceContext)): " + parts.joined(separator: ", ")
+        }
+        var windows = RequestWindows()
+        events.forEach { windows.consume($0) }
+        let requests = windows.takeAll()
+        // The shape: some windows span most of the trace.
+        #expect(requests.contains { $0.last - $0.first > written.events / 2 })
+        var pass = WindowedBreakdowns(requests)
+        var found: [String] = []
+        for e in events {
+            pass.consume(e)
+            found += pass.take().values.map(described)
+        }
+        #expect(found.count == requests.count)
+        #expect(found.sorted() == TraceIndex(events).latencyBreakdowns().map(described).sorted())
+        #expect(pass.peakKept < 10_000, "\(pass.peakKept) events kept at once of \(events.count)")
+    }
 }

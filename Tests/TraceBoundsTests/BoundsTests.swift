@@ -219,6 +219,43 @@ import TransduceTestSupport
         }
     }
 
+    /// A request resumed only after its runtime's whole run (the long-request-windows shape)
+    /// costs the views that break requests down or draw one no more than a short one: on two
+    /// traces of 200,000 events of the same 2 runtimes, one with each runtime's first
+    /// `request(load)` resumed at its run's end, `slow`, `tui`, `report` and `sequence --request`
+    /// of that request peak within 8 MB of the same view of the default shape. They kept each
+    /// window whole: the two runs, 100,000 events each (at 1M events in 16 runtimes `slow` took
+    /// 199 MB against 34 MB, `tui` 256 against 93, `report` 221 against 80).
+    @Test(.enabled(if: measured), .timeLimit(.minutes(Patience.minutes(10))))
+    func theViewsAreBoundedInRequestWindows() async throws {
+        let template = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let dir = TemporaryDirectory()
+        let (short, long) = (dir.file("short.tdtrace"), dir.file("long.tdtrace"))
+        try await offThePool {
+            let generator = try TraceGenerator(template: template)
+            try generator.write(events: 200_000, processes: 1, runtimes: 2, to: short)
+            try generator.write(events: 200_000, processes: 1, runtimes: 2, longWindows: true, to: long)
+        }
+        // The first `request(load)` of the first runtime: the one resumed last.
+        let events = try TraceFileReader(path: long).readAll().events
+        let load = try #require(events.first { $0.kind == .dispatch && $0.label == "load" })
+        let resume = try #require(
+            events.firstIndex { $0.kind == .requestResume && $0.dispatch == load.dispatch && $0.runtimeKey == load.runtimeKey })
+        #expect(resume > events.count * 9 / 10, "the window spans the run")
+        let binary = try #require(builtProduct("trace-view"))
+        let request = ["--pid", "\(load.process)", "--runtime", "\(load.runtime)", "--request", "\(load.dispatch)"]
+        for view in [["slow"], ["tui"], ["report", "--output", dir.file("page.html")], ["sequence"] + request] {
+            var peaks: [Int] = []
+            for trace in [short, long] {
+                let run = try await offThePool { try Self.run(binary, view + [trace]) { _ in 0 } }
+                #expect(run.status == 0, "\(view): \(run.err)")
+                peaks.append(run.peakKB)
+            }
+            #expect(
+                peaks[1] - peaks[0] < 8_192, "\(view): \(peaks[0]) KB on the default shape, \(peaks[1]) KB with long windows")
+        }
+    }
+
     /// JSON Lines export never writes a line longer than its reader reads: an event whose texts
     /// escape to more (C1 controls, six bytes each escaped) has them cut, with a warning, and
     /// reads back with every event.

@@ -109,9 +109,9 @@ import TransduceTestSupport
         if streamed.render(options: options) != SlowRequests(index: index, top: 5).render(options: options) {
             problems.append("streaming: slow differs from two passes")
         }
-        // One request from passes over the stream (as `sequence --request` on a file): its
-        // stretch of its runtime's events, indexed alone, gives the same lifecycle, drawing and
-        // breakdown as the whole trace.
+        // One request from passes over the stream (as `sequence --request` on a file): what its
+        // view reads of its stretch of its runtime's events (its lifecycle's, its breakdown's),
+        // indexed alone, gives the same lifecycle, drawing and breakdown as the whole trace.
         let drawOptions = RenderOptions(width: 120)
         let origin = merged.map(\.time).min()
         // The same request read through the file's index (as `sequence --request` does), with
@@ -131,17 +131,18 @@ import TransduceTestSupport
         for d in merged where d.kind == .dispatch {
             let key = d.runtimeKey
             let found = LifecycleWindow.find(dispatch: d.dispatch) { body in merged.forEach(body) }
-            guard let stretch = found.stretches[key] else {
+            guard found.stretches[key] != nil else {
                 problems.append("stretch: dispatch #\(d.dispatch) of runtime \(key.name) not found")
                 continue
             }
-            let stretchEvents = LifecycleWindow.events(runtime: key, in: stretch) { body in merged.forEach(body) }
+            // What a view of it reads: its lifecycle's events and its breakdown's, of its stretch.
+            let stretchEvents = LifecycleWindow.events(of: found, runtime: key) { body in merged.forEach(body) }
             if let fileIndex {
                 let indexed = try? fileIndex.findLifecycle(
                     of: d.dispatch, path: file, admits: { $0.runtimeKey == key }, admitsRuntime: { $0 == key }, margin: 0)
                 let events = indexed.flatMap { indexed in
-                    indexed.found.stretches[key].flatMap {
-                        try? fileIndex.events(of: key, in: $0, from: indexed.plan.start!, path: file) { $0.runtimeKey == key }
+                    try? fileIndex.events(of: indexed.found, runtime: key, from: indexed.plan.start!, path: file) {
+                        $0.runtimeKey == key
                     }
                 }
                 if indexed?.found.runtimes != [key] || events != stretchEvents {

@@ -83,8 +83,7 @@ enum SequenceCommand: Subcommand {
                 return try finish(notes: first?.notes ?? [])
             }
             let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: found.highestDispatch)
-            let stretch = found.stretches[runtime] ?? 0...(-1)
-            index = TraceIndex(try LifecycleWindow.events(runtime: runtime, in: stretch, read: read))
+            index = TraceIndex(try LifecycleWindow.events(of: found, runtime: runtime, read: read))
             request = (runtime, id)
             notes = first?.notes ?? []
             startTime = start

@@ -13,8 +13,8 @@ enum IndexedRequest {
             let (found, plan) = try file.findLifecycle(
                 of: id, path: path, admits: selection.admits, admitsRuntime: selection.admits(runtime:))
             let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: plan.highestDispatch)
-            guard let start = plan.start, let stretch = found.stretches[runtime] else { return ([], runtime) }
-            return (try file.events(of: runtime, in: stretch, from: start, path: path, admits: selection.admits), runtime)
+            guard let start = plan.start, found.stretches[runtime] != nil else { return ([], runtime) }
+            return (try file.events(of: found, runtime: runtime, from: start, path: path, admits: selection.admits), runtime)
         } catch let error as TraceFileError {
             throw CLIError.data(error.description)
         }

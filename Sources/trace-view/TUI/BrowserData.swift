@@ -187,8 +187,8 @@ struct BrowserData {
             index = TraceIndex(events)
         } else if index == nil, let reread {
             let found = try? LifecycleWindow.find(dispatch: request.dispatch, read: reread)
-            if let stretch = found?.stretches[request.runtime] {
-                index = try? TraceIndex(LifecycleWindow.events(runtime: request.runtime, in: stretch, read: reread))
+            if let found, found.stretches[request.runtime] != nil {
+                index = try? TraceIndex(LifecycleWindow.events(of: found, runtime: request.runtime, read: reread))
             }
         }
         guard let index else { return nil }

@@ -65,9 +65,21 @@ public struct LifecycleWindow: TraceConsumer {
             return true
         }
 
+        /// The positions of the lifecycle's events, of the spawns that name its tasks and of
+        /// other requests' joins of its tasks, in the order found (a spawn named later comes out
+        /// of order).
+        var read: [Int] = []
+
         mutating func touch(_ p: Int) {
             first = min(first, p)
             last = max(last, p)
+            if read.last != p { read.append(p) }
+        }
+
+        /// A task the lifecycle names (drawn by its spawn's name) was spawned at `p`.
+        mutating func refer(to p: Int) {
+            first = min(first, p)
+            read.append(p)
         }
     }
     private var trackers: [RuntimeKey: Tracker] = [:]
@@ -92,6 +104,13 @@ public struct LifecycleWindow: TraceConsumer {
     public func range(runtime: RuntimeKey) -> ClosedRange<Int>? {
         guard let t = trackers[runtime], t.started, t.first <= t.last else { return nil }
         return t.first...t.last
+    }
+
+    /// The positions of the lifecycle's events in `runtime`, of the spawns of the tasks it
+    /// names and of the joins of its tasks, ascending (what a view of it draws and lists).
+    package func positions(runtime: RuntimeKey) -> [Int] {
+        guard let t = trackers[runtime], t.started else { return [] }
+        return Array(Set(t.read)).sorted()
     }
 
     public mutating func consume(_ e: TraceEvent) {
@@ -134,12 +153,12 @@ public struct LifecycleWindow: TraceConsumer {
             t.touch(p)
             // The request made from inside a task is drawn from that task: its name is read
             // from its spawn.
-            if ours, e.otherTask != 0, let spawn = t.spawn(e.otherTask) { t.first = min(t.first, spawn) }
+            if ours, e.otherTask != 0, let spawn = t.spawn(e.otherTask) { t.refer(to: spawn) }
         case .requestResume:
             guard t.dispatches.contains(e.dispatch) else { return }
             t.unresumed.remove(e.dispatch)
             t.touch(p)
-            if e.task != 0, let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+            if e.task != 0, let spawn = t.spawn(e.task) { t.refer(to: spawn) }
         case .cycleEnter:
             t.open = (e.cycle, e.dispatch)
             if t.dispatches.contains(e.dispatch) {
@@ -168,22 +187,25 @@ public struct LifecycleWindow: TraceConsumer {
             t.tasks.insert(e.task)
             t.unsettledTasks.insert(e.task)
             t.touch(p)
-            if e.otherTask != 0, let replaced = t.spawn(e.otherTask) { t.first = min(t.first, replaced) }
+            if e.otherTask != 0, let replaced = t.spawn(e.otherTask) { t.refer(to: replaced) }
         case .taskJoin:
             if let open = t.open, t.cycles.contains(open.cycle) { t.touch(p) }
+            // Another request joining one of its tasks is part of that task's life (what the
+            // terminal UI lists for a task), not of the lifecycle.
+            if t.tasks.contains(e.task) && t.read.last != p { t.read.append(p) }
             guard t.dispatches.contains(e.dispatch) else { return }
             t.carrying.insert(e.task)
             if !t.tasks.contains(e.task) {
                 t.tasks.insert(e.task)
                 t.unsettledTasks.insert(e.task)
-                if let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+                if let spawn = t.spawn(e.task) { t.refer(to: spawn) }
                 if t.requested.contains(e.task) { seeds[r, default: []].insert(e.task) }
             }
         case .taskCancel:
             if t.tasks.contains(e.task) { t.touch(p) }
             if e.cancelReason != .runtimeStop, let open = t.open, t.cycles.contains(open.cycle) {
                 t.touch(p)
-                if let spawn = t.spawn(e.task) { t.first = min(t.first, spawn) }
+                if let spawn = t.spawn(e.task) { t.refer(to: spawn) }
             }
             t.end(e.task)
             t.requested.remove(e.task)
@@ -215,6 +237,11 @@ extension LifecycleWindow {
         public var stretches: [RuntimeKey: ClosedRange<Int>]
         /// Passes made (one, unless the request joined a task that had made requests of its own).
         public var passes: Int
+        /// Each runtime's positions of the lifecycle's events (``positions(runtime:)``): what a
+        /// view of it reads of its stretch, with what its breakdown reads.
+        package var lifecycles: [RuntimeKey: [Int]] = [:]
+        /// Each runtime's awaited request of that id, whose breakdown's window the stretch holds.
+        package var requests: [RuntimeKey: RequestWindows.Request] = [:]
     }
 
     /// Finds dispatch #`dispatch` in a stream that `read` hands over whole, in the same order,
@@ -251,17 +278,18 @@ extension LifecycleWindow {
                     windows.consume($0)
                 }, { lifecycle.isSettled })
             guard lifecycle.seeds != seeds && passes < maxPasses else {
-                var stretches: [RuntimeKey: ClosedRange<Int>] = [:]
+                var found = Found(
+                    runtimes: lifecycle.runtimes, highestDispatch: lifecycle.highestDispatch, stretches: [:], passes: passes)
                 for runtime in lifecycle.runtimes {
                     guard var stretch = lifecycle.range(runtime: runtime) else { continue }
                     for request in windows.byLabel.values.joined() where request.runtime == runtime {
                         stretch = min(stretch.lowerBound, request.first)...max(stretch.upperBound, request.last)
+                        found.requests[runtime] = request
                     }
-                    stretches[runtime] = stretch
+                    found.stretches[runtime] = stretch
+                    found.lifecycles[runtime] = lifecycle.positions(runtime: runtime)
                 }
-                return Found(
-                    runtimes: lifecycle.runtimes, highestDispatch: lifecycle.highestDispatch, stretches: stretches,
-                    passes: passes)
+                return found
             }
             seeds = lifecycle.seeds
         }
@@ -278,5 +306,79 @@ extension LifecycleWindow {
             position += 1
         }
         return out
+    }
+}
+
+extension LifecycleWindow {
+    /// What a view of one request reads of its runtime's stretch (``Found``), collected in one
+    /// more pass: the lifecycle's events and those its latency breakdown reads
+    /// (``BreakdownReads``), not the whole stretch. A request resumed only at the end of a long
+    /// run keeps its few dozen events (the stretch is the run: a report of the slowest requests
+    /// of a trace with long windows held each run whole, 262 MB at 10M events).
+    package struct Reader {
+        /// The request's runtime.
+        package let runtime: RuntimeKey
+        /// Its stretch of positions (empty when the runtime has none).
+        package let stretch: ClosedRange<Int>?
+        private let lifecycle: [Int]
+        private var next = 0
+        private var breakdown: WindowedBreakdowns?
+        private var key: TraceIndex.Key?
+        private var events: [(position: Int, event: TraceEvent)] = []
+        private var position = 0
+
+        /// Reads `runtime`'s part of what `found` found.
+        package init(_ found: Found, runtime: RuntimeKey) {
+            self.runtime = runtime
+            stretch = found.stretches[runtime]
+            lifecycle = found.lifecycles[runtime] ?? []
+            if let request = found.requests[runtime] {
+                breakdown = WindowedBreakdowns([request], keepsReads: true)
+                key = TraceIndex.Key(runtime: runtime, id: request.dispatch)
+            }
+        }
+
+        /// Whether the stream is past the stretch: later events change nothing.
+        package var isPast: Bool { position > (stretch?.upperBound ?? -1) }
+
+        /// Takes the next event of the same stream as the passes that found it, in order.
+        package mutating func consume(_ e: TraceEvent) {
+            defer { position += 1 }
+            guard let stretch, position <= stretch.upperBound else { return }
+            // Every event, so that the breakdown's positions count as the stretch's do.
+            breakdown?.consume(e)
+            guard position >= stretch.lowerBound, e.runtimeKey == runtime else { return }
+            while next < lifecycle.count, lifecycle[next] < position { next += 1 }
+            if next < lifecycle.count, lifecycle[next] == position { events.append((position, e)) }
+        }
+
+        /// Both, merged in stream order.
+        package mutating func take() -> [TraceEvent] {
+            let reads = key.flatMap { breakdown?.takeReads()[$0] } ?? []
+            var merged: [TraceEvent] = []
+            merged.reserveCapacity(events.count + reads.count)
+            var (i, j) = (0, 0)
+            while i < events.count || j < reads.count {
+                if j == reads.count || (i < events.count && events[i].position < reads[j].position) {
+                    merged.append(events[i].event)
+                    i += 1
+                } else {
+                    if i < events.count && events[i].position == reads[j].position { i += 1 }
+                    merged.append(reads[j].event)
+                    j += 1
+                }
+            }
+            events = []
+            return merged
+        }
+    }
+
+    /// What a view of the request reads in `runtime` (``Reader``), from one more pass of `read`.
+    package static func events(
+        of found: Found, runtime: RuntimeKey, read: ((TraceEvent) -> Void) throws -> Void
+    ) rethrows -> [TraceEvent] {
+        var reader = Reader(found, runtime: runtime)
+        try read { reader.consume($0) }
+        return reader.take()
     }
 }

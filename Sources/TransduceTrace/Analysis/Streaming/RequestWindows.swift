@@ -64,6 +64,16 @@ public struct RequestWindows: TraceConsumer {
             return first
         }
 
+        /// The earliest position the window of an admission dispatched from now on can start at
+        /// (before its own dispatch): the cycle holding the gate's, the oldest queued one's, a
+        /// kept cycle that left's. Nil when none is.
+        var lookbackStart: Int? {
+            var first = holding
+            if queuedHead < queued.count { first = min(first ?? .max, queued[queuedHead].position) }
+            for l in left { first = min(first ?? .max, l.position) }
+            return first
+        }
+
         /// Follows `e`, at `position`, of this runtime: an admission queued (ask
         /// ``windowStart(dispatchedAt:position:)`` of a dispatch first) or entered, a cycle
         /// left, a stop (which clears what waited for the gate), a task spawned or ended (an
@@ -251,100 +261,6 @@ public struct RequestWindows: TraceConsumer {
             if keeps { byLabel[label, default: []].append(request) } else { recent.append(request) }
         default:
             break
-        }
-    }
-}
-
-/// The ``LatencyBreakdown``s of chosen requests, from a second pass over the same events as
-/// ``RequestWindows``: each request's window of its runtime's events is kept while the pass is
-/// inside it, indexed when the pass reaches its end, and let go.
-///
-/// Memory: the events of the open windows (the requests asked for overlap in time only as much
-/// as the trace made them).
-public struct WindowedBreakdowns: TraceConsumer {
-    private let requests: [RequestWindows.Request]
-    /// Index into `requests` (sorted by first position) of the next window to open.
-    private var nextToOpen = 0
-    /// Open windows by the position they end at.
-    private var open: [Int: [RequestWindows.Request]] = [:]
-    /// The first positions of each runtime's open windows (a runtime with none has no entry):
-    /// whether an event is kept, and from where, is asked of its runtime's alone. (Asking every
-    /// open window made the pass quadratic: the terminal UI breaks down 10,000 requests.)
-    private var openFirsts: [RuntimeKey: [Int]] = [:]
-    /// Events kept per runtime, with their positions.
-    private var kept: [RuntimeKey: [(position: Int, event: TraceEvent)]] = [:]
-    private var position = 0
-    /// The breakdowns found and not yet taken (a request whose window did not yield one — a
-    /// damaged trace — has none).
-    public private(set) var breakdowns: [TraceIndex.Key: LatencyBreakdown] = [:]
-    /// With `keepsWindows`, each found breakdown's window's index.
-    package private(set) var windows: [TraceIndex.Key: TraceIndex] = [:]
-    private var keepsWindows = false
-
-    /// Hands over the breakdowns found so far, so that a caller who folds them as they come
-    /// (``LatencyByEvent/Tail``) holds none.
-    public mutating func take() -> [TraceIndex.Key: LatencyBreakdown] {
-        defer { breakdowns = [:] }
-        return breakdowns
-    }
-
-    /// Breaks down `requests` (found by ``RequestWindows`` over the same events).
-    public init(_ requests: consuming [RequestWindows.Request]) {
-        requests.sort { $0.first < $1.first }
-        self.requests = requests
-    }
-
-    /// Breaks down `requests` keeping each window's index too (``windows``).
-    package init(_ requests: consuming [RequestWindows.Request], keepsWindows: Bool) {
-        self.init(requests)
-        self.keepsWindows = keepsWindows
-    }
-
-    /// Hands over the breakdowns found so far with their windows' indexes.
-    package mutating func takeWithWindows() -> [(breakdown: LatencyBreakdown, window: TraceIndex)] {
-        defer {
-            breakdowns = [:]
-            windows = [:]
-        }
-        return breakdowns.sorted { ($0.key.runtime.rawValue, $0.key.id) < ($1.key.runtime.rawValue, $1.key.id) }.compactMap {
-            key, b in
-            windows[key].map { (b, $0) }
-        }
-    }
-
-    public mutating func consume(_ e: TraceEvent) {
-        defer { position += 1 }
-        while nextToOpen < requests.count, requests[nextToOpen].first == position {
-            let r = requests[nextToOpen]
-            open[r.last, default: []].append(r)
-            openFirsts[r.runtime, default: []].append(r.first)
-            nextToOpen += 1
-        }
-        guard !open.isEmpty else { return }
-        let runtime = e.runtimeKey
-        if openFirsts[runtime] != nil {
-            kept[runtime, default: []].append((position, e))
-        }
-        guard let ending = open.removeValue(forKey: position) else { return }
-        for r in ending {
-            let events = kept[r.runtime, default: []].lazy.filter { $0.position >= r.first }.map(\.event)
-            let index = TraceIndex(Array(events))
-            if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) {
-                breakdowns[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = b
-                if keepsWindows { windows[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = index }
-            }
-        }
-        for r in ending {
-            if let i = openFirsts[r.runtime]?.firstIndex(of: r.first) { openFirsts[r.runtime]!.remove(at: i) }
-        }
-        // Let go of what no open or later window of each runtime reads.
-        for runtime in Set(ending.map(\.runtime)) {
-            if let from = openFirsts[runtime]?.min() {
-                kept[runtime]?.removeAll { $0.position < from }
-            } else {
-                openFirsts[runtime] = nil
-                kept[runtime] = nil
-            }
         }
     }
 }

@@ -7,7 +7,7 @@ extension TraceFileIndex {
     /// (the same selection). No runtime has it when the plan has no start.
     ///
     /// The stretches it finds count positions from the plan's start: read them with
-    /// ``events(of:in:from:path:admits:)``.
+    /// ``events(of:runtime:from:path:admits:)``.
     package func findLifecycle(
         of dispatch: UInt64, path: String, admits: (TraceEvent) -> Bool, admitsRuntime: (RuntimeKey) -> Bool,
         margin: Int = TraceFileFormat.eventsPerChunk
@@ -27,19 +27,18 @@ extension TraceFileIndex {
         return (found, plan)
     }
 
-    /// The events of `runtime` at positions `stretch` (from ``findLifecycle(of:path:admits:admitsRuntime:margin:)``,
-    /// counted from `start`) of the file at `path`, read from `start` to the stretch's end.
+    /// What a view of the request reads in `runtime` (``LifecycleWindow/Reader``: its
+    /// lifecycle's events and its breakdown's, of the stretch ``findLifecycle(of:path:admits:admitsRuntime:margin:)``
+    /// found, counted from `start`) of the file at `path`, read from `start` to the stretch's end.
     package func events(
-        of runtime: RuntimeKey, in stretch: ClosedRange<Int>, from start: TraceFileReader.Resume, path: String,
+        of found: LifecycleWindow.Found, runtime: RuntimeKey, from start: TraceFileReader.Resume, path: String,
         admits: (TraceEvent) -> Bool
     ) throws -> [TraceEvent] {
-        var events: [TraceEvent] = []
-        var position = 0
-        try reader(path: path, from: start).forEach(while: { position <= stretch.upperBound }) { event in
-            guard admits(event) else { return }
-            if stretch.contains(position) && event.runtimeKey == runtime { events.append(event) }
-            position += 1
+        var view = LifecycleWindow.Reader(found, runtime: runtime)
+        let reader = try self.reader(path: path, from: start)
+        reader.forEach(while: { !view.isPast }) { event in
+            if admits(event) { view.consume(event) }
         }
-        return events
+        return view.take()
     }
 }
