@@ -276,7 +276,7 @@ import TransduceTestSupport
     /// resume — not the run: on the long-request-windows shape of 2 runtimes and 100,000 events,
     /// the pass keeps at most a few thousand events at once (every event of the two runs, before:
     /// about 100,000), and every breakdown is the whole trace's, labels, holders, actions and
-    /// off-path tasks included.
+    /// off-path tasks included; so does the one pass that breaks each down at its resume.
     @Test func aLongWindowKeepsWhatItsBreakdownReads() throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let directory = TemporaryDirectory()
@@ -307,5 +307,16 @@ import TransduceTestSupport
         #expect(found.count == requests.count)
         #expect(found.sorted() == TraceIndex(events).latencyBreakdowns().map(described).sorted())
         #expect(pass.peakKept < 10_000, "\(pass.peakKept) events kept at once of \(events.count)")
+        // And in one pass, each at its resume (the CSV table and the OTLP export): none left for
+        // a second pass, the same breakdowns, as few events kept.
+        var resumed = ResumeBreakdowns()
+        var atResume: [String] = []
+        for e in events {
+            resumed.consume(e)
+            atResume += resumed.take().map(described)
+        }
+        #expect(resumed.missed.isEmpty)
+        #expect(atResume.sorted() == found.sorted())
+        #expect(resumed.peakKept < 10_000, "\(resumed.peakKept) events kept at once of \(events.count)")
     }
 }

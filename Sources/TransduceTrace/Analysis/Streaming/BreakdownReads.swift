@@ -39,8 +39,16 @@ struct BreakdownReads {
         self.from = first
     }
 
-    /// The earliest position read (where the first stretch starts).
-    var earliest: Int { stretches.first?.lowerBound ?? from ?? points.first ?? .max }
+    /// The earliest position read.
+    var earliest: Int {
+        min(stretches.lazy.map(\.lowerBound).min() ?? .max, from ?? .max, points.first ?? .max)
+    }
+
+    /// The window starts earlier, at `position` (the spawn of a task the request joined: its
+    /// breakdown reads from there).
+    mutating func reachBack(to position: Int) {
+        if let start = from { from = min(start, position) } else { stretches.append(position...position) }
+    }
 
     /// What an event followed changed in the ids the path watches: the ids of the events that
     /// can still change what it reads (a runtime with many windows open hands each event only to

@@ -193,6 +193,31 @@ public struct RequestWindows: TraceConsumer {
         return earliest
     }
 
+    /// Where the window of awaited request `dispatch` of `runtime`, waiting, starts (nil when it
+    /// is not waiting).
+    package func first(runtime: RuntimeKey, dispatch: UInt64) -> Int? {
+        waiting[TraceIndex.Key(runtime: runtime, id: dispatch)]?.first
+    }
+
+    /// The awaited requests of `runtime` waiting, with where their windows start.
+    package func waiting(runtime: RuntimeKey) -> [(dispatch: UInt64, first: Int)] {
+        waiting.compactMap { $0.key.runtime == runtime ? ($0.key.id, $0.value.first) : nil }
+    }
+
+    /// Where the window of an admission of `runtime` dispatched at `time` (at `position`)
+    /// starts, from its gate's state now.
+    package func windowStart(runtime: RuntimeKey, dispatchedAt time: UInt64, position: Int) -> Int {
+        runtimes.state(runtime)?.windowStart(dispatchedAt: time, position: position) ?? position
+    }
+
+    /// What a window opened from now on in `runtime` can reach back to: from where on its gate's
+    /// state can start one (``Runtime/lookbackStart``), and its live tasks' spawns (a request
+    /// that joins one starts there).
+    package func reachedBack(runtime: RuntimeKey) -> (lookback: Int?, spawns: [Int]) {
+        guard let r = runtimes.state(runtime) else { return (nil, []) }
+        return (r.lookbackStart, Array(r.tasks.values))
+    }
+
     /// Hands over every request found (by label, then resume order) and keeps none, so a caller
     /// that breaks them all down never holds two copies.
     public mutating func takeAll() -> [Request] {

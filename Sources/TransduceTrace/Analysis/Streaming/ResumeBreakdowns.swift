@@ -2,6 +2,9 @@
 /// resume order: each runtime's events are kept from the earliest position a window still open
 /// (or opened later) can start at (``RequestWindows/earliestOpen(runtime:)``), and a request's
 /// breakdown reads its window from them, exactly as ``WindowedBreakdowns`` does in a second pass.
+/// Past a thousand events of a runtime, only those its waiting requests' breakdowns read, those
+/// a later request's window could start at and its live tasks' spawns are kept
+/// (``BreakdownKeeper``): a request waiting across a long run does not keep the run.
 ///
 /// Memory: the events of what is open, at most `maxKept` in all (500,000 by default: tens of
 /// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
@@ -9,9 +12,11 @@
 /// second pass of its own, ``WindowedBreakdowns``), at most ``maxMissed`` of them.
 package struct ResumeBreakdowns {
     private var windows = RequestWindows(keeps: false)
-    /// Per runtime, its events from a position on (contiguous: every event of the runtime since).
+    /// Per runtime, its events from a position on.
     private var kept = PerRuntime<Kept>()
     private var keptCount = 0
+    /// The most events kept at once.
+    package private(set) var peakKept = 0
     private var position = 0
     /// The breakdowns found and not yet taken, in resume order.
     package private(set) var found: [LatencyBreakdown] = []
@@ -27,43 +32,15 @@ package struct ResumeBreakdowns {
     private let maxKept: Int
     package static let maxMissed = 1_000_000
 
+    /// A runtime's kept events (``BreakdownKeeper``: past a thousand, only what its waiting
+    /// requests read, what a re-entry's window could start at and its live tasks' spawns).
     private struct Kept {
-        var events: [(position: Int, event: TraceEvent)] = []
-        var head = 0
+        var keeper = BreakdownKeeper(tracking: false)
         /// Every event of the runtime seen: the most a pass that breaks down its requests keeps.
         var seen = 0
         /// Events appended since the runtime's last trim.
         var sinceTrim = 0
-        var count: Int { events.count - head }
-
-        mutating func drop(before position: Int) -> Int {
-            var dropped = 0
-            while head < events.count, events[head].position < position {
-                head += 1
-                dropped += 1
-            }
-            // The dropped ones' memory goes once they are more than half (each element is moved
-            // at most once per halving), or all of them: a short-lived runtime's few events, which
-            // stayed until the trace's end when only runs of 4,096 were compacted (1.8 GB at 10M
-            // events in 78,126 runtimes).
-            if head == events.count {
-                events = []
-                head = 0
-            } else if head >= 64 && head * 2 > events.count {
-                events.removeFirst(head)
-                head = 0
-            }
-            return dropped
-        }
-
-        /// Moves what is kept to storage of its own size: a trimmed runtime's array kept the
-        /// capacity of its longest run (a hundred thousand runtimes, each trimmed once by
-        /// ``letGoOfTheOldest()``, held every event they ever had).
-        mutating func shrink() {
-            guard head > 0 || events.capacity > 2 * events.count + 16 else { return }
-            events = Array(events[head...])
-            head = 0
-        }
+        var count: Int { keeper.count }
     }
 
     package init(maxKept: Int = 500_000, keepsWindows: Bool = false) {
@@ -76,11 +53,39 @@ package struct ResumeBreakdowns {
         defer { position += 1 }
         let runtime = e.runtimeKey
         let slot = kept.slot(runtime) { Kept() }
-        kept[slot: slot].events.append((position, e))
+        windows.consume(e)
+        switch e.kind {
+        case .dispatch where e.isAwaitedDispatch:
+            // Its reads are followed from where its window starts (kept: no earlier than what a
+            // window could start at, see below).
+            if let first = windows.first(runtime: runtime, dispatch: e.dispatch) {
+                kept[slot: slot].keeper.open(e.dispatch, first: first)
+            }
+        case .taskJoin:
+            // A join of a live task moves the joining request's window back to its spawn.
+            if let first = windows.first(runtime: runtime, dispatch: e.dispatch) {
+                kept[slot: slot].keeper.reachBack(e.dispatch, to: first)
+            }
+        default:
+            break
+        }
+        // A re-entry's window starts where the gate's state says (the same after the gate took
+        // the dispatch in: it queues behind what was there).
+        let start =
+            e.isTaskReentry && kept[slot: slot].keeper.isTracking
+            ? windows.windowStart(runtime: runtime, dispatchedAt: e.time, position: position) : nil
+        kept[slot: slot].keeper.consume(e, at: position, windowStart: start)
+        keptCount += 1
+        peakKept = max(peakKept, keptCount)
+        if kept[slot: slot].keeper.isDueForCompaction {
+            // What the runtime's waiting requests read is followed from the first time it keeps
+            // a thousand events (a long window, or many requests at once).
+            kept[slot: slot].keeper.startTracking(windows.waiting(runtime: runtime))
+            let (lookback, spawns) = windows.reachedBack(runtime: runtime)
+            keptCount -= kept[slot: slot].keeper.compact(lookback: lookback, spawns: spawns)
+        }
         kept[slot: slot].seen += 1
         kept[slot: slot].sinceTrim += 1
-        keptCount += 1
-        windows.consume(e)
         if windows.hasResumed {
             for r in windows.takeResumed() { breakDown(r) }
         }
@@ -88,7 +93,7 @@ package struct ResumeBreakdowns {
         // of what no open window needs).
         if kept[slot: slot].sinceTrim >= 4_096 || e.kind == .runtimeStop {
             kept[slot: slot].sinceTrim = 0
-            keptCount -= kept[slot: slot].drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
+            keptCount -= kept[slot: slot].keeper.drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
         }
         if keptCount > maxKept { letGoOfTheOldest() }
     }
@@ -139,19 +144,13 @@ package struct ResumeBreakdowns {
 
     private mutating func breakDown(_ r: RequestWindows.Request) {
         guard let slot = kept.slot(r.runtime) else { return }
-        let events = kept[slot: slot]
-        guard events.count > 0, events.events[events.head].position <= r.first else {
+        let reads = kept[slot: slot].keeper.close(r.dispatch)
+        let keeper = kept[slot: slot].keeper
+        guard keeper.count > 0, keeper.events[keeper.head].position <= r.first else {
             if missed.count < Self.maxMissed { missed.append(r) } else { missedOverflow = true }
             return
         }
-        // Positions increase: the window's first event by bisection.
-        var low = events.head
-        var high = events.events.count
-        while low < high {
-            let mid = (low + high) / 2
-            if events.events[mid].position < r.first { low = mid + 1 } else { high = mid }
-        }
-        let index = TraceIndex(events.events[low...].map(\.event))
+        let index = TraceIndex(keeper.events(from: r.first, reading: reads).map(\.event))
         if let b = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch) {
             found.append(b)
             if keepsWindows { windowsFound.append(index) }
@@ -185,10 +184,10 @@ package struct ResumeBreakdowns {
         for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
         let target = maxKept - maxKept / 8
         while keptCount > target, let top = heap.first, top.count > 0 {
-            let k = kept[slot: top.slot]
+            let k = kept[slot: top.slot].keeper
             let cut = k.events[min(k.events.count - 1, k.head + max(1, k.count / 4))].position
-            keptCount -= kept[slot: top.slot].drop(before: cut)
-            kept[slot: top.slot].shrink()
+            keptCount -= kept[slot: top.slot].keeper.drop(before: cut)
+            kept[slot: top.slot].keeper.shrink()
             heap[0].count = kept[slot: top.slot].count
             siftDown(0)
         }
