@@ -319,4 +319,34 @@ import TransduceTestSupport
         #expect(atResume.sorted() == found.sorted())
         #expect(resumed.peakKept < 10_000, "\(resumed.peakKept) events kept at once of \(events.count)")
     }
+
+    /// The views of many requests found and read in the same passes (a report's diagrams) are
+    /// those of each found and read alone: the same stretch and the same events, request by
+    /// request, on two runtimes and on the long-request-windows shape of 16 runtimes, whose
+    /// dispatch ids repeat in every runtime.
+    @Test func requestsReadTogetherAreEachReadAlone() throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("long.tdtrace")
+        try TraceGenerator(template: demo).write(events: 20_000, longWindows: true, to: file)
+        let traces = [
+            try JSONLinesReader(path: fixtures + "/two-runtimes.jsonl").readAll().events,
+            try TraceFileReader(path: file).readAll().events,
+        ]
+        for events in traces {
+            let all = events.filter { $0.kind == .dispatch }.map { TraceIndex.Key(runtime: $0.runtimeKey, id: $0.dispatch) }
+            // Every request of a small trace; of a larger, one in so many, in trace order.
+            let keys = stride(from: 0, to: all.count, by: max(1, all.count / 60)).map { all[$0] }
+            let read = { (body: (TraceEvent) -> Void) in events.forEach(body) }
+            let found = LifecycleWindow.find(keys, read: read)
+            let together = LifecycleWindow.events(of: zip(found, keys).map { ($0, $1.runtime) }, read: read)
+            #expect(found.count == keys.count && together.count == keys.count)
+            for (j, key) in keys.enumerated() {
+                let alone = LifecycleWindow.find(dispatch: key.id, read: read)
+                #expect(found[j].stretches[key.runtime] == alone.stretches[key.runtime], "\(key)")
+                let events = LifecycleWindow.events(of: alone, runtime: key.runtime, read: read)
+                #expect(!events.isEmpty && together[j] == events, "\(key): \(together[j].count) events, \(events.count) alone")
+            }
+        }
+    }
 }

@@ -264,13 +264,14 @@ extension ReportModel {
         }
         var diagrams: [Int: String] = [:]
         var requests: [Request] = []
+        let lifecycles = data.lifecycles(of: Array(shownRequests.prefix(limits.diagrams)))
         for (i, r) in shownRequests.enumerated() {
             var request = Request(
                 runtime: position(r.runtime) ?? 0, dispatch: r.dispatch, label: cut(r.label), style: r.style,
                 outcome: cut(r.outcome),
                 start: rel(r.start), total: r.total, waiting: r.waiting, runtimeName: ownName(r.runtime),
                 dominant: cut(r.dominant ?? data.dominantPart?(r) ?? ""))
-            if i < limits.diagrams, let (index, indices) = data.lifecycle(of: r) {
+            if i < lifecycles.count, let (index, indices) = lifecycles[i] {
                 diagrams[i] = SequenceExport.svg(index: index, indices: indices).dropFirst().joined(separator: "\n")
                 request.parts = index.latencyBreakdown(runtime: r.runtime, dispatch: r.dispatch)?.parts.map {
                     Part(kind: $0.kind.name, start: rel($0.start), nanos: $0.nanos)

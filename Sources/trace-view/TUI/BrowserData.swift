@@ -195,6 +195,25 @@ struct BrowserData {
         return (index, index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch))
     }
 
+    /// ``lifecycle(of:)`` of several requests: from a streamed input, two passes for them all
+    /// (``LifecycleWindow/find(_:maxPasses:read:)``), not two each; and so through a trace file's
+    /// index when it has more runtimes than are kept whole (``RuntimeLanes``; a request of one of 78,126
+    /// interleaved runtimes read most of the file's chunks: a report's hundred diagrams took
+    /// 340 s of a 10M-event trace). With fewer, a request's events lie together and the index
+    /// reads just them.
+    func lifecycles(of requests: [Request]) -> [(index: TraceIndex, indices: [Int])?] {
+        guard index == nil, let reread, requests.count > 1, lifecycle == nil || runtimes > RuntimeLanes.maxWhole
+        else { return requests.map { lifecycle(of: $0) } }
+        let keys = requests.map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
+        guard let found = try? LifecycleWindow.find(keys, read: reread),
+            let events = try? LifecycleWindow.events(of: zip(found, keys).map { ($0, $1.runtime) }, read: reread)
+        else { return requests.map { _ in nil } }
+        return zip(requests, events).map { request, events in
+            let index = TraceIndex(events)
+            return (index, index.requestLifecycle(runtime: request.runtime, dispatch: request.dispatch))
+        }
+    }
+
     /// One moment of a task instance's life: what happened, and for a re-entry how long it then
     /// waited for the gate.
     struct TaskMoment: Equatable {

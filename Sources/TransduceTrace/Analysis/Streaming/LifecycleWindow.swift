@@ -114,7 +114,14 @@ public struct LifecycleWindow: TraceConsumer {
     }
 
     public mutating func consume(_ e: TraceEvent) {
-        defer { position += 1 }
+        consume(e, at: position)
+    }
+
+    /// Follows `e`, at `position` (a finder of several requests hands each only its runtime's
+    /// events, with the stream's positions).
+    mutating func consume(_ e: TraceEvent, at position: Int) {
+        self.position = position
+        defer { self.position = position + 1 }
         if e.kind == .dispatch { highestDispatch = max(highestDispatch ?? 0, e.dispatch) }
         let r = e.runtimeKey
         // Every runtime is followed from its first event: a task the request joins may have been
@@ -278,21 +285,69 @@ extension LifecycleWindow {
                     windows.consume($0)
                 }, { lifecycle.isSettled })
             guard lifecycle.seeds != seeds && passes < maxPasses else {
-                var found = Found(
-                    runtimes: lifecycle.runtimes, highestDispatch: lifecycle.highestDispatch, stretches: [:], passes: passes)
-                for runtime in lifecycle.runtimes {
-                    guard var stretch = lifecycle.range(runtime: runtime) else { continue }
-                    for request in windows.byLabel.values.joined() where request.runtime == runtime {
-                        stretch = min(stretch.lowerBound, request.first)...max(stretch.upperBound, request.last)
-                        found.requests[runtime] = request
-                    }
-                    found.stretches[runtime] = stretch
-                    found.lifecycles[runtime] = lifecycle.positions(runtime: runtime)
-                }
-                return found
+                return lifecycle.found(passes: passes, windows: Array(windows.byLabel.values.joined()))
             }
             seeds = lifecycle.seeds
         }
+    }
+
+    /// What the passes found, `windows` the awaited requests of that id resumed in them.
+    private func found(passes: Int, windows: [RequestWindows.Request]) -> Found {
+        var found = Found(runtimes: runtimes, highestDispatch: highestDispatch, stretches: [:], passes: passes)
+        for runtime in runtimes {
+            guard var stretch = range(runtime: runtime) else { continue }
+            for request in windows where request.runtime == runtime {
+                stretch = min(stretch.lowerBound, request.first)...max(stretch.upperBound, request.last)
+                found.requests[runtime] = request
+            }
+            found.stretches[runtime] = stretch
+            found.lifecycles[runtime] = positions(runtime: runtime)
+        }
+        return found
+    }
+
+    /// ``find(dispatch:maxPasses:read:)`` for several requests at once, each in its own runtime
+    /// (a runtime and a dispatch id): the same passes for all (and a few more for those that
+    /// joined tasks that had made requests before), so a page of a hundred diagrams reads the
+    /// input twice, not two hundred times.
+    package static func find(
+        _ requests: [TraceIndex.Key], maxPasses: Int = 8, read: ((TraceEvent) -> Void) throws -> Void
+    ) rethrows -> [Found] {
+        var seeds = [[RuntimeKey: Set<UInt64>]](repeating: [:], count: requests.count)
+        var results = [Found?](repeating: nil, count: requests.count)
+        var pending = Array(requests.indices)
+        var passes = 0
+        while !pending.isEmpty {
+            passes += 1
+            var lifecycles = pending.map { LifecycleWindow(dispatch: requests[$0].id, seeds: seeds[$0]) }
+            var byRuntime: [RuntimeKey: [Int]] = [:]
+            for (j, i) in pending.enumerated() { byRuntime[requests[i].runtime, default: []].append(j) }
+            let wanted = Set(pending.map { requests[$0] })
+            var windows = RequestWindows(keeps: false)
+            var resumed: [TraceIndex.Key: RequestWindows.Request] = [:]
+            var position = 0
+            try read { e in
+                if let mine = byRuntime[e.runtimeKey] { for j in mine { lifecycles[j].consume(e, at: position) } }
+                windows.consume(e)
+                if windows.hasResumed {
+                    for r in windows.takeResumed() where wanted.contains(TraceIndex.Key(runtime: r.runtime, id: r.dispatch)) {
+                        resumed[TraceIndex.Key(runtime: r.runtime, id: r.dispatch)] = r
+                    }
+                }
+                position += 1
+            }
+            var next: [Int] = []
+            for (j, i) in pending.enumerated() {
+                if lifecycles[j].seeds != seeds[i] && passes < maxPasses {
+                    seeds[i] = lifecycles[j].seeds
+                    next.append(i)
+                } else {
+                    results[i] = lifecycles[j].found(passes: passes, windows: resumed[requests[i]].map { [$0] } ?? [])
+                }
+            }
+            pending = next
+        }
+        return results.map { $0! }
     }
 
     /// The events of `runtime` at positions in `stretch`, from one more pass of `read`.
@@ -327,12 +382,13 @@ extension LifecycleWindow {
         private var events: [(position: Int, event: TraceEvent)] = []
         private var position = 0
 
-        /// Reads `runtime`'s part of what `found` found.
-        package init(_ found: Found, runtime: RuntimeKey) {
+        /// Reads `runtime`'s part of what `found` found (and, `followsBreakdown`, what its
+        /// breakdown reads).
+        package init(_ found: Found, runtime: RuntimeKey, followsBreakdown: Bool = true) {
             self.runtime = runtime
             stretch = found.stretches[runtime]
             lifecycle = found.lifecycles[runtime] ?? []
-            if let request = found.requests[runtime] {
+            if followsBreakdown, let request = found.requests[runtime] {
                 breakdown = WindowedBreakdowns([request], keepsReads: true)
                 key = TraceIndex.Key(runtime: runtime, id: request.dispatch)
             }
@@ -347,14 +403,21 @@ extension LifecycleWindow {
             guard let stretch, position <= stretch.upperBound else { return }
             // Every event, so that the breakdown's positions count as the stretch's do.
             breakdown?.consume(e)
-            guard position >= stretch.lowerBound, e.runtimeKey == runtime else { return }
+            guard e.runtimeKey == runtime else { return }
+            collect(e, at: position)
+        }
+
+        /// Keeps `e`, of the runtime, at `position`, if it is one of the lifecycle's.
+        mutating func collect(_ e: TraceEvent, at position: Int) {
+            guard let stretch, stretch.contains(position) else { return }
             while next < lifecycle.count, lifecycle[next] < position { next += 1 }
             if next < lifecycle.count, lifecycle[next] == position { events.append((position, e)) }
         }
 
-        /// Both, merged in stream order.
-        package mutating func take() -> [TraceEvent] {
-            let reads = key.flatMap { breakdown?.takeReads()[$0] } ?? []
+        /// Both, merged in stream order (`reads`: what the breakdown read, when the reader did not
+        /// follow it itself).
+        package mutating func take(reads given: [(position: Int, event: TraceEvent)]? = nil) -> [TraceEvent] {
+            let reads = given ?? key.flatMap { breakdown?.takeReads()[$0] } ?? []
             var merged: [TraceEvent] = []
             merged.reserveCapacity(events.count + reads.count)
             var (i, j) = (0, 0)
@@ -380,5 +443,32 @@ extension LifecycleWindow {
         var reader = Reader(found, runtime: runtime)
         try read { reader.consume($0) }
         return reader.take()
+    }
+}
+
+extension LifecycleWindow {
+    /// What views of several requests read (``Reader``), each in its runtime, from one more pass
+    /// of `read`: the lifecycles' events and what one breakdown pass of them all reads.
+    package static func events(
+        of found: [(found: Found, runtime: RuntimeKey)], read: ((TraceEvent) -> Void) throws -> Void
+    ) rethrows -> [[TraceEvent]] {
+        var readers = found.map { Reader($0.found, runtime: $0.runtime, followsBreakdown: false) }
+        var breakdowns = WindowedBreakdowns(found.compactMap { $0.found.requests[$0.runtime] }, keepsReads: true)
+        var byRuntime: [RuntimeKey: [Int]] = [:]
+        for (j, f) in found.enumerated() { byRuntime[f.runtime, default: []].append(j) }
+        let end = readers.lazy.compactMap(\.stretch?.upperBound).max() ?? -1
+        var position = 0
+        try read { e in
+            defer { position += 1 }
+            guard position <= end else { return }
+            breakdowns.consume(e)
+            if let mine = byRuntime[e.runtimeKey] { for j in mine { readers[j].collect(e, at: position) } }
+        }
+        let reads = breakdowns.takeReads()
+        return readers.indices.map { j in
+            let request = found[j].found.requests[found[j].runtime]
+            let key = request.map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
+            return readers[j].take(reads: key.flatMap { reads[$0] } ?? [])
+        }
     }
 }
