@@ -4,7 +4,7 @@
 /// let go.
 ///
 /// Memory: of each runtime with a window open, its events since the earliest open window's
-/// start; past a few thousand, only those an open window reads (the stretches where its path
+/// start; past a thousand, only those an open window reads (the stretches where its path
 /// waited for the gate and ran its cycles, its tasks' ends, its resume) and those a re-entry's
 /// window could still start at. So a request resumed only at the end of a long run keeps its
 /// few dozen events, not the run.
