@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import Transduce
 import TransduceTestSupport
@@ -194,4 +195,53 @@ nonisolated enum Stress: Transducer {
         }
     }
     static func response(state: State, event: Event) -> Int { state.n }
+}
+
+extension ShapeTests {
+    /// A request whose cycle runs inline on its caller (the gate was idle) and is aborted by the
+    /// runtime stopping mid-chain: the caller gets the error, and the trace says it was resumed
+    /// with it (an inline caller has no waiter for the stop to fail, so its cycle must).
+    @Test func anInlineCycleAbortedByAStopResumesItsCaller() async throws {
+        let recording = TraceRecording()
+        let stopper = StopOnTransduce(recording.instrument, label: "first")
+        let host = BaseRuntime(of: Chain.self, instrument: stopper)
+        stopper.stop.withLock { $0 = { host.cancel() } }
+        await #expect(throws: RuntimeError.cancelled) { try await withTimeout { try await host.input.request(.first) } }
+        let trace = recording.trace()
+        try trace.expectShape(
+            [
+                .dispatch(.request, "first"), .enter, .transduce("first"), .stop(.cancelled), .effect(.event),
+                .leave(.aborted), .resume(.error),
+            ], exhaustive: false)
+        try trace.checkInvariants()
+    }
+}
+
+/// `first` chains `second`: a stop between them aborts the cycle.
+nonisolated enum Chain: Transducer {
+    struct State: Sendable {}
+    enum Event: Sendable { case first, second }
+    typealias Response = Int
+    static var initialState: State { State() }
+    static func transduce(_ state: inout State, event: Event) -> Effect {
+        event == .first ? .event(.second) : .none
+    }
+    static func response(state: State, event: Event) -> Int { 1 }
+}
+
+/// Forwards every event to `inner`; stops the runtime (through `stop`) when it records the
+/// transduce of an event labelled `label`, before that event's effect runs.
+final class StopOnTransduce: RuntimeInstrument {
+    let inner: any RuntimeInstrument
+    let label: String
+    let stop = Mutex<(@Sendable () -> Void)?>(nil)
+    init(_ inner: any RuntimeInstrument, label: String) {
+        self.inner = inner
+        self.label = label
+    }
+    var isRecording: Bool { inner.isRecording }
+    func record(_ event: RuntimeEvent) {
+        inner.record(event)
+        if event.kind == .transduce, event.label.description == label { stop.withLock { $0 }?() }
+    }
 }

@@ -347,7 +347,9 @@ extension RuntimeCore {
             return .waiting(waiter)
         }
         let result: Result<T.Response?, any Error> = outcome == .aborted ? .failure(latchedError()) : .success(response)
-        if let instrument, outcome != .aborted {
+        // Aborted too: no waiter of this caller's exists for the stop to fail and record, so
+        // its resume with the stop's error is recorded here (or the trace would leave it waiting).
+        if let instrument {
             emitResume(
                 dispatch: admission.dispatch, createdAt: admission.enqueuedAt, result: result, byCycle: context.cycle, byTask: 0,
                 instrument)
