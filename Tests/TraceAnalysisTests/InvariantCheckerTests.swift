@@ -178,6 +178,20 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         #expect(found.contains { $0.rule == .nothingTransducedAfterStop && $0.events == [stop, late] })
     }
 
+    /// A step of a chain that checked the runtime was active before a stop on another thread,
+    /// and was recorded after it (its thread preempted between): stamped before the stop, it
+    /// raced the stop and did not break it (`stressKeepsEveryInvariant` met it on a loaded
+    /// machine). One stamped at the stop's time or after is still reported.
+    @Test func aTransduceStampedBeforeTheStopRacedIt() {
+        let stop = e(.runtimeStop, at: 5) { $0.code = 1 }
+        let raced = transduce(1, "raced", at: 4)
+        let found = violations([dispatch(1, "send", "x", at: 1), enter(1, 1, at: 2), stop, raced, leave(1, at: 6)])
+        #expect(!found.contains { $0.rule == .nothingTransducedAfterStop })
+        let late = transduce(1, "late", at: 5)
+        let after = violations([dispatch(1, "send", "x", at: 1), enter(1, 1, at: 2), stop, late, leave(1, at: 6)])
+        #expect(after.contains { $0.rule == .nothingTransducedAfterStop && $0.events == [stop, late] })
+    }
+
     @Test func errorsListEveryViolation() {
         let error = InvariantError(violations: violations([transduce(3, "x", at: 1)]))
         #expect(

@@ -263,13 +263,19 @@ extension RuntimeCore {
     /// instrument. `false` when the chain must stop (the runtime stopped, or the chain ran away).
     @inlinable
     func mayTransduce(_ event: T.Event, _ context: inout CycleContext) -> Bool {
+        // The time is read before the lifecycle, and a stop publishes the lifecycle before it
+        // reads its own (``latch(_:error:)``): a transduce that still saw the runtime active is
+        // stamped before its stop, however long this thread is preempted before it records.
+        let now = context.instrument == nil ? 0 : MonotonicClock.now()
         guard isActive else { return false }
         if context.step >= stepLimit {
             latch(.failed, error: RuntimeError.runawayEventChain(event: T.traceLabel(of: event).description, limit: stepLimit))
             return false
         }
         if let instrument = context.instrument {
-            emit(.transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, payload: event)
+            emit(
+                .transduce(cycle: context.cycle, step: context.step, event: T.traceLabel(of: event)), instrument, at: now,
+                payload: event)
         }
         return true
     }

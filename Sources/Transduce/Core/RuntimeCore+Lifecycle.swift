@@ -20,10 +20,13 @@ extension RuntimeCore {
     @inlinable
     func latch(_ reason: RuntimeLifecycle, error: (any Error)? = nil) -> Bool {
         let resumptions: [Resumption]? = control.withLock { control in
+            guard control.isActive else { return nil }
+            // Published before the stop is recorded (a transduce that still sees the runtime
+            // active read its time earlier: ``mayTransduce(_:_:)``) and before any handle is
+            // cancelled (what cancellation wakes sees it stopped).
+            lifecycleState.store(reason.rawValue, ordering: .releasing)
             var trace = trace(recording)
             guard let stopped = control.stop(reason, error: error, trace: &trace) else { return nil }
-            // Published before any handle is cancelled: what cancellation wakes sees it stopped.
-            lifecycleState.store(reason.rawValue, ordering: .releasing)
             for handle in stopped.cancel { handle.cancel() }
             return stopped.resumptions
         }
