@@ -148,17 +148,8 @@ extension TraceIndex {
             let all = r.holds
             // Holds do not overlap one another (in a sane trace), so sorted by enter they are
             // sorted by leave too.
-            func firstIndex(_ isAfter: (Int) -> Bool) -> Int {
-                var low = 0
-                var high = all.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if isAfter(mid) { high = mid } else { low = mid + 1 }
-                }
-                return low
-            }
-            let lo = firstIndex { all[$0].leave > from }
-            let hi = firstIndex { all[$0].enter >= to }
+            let lo = all.partitionPoint { $0.leave > from }
+            let hi = all.partitionPoint { $0.enter >= to }
             guard lo < hi else { return ([], 0, 0) }
             func overlap(_ i: Int) -> UInt64 { min(all[i].leave, to).minus(max(all[i].enter, from)) }
             var listed: [(UInt64, UInt64)] = []

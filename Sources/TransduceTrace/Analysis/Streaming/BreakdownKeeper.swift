@@ -200,13 +200,7 @@ struct BreakdownKeeper {
 
     /// The index of the first kept event at or after `position` (binary search).
     func firstIndex(atOrAfter position: Int) -> Int {
-        var low = head
-        var high = events.count
-        while low < high {
-            let mid = (low + high) / 2
-            if events[mid].position < position { low = mid + 1 } else { high = mid }
-        }
-        return low
+        events[head...].partitionPoint { $0.position >= position }
     }
 
     /// The kept events from `first` on that `reads` reads (every one when nil).

@@ -139,12 +139,7 @@ struct BreakdownReads {
     func reads(_ position: Int) -> Bool {
         if let from, position >= from { return true }
         for s in stretches where s.contains(position) { return true }
-        var low = 0
-        var high = points.count
-        while low < high {
-            let mid = (low + high) / 2
-            if points[mid] < position { low = mid + 1 } else { high = mid }
-        }
-        return low < points.count && points[low] == position
+        let i = points.partitionPoint { $0 >= position }
+        return i < points.count && points[i] == position
     }
 }

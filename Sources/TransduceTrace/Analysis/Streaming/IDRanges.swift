@@ -16,13 +16,7 @@ struct IDRanges: Sendable {
 
     /// The index of the first range whose upper bound is at least `id`.
     private func firstNotBelow(_ id: UInt64) -> Int {
-        var low = 0
-        var high = upper.count
-        while low < high {
-            let mid = (low + high) / 2
-            if upper[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        return low
+        upper.partitionPoint { $0 >= id }
     }
 
     func contains(_ id: UInt64) -> Bool {

@@ -119,12 +119,7 @@ package struct TraceFileIndex: Sendable, Equatable {
         }
         guard lastChunk >= 0 else { return Plan(runtimes: [], start: nil, through: 0, highestDispatch: highest) }
         // The last checkpoint at or before `from`: checkpoints rise in position.
-        var low = 0
-        var high = checkpoints.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if checkpoints[mid].position <= from { low = mid } else { high = mid - 1 }
-        }
+        let low = max(0, checkpoints.partitionPoint { $0.position > from } - 1)
         let through = lastChunk + 1 < checkpoints.count ? checkpoints[lastChunk + 1].position : events
         return Plan(runtimes: runtimes, start: checkpoints[low], through: through, highestDispatch: highest)
     }
