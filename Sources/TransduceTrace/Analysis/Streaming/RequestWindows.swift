@@ -108,7 +108,12 @@ public struct RequestWindows: TraceConsumer {
             } else {
                 holding = position
             }
-            if queuedHead > 1_024 && queuedHead * 2 > queued.count {
+            if queuedHead == queued.count {
+                // Empty: starts over in the storage it has (a runtime's queue is as long as its
+                // deepest backlog, not as its history).
+                queued.removeAll(keepingCapacity: true)
+                queuedHead = 0
+            } else if queuedHead > 1_024 && queuedHead * 2 > queued.count {
                 queued.removeFirst(queuedHead)
                 queuedHead = 0
             }
@@ -148,8 +153,14 @@ public struct RequestWindows: TraceConsumer {
         var position: Int
         var first: Int
     }
-    private var runtimes = PerRuntime<Runtime>()
-    private var waiting: [TraceIndex.Key: Waiting] = [:]
+    /// One runtime's gate and its awaited requests waiting, by dispatch: what is asked of a
+    /// runtime is answered from its own (a trace of a runtime per connection has tens of
+    /// thousands with requests waiting at once).
+    private struct Open {
+        var gate = Runtime()
+        var waiting: [UInt64: Waiting] = [:]
+    }
+    private var runtimes = PerRuntime<Open>()
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
     public private(set) var byLabel: [String: [Request]] = [:]
@@ -170,10 +181,12 @@ public struct RequestWindows: TraceConsumer {
 
     /// The awaited requests not resumed by the last event consumed.
     public var waiters: [Waiter] {
-        waiting.map {
-            Waiter(
-                runtime: $0.key.runtime, dispatch: $0.key.id, label: $0.value.label,
-                style: TraceNames.codeName(kind: .dispatch, code: $0.value.styleCode), time: $0.value.time)
+        runtimes.keys.flatMap { runtime in
+            (runtimes.state(runtime)?.waiting ?? [:]).map {
+                Waiter(
+                    runtime: runtime, dispatch: $0.key, label: $0.value.label,
+                    style: TraceNames.codeName(kind: .dispatch, code: $0.value.styleCode), time: $0.value.time)
+            }
         }
     }
 
@@ -184,8 +197,9 @@ public struct RequestWindows: TraceConsumer {
     package func earliestOpen(runtime key: RuntimeKey) -> Int? {
         var earliest: Int?
         func keep(_ p: Int?) { if let p { earliest = min(earliest ?? p, p) } }
-        for (k, w) in waiting where k.runtime == key { keep(w.first) }
-        guard let r = runtimes.state(key) else { return earliest }
+        guard let open = runtimes.state(key) else { return nil }
+        for w in open.waiting.values { keep(w.first) }
+        let r = open.gate
         keep(r.holding)
         if r.queuedHead < r.queued.count { keep(r.queued[r.queuedHead].position) }
         for l in r.left { keep(l.position) }
@@ -196,25 +210,25 @@ public struct RequestWindows: TraceConsumer {
     /// Where the window of awaited request `dispatch` of `runtime`, waiting, starts (nil when it
     /// is not waiting).
     package func first(runtime: RuntimeKey, dispatch: UInt64) -> Int? {
-        waiting[TraceIndex.Key(runtime: runtime, id: dispatch)]?.first
+        runtimes.state(runtime)?.waiting[dispatch]?.first
     }
 
     /// The awaited requests of `runtime` waiting, with where their windows start.
     package func waiting(runtime: RuntimeKey) -> [(dispatch: UInt64, first: Int)] {
-        waiting.compactMap { $0.key.runtime == runtime ? ($0.key.id, $0.value.first) : nil }
+        runtimes.state(runtime)?.waiting.map { ($0.key, $0.value.first) } ?? []
     }
 
     /// Where the window of an admission of `runtime` dispatched at `time` (at `position`)
     /// starts, from its gate's state now.
     package func windowStart(runtime: RuntimeKey, dispatchedAt time: UInt64, position: Int) -> Int {
-        runtimes.state(runtime)?.windowStart(dispatchedAt: time, position: position) ?? position
+        runtimes.state(runtime)?.gate.windowStart(dispatchedAt: time, position: position) ?? position
     }
 
     /// What a window opened from now on in `runtime` can reach back to: from where on its gate's
     /// state can start one (``Runtime/lookbackStart``), and its live tasks' spawns (a request
     /// that joins one starts there).
     package func reachedBack(runtime: RuntimeKey) -> (lookback: Int?, spawns: [Int]) {
-        guard let r = runtimes.state(runtime) else { return (nil, []) }
+        guard let r = runtimes.state(runtime)?.gate else { return (nil, []) }
         return (r.lookbackStart, Array(r.tasks.values))
     }
 
@@ -257,26 +271,28 @@ public struct RequestWindows: TraceConsumer {
         let r = e.runtimeKey
         switch e.kind {
         case .dispatch:
-            let i = runtimes.slot(r) { Runtime() }
+            let i = runtimes.slot(r) { Open() }
             if e.isAwaitedDispatch && (only == nil || only == e.dispatch) {
-                let first = runtimes[slot: i].windowStart(dispatchedAt: e.time, position: position)
-                let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-                waiting[key] = Waiting(label: e.label, styleCode: e.code, time: e.time, position: position, first: first)
+                let first = runtimes[slot: i].gate.windowStart(dispatchedAt: e.time, position: position)
+                runtimes[slot: i].waiting[e.dispatch] = Waiting(
+                    label: e.label, styleCode: e.code, time: e.time, position: position, first: first)
             }
-            runtimes[slot: i].follow(e, at: position)
+            runtimes[slot: i].gate.follow(e, at: position)
         case .taskSpawn:
-            runtimes[slot: runtimes.slot(r) { Runtime() }].follow(e, at: position)
+            runtimes[slot: runtimes.slot(r) { Open() }].gate.follow(e, at: position)
         case .cycleEnter, .cycleLeave, .runtimeStop, .taskCancel, .taskSettle:
             guard let i = runtimes.slot(r) else { return }
-            runtimes[slot: i].follow(e, at: position)
+            runtimes[slot: i].gate.follow(e, at: position)
         case .taskJoin:
-            let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-            if let i = runtimes.slot(r), let spawn = runtimes[slot: i].tasks[e.task], let w = waiting[key], spawn < w.first {
-                waiting[key]?.first = spawn
+            if let i = runtimes.slot(r), let spawn = runtimes[slot: i].gate.tasks[e.task],
+                let w = runtimes[slot: i].waiting[e.dispatch], spawn < w.first
+            {
+                runtimes[slot: i].waiting[e.dispatch]?.first = spawn
             }
         case .requestResume:
-            let key = TraceIndex.Key(runtime: r, id: e.dispatch)
-            guard let w = waiting.removeValue(forKey: key) else { return }
+            guard let i = runtimes.slot(r), let w = runtimes[slot: i].waiting.removeValue(forKey: e.dispatch) else { return }
+            // An emptied table keeps its storage: tens of thousands of runtimes that awaited once.
+            if runtimes[slot: i].waiting.isEmpty { runtimes[slot: i].waiting = [:] }
             let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
             let request =
                 Request(
