@@ -55,6 +55,9 @@ struct BreakdownKeeper {
 
     /// Request `dispatch`'s window starts earlier: at `first` (the spawn of a task it joined).
     mutating func reachBack(_ dispatch: UInt64, to first: Int) {
+        // Looked up first: a modify through `?.` gives even an empty table storage of its own
+        // (17 MB in a trace of 78,126 runtimes, none followed).
+        guard open[dispatch] != nil else { return }
         open[dispatch]?.reachBack(to: first)
     }
 
