@@ -42,7 +42,7 @@ import TransduceTestSupport
             return true
         }
         for e in events { stream.consume(e) }
-        let missed = stream.missed.requests.count
+        let missed = stream.missed.count
         if missed > 0 { for e in events { stream.consumeMissed(e) } }
         stream.finish()
         // The batches' positions follow on from `first`, without gaps.

@@ -161,14 +161,14 @@ enum ExportTables {
                 flush(requests)
             }
             // A pass for each batch of them whose runtimes' events fit what a pass may keep.
-            for batch in resumed.missed.isEmpty ? [] : resumed.missedBatches {
-                var breakdowns = WindowedBreakdowns(batch)
+            for batch in resumed.missed.isEmpty ? [] : resumed.takeMissedBatches() {
+                var breakdowns = ResumeBreakdowns(missed: batch)
                 var again = try Selection(args)
                 try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
                     guard again.keep($0) else { return }
                     breakdowns.consume($0)
-                    guard !breakdowns.breakdowns.isEmpty else { return }
-                    pending += breakdowns.take().values.sorted { $0.dispatch < $1.dispatch }.map(cells)
+                    guard !breakdowns.found.isEmpty else { return }
+                    pending += breakdowns.take().map(cells)
                     flush(requests)
                 }
             }

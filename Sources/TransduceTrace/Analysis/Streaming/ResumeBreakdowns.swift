@@ -8,8 +8,9 @@
 ///
 /// Memory: the events of what is open, at most `maxKept` in all (500,000 by default: tens of
 /// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
-/// window reaches back before what its runtime kept is handed over in ``missed`` instead (for a
-/// second pass of its own, ``WindowedBreakdowns``), at most ``maxMissed`` of them.
+/// window reaches back before what its runtime kept is named in ``missed`` instead (its runtime
+/// and dispatch: for a pass of its batch, ``init(missed:keepsWindows:)``), at most ``maxMissed``
+/// of them.
 package struct ResumeBreakdowns {
     private var windows = RequestWindows(keeps: false)
     /// Per runtime, its events from a position on.
@@ -25,12 +26,18 @@ package struct ResumeBreakdowns {
     package private(set) var windowsFound: [TraceIndex] = []
     private let keepsWindows: Bool
     /// Requests whose windows reach back before what was kept, in resume order.
-    package private(set) var missed: [RequestWindows.Request] = []
+    /// (Their keys only, 16 bytes each: at 10M events in 78,126 runtimes, half of them open at
+    /// once, 630,000 are missed, and the requests whole took 63 MB.)
+    package private(set) var missed: [TraceIndex.Key] = []
     /// Whether more than ``maxMissed`` were missed (the rest are lost: say so).
     package private(set) var missedOverflow = false
 
     private let maxKept: Int
     package static let maxMissed = 1_000_000
+    /// In a pass of missed requests: their keys and runtimes (the events of other runtimes are
+    /// not consumed, and no other request is broken down).
+    private let only: Set<TraceIndex.Key>?
+    private let onlyRuntimes: Set<RuntimeKey>
 
     /// A runtime's kept events (``BreakdownKeeper``: past a thousand, only what its waiting
     /// requests read, what a re-entry's window could start at and its live tasks' spawns).
@@ -46,12 +53,26 @@ package struct ResumeBreakdowns {
     package init(maxKept: Int = 500_000, keepsWindows: Bool = false) {
         self.maxKept = max(1, maxKept)
         self.keepsWindows = keepsWindows
+        only = nil
+        onlyRuntimes = []
+    }
+
+    /// A pass that breaks down only `batch` (one of ``missedBatches``, or all ``missed``) from
+    /// the same events: it consumes only their runtimes' and keeps whatever their windows read
+    /// (a batch's runtimes' events add up to the first pass's bound, or are one runtime's), so
+    /// none is missed again.
+    package init(missed batch: [TraceIndex.Key], keepsWindows: Bool = false) {
+        maxKept = .max
+        self.keepsWindows = keepsWindows
+        only = Set(batch)
+        onlyRuntimes = Set(batch.map(\.runtime))
     }
 
     /// Takes the next event of the stream, in order.
     package mutating func consume(_ e: TraceEvent) {
-        defer { position += 1 }
         let runtime = e.runtimeKey
+        if only != nil && !onlyRuntimes.contains(runtime) { return }
+        defer { position += 1 }
         let slot = kept.slot(runtime) { Kept() }
         windows.consume(e)
         switch e.kind {
@@ -100,14 +121,15 @@ package struct ResumeBreakdowns {
 
     /// ``missed`` in batches, each for a pass of its own: a batch's runtimes' events add up to at
     /// most `maxKept` (a runtime that has more is a batch alone), so a pass that keeps only the
-    /// events of its batch's runtimes (``WindowedBreakdowns``) keeps at most that many. (One pass
-    /// for them all kept every missed request's window at once: 1.7 GB at 10M events in 78,126
-    /// runtimes, half of them running at once.) Runtimes in key order; one batch when they fit.
-    package var missedBatches: [[RequestWindows.Request]] {
-        var byRuntime: [RuntimeKey: [RequestWindows.Request]] = [:]
-        for r in missed { byRuntime[r.runtime, default: []].append(r) }
-        var batches: [[RequestWindows.Request]] = []
-        var batch: [RequestWindows.Request] = []
+    /// events of its batch's runtimes (``init(missed:keepsWindows:)``) keeps at most that many.
+    /// (One pass for them all kept every missed request's window at once: 1.7 GB at 10M events in
+    /// 78,126 runtimes, half of them running at once.) Runtimes in key order; one batch when they
+    /// fit. The pass finds a batch's requests in resume order.
+    package var missedBatches: [[TraceIndex.Key]] {
+        var byRuntime: [RuntimeKey: [TraceIndex.Key]] = [:]
+        for key in missed { byRuntime[key.runtime, default: []].append(key) }
+        var batches: [[TraceIndex.Key]] = []
+        var batch: [TraceIndex.Key] = []
         var events = 0
         for runtime in byRuntime.keys.sorted() {
             let seen = kept.state(runtime)?.seen ?? 0
@@ -120,8 +142,17 @@ package struct ResumeBreakdowns {
             events += seen
         }
         if !batch.isEmpty { batches.append(batch) }
-        // In resume order within each batch, as ``missed``.
-        return batches.map { b in b.sorted { $0.last < $1.last } }
+        return batches
+    }
+
+    /// ``missedBatches``, letting go of what the pass kept (its events and windows: a pass of a
+    /// batch keeps as many again); call after the last event.
+    package mutating func takeMissedBatches() -> [[TraceIndex.Key]] {
+        let batches = missedBatches
+        kept = PerRuntime()
+        windows = RequestWindows(keeps: false)
+        keptCount = 0
+        return batches
     }
 
     /// Hands over the breakdowns found so far.
@@ -145,9 +176,11 @@ package struct ResumeBreakdowns {
     private mutating func breakDown(_ r: RequestWindows.Request) {
         guard let slot = kept.slot(r.runtime) else { return }
         let reads = kept[slot: slot].keeper.close(r.dispatch)
+        let key = TraceIndex.Key(runtime: r.runtime, id: r.dispatch)
+        if let only, !only.contains(key) { return }
         let keeper = kept[slot: slot].keeper
         guard keeper.count > 0, keeper.events[keeper.head].position <= r.first else {
-            if missed.count < Self.maxMissed { missed.append(r) } else { missedOverflow = true }
+            if missed.count < Self.maxMissed { missed.append(key) } else { missedOverflow = true }
             return
         }
         let index = TraceIndex(keeper.events(from: r.first, reading: reads).map(\.event))

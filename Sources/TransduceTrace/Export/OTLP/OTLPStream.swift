@@ -10,11 +10,12 @@ import Transduce
 ///    (``ResumeBreakdowns``), builds its spans, and hands a batch of ``OTLPTraceExport/requestsPerLine``
 ///    requests at a time to its sink, encoded;
 /// 3. ``missed`` requests (their windows reached back past what pass 2 kept) go through
-///    ``consumeMissed(_:)`` over the events once more for each of ``missedBatches`` (begun
+///    ``consumeMissed(_:)`` over the events once more for each of ``takeMissedBatches()`` (begun
 ///    with ``beginMissedPass(_:)``), each batch's events bounded as pass 2's are.
 ///
-/// The order is the resumes' (then the missed ones', by runtime and dispatch): the same trace and
-/// selection always give the same order, so `from` resumes an export that stopped part-way.
+/// The order is the resumes' (then the missed ones', batch by batch, each in resume order): the
+/// same trace and selection always give the same order, so `from` resumes an export that stopped
+/// part-way.
 package struct OTLPStream {
     /// The first pass: what the second needs to know in advance.
     package struct Census: TraceConsumer {
@@ -70,7 +71,7 @@ package struct OTLPStream {
     private let census: Census
     private var builder = OTLPSpanBuilder()
     private var breakdowns: ResumeBreakdowns
-    private var missedBreakdowns: WindowedBreakdowns?
+    private var missedBreakdowns: ResumeBreakdowns?
     private var origins = Origins()
     private var batch: [(breakdown: LatencyBreakdown, spans: [OTLP.Span])] = []
     /// Requests met so far, in the export's order (those before `first` are skipped).
@@ -112,18 +113,19 @@ package struct OTLPStream {
     /// The requests the second pass could not break down (read them with ``consumeMissed(_:)``
     /// over the events once more), and whether more than ``ResumeBreakdowns/maxMissed`` were
     /// (those are left out).
-    package var missed: (requests: [RequestWindows.Request], overflow: Bool) {
-        (breakdowns.missed, breakdowns.missedOverflow)
+    package var missed: (count: Int, overflow: Bool) {
+        (breakdowns.missed.count, breakdowns.missedOverflow)
     }
 
     /// ``missed``'s requests in batches of bounded memory, a pass over the events each
     /// (``ResumeBreakdowns/missedBatches``).
-    package var missedBatches: [[RequestWindows.Request]] { breakdowns.missedBatches }
+    /// Call after the second pass: what it kept is let go.
+    package mutating func takeMissedBatches() -> [[TraceIndex.Key]] { breakdowns.takeMissedBatches() }
 
-    /// Starts a pass of the third: the breakdowns of `batch` (one of ``missedBatches``), whose
+    /// Starts a pass of the third: the breakdowns of `batch` (one of ``takeMissedBatches()``), whose
     /// events ``consumeMissed(_:)`` then takes.
-    package mutating func beginMissedPass(_ batch: [RequestWindows.Request]) {
-        missedBreakdowns = WindowedBreakdowns(batch, keepsWindows: true)
+    package mutating func beginMissedPass(_ batch: [TraceIndex.Key]) {
+        missedBreakdowns = ResumeBreakdowns(missed: batch, keepsWindows: true)
         origins = Origins()
     }
 
@@ -133,7 +135,7 @@ package struct OTLPStream {
         if missedBreakdowns == nil { beginMissedPass(breakdowns.missed) }
         origins.consume(e)
         missedBreakdowns?.consume(e)
-        guard missedBreakdowns?.breakdowns.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
+        guard missedBreakdowns?.found.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
         for (b, window) in found { add(b, window) }
     }
 
