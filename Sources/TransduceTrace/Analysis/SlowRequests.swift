@@ -37,9 +37,9 @@ public struct SlowRequests: Sendable {
 
     /// From a stream read three times, never held whole: `read` hands every event, in the same
     /// order each time, to the function it is given. The first pass finds every request's
-    /// latency (``RequestWindows``) and keeps the latencies by label and the slowest `top`; the
+    /// latency (`RequestWindows`) and keeps the latencies by label and the slowest `top`; the
     /// second finds the windows of those at or above their label's p99; the third breaks down
-    /// only those and the ones shown (``WindowedBreakdowns``), which is what the figures need.
+    /// only those and the ones shown (`WindowedBreakdowns`), which is what the figures need.
     ///
     /// Memory: 8 bytes per awaited request (its latency, for the percentiles), the windows of
     /// the p99 tails and of those shown, and the events of the windows being broken down.

@@ -46,7 +46,7 @@ public struct TaskReport: Sendable {
         (rows, warnings) = builder.finish(lost: lost, lossesUnknown: lossesUnknown)
     }
 
-    /// The rows and warnings as they are (``TaskRows`` hands them out from a stream).
+    /// The rows and warnings as they are (`TaskRows` hands them out from a stream).
     public init(rows: [Row], warnings: [AnalysisWarning]) {
         self.rows = rows
         self.warnings = warnings

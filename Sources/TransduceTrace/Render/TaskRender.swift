@@ -46,7 +46,7 @@ extension TaskReport {
     }
 }
 
-/// ``TaskReport``'s text for rows that come a few at a time (``TaskRows``), never all held: up
+/// ``TaskReport``'s text for rows that come a few at a time (`TaskRows`), never all held: up
 /// to ``layoutRows`` rows it waits and prints the report exactly as ``TaskReport/render(options:)``
 /// would; past that, it lays the table out by those first rows (the runtime column kept), prints
 /// them, and prints each later row in the same widths as it comes.

@@ -1,36 +1,36 @@
 /// One row per cycle from a stream of events, each handed out when the cycle leaves the gate, in
 /// memory that follows the admissions waiting and the cycles open (one per runtime), not the
 /// trace: for tables (`export --format csv --table cycles`).
-public struct CycleRows: TraceConsumer {
+package struct CycleRows: TraceConsumer {
     /// One cycle.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: RuntimeKey
+        package var runtime: RuntimeKey
         /// Its id.
-        public var cycle: UInt64
+        package var cycle: UInt64
         /// The dispatch it ran.
-        public var dispatch: UInt64
+        package var dispatch: UInt64
         /// That dispatch's event label ("" when the dispatch is not in the trace).
-        public var label: String
+        package var label: String
         /// That dispatch's style.
-        public var style: String
+        package var style: String
         /// When it entered the gate.
-        public var enter: UInt64
+        package var enter: UInt64
         /// How long its admission waited for the gate, from its dispatch by the trace's clock
         /// (nil when the dispatch is not in the trace).
-        public var waited: UInt64?
+        package var waited: UInt64?
         /// When it left (nil while open at the end of the trace, as the next three).
-        public var leave: UInt64?
+        package var leave: UInt64?
         /// How long it held the gate.
-        public var held: UInt64?
+        package var held: UInt64?
         /// How many transduce steps it took.
-        public var steps: UInt32?
+        package var steps: UInt32?
         /// How it ended (`settled`, `handedOff`, …).
-        public var outcome: String?
+        package var outcome: String?
         /// The effects it ran.
-        public var effects: Int = 0
+        package var effects: Int = 0
         /// The tasks it spawned.
-        public var spawned: Int = 0
+        package var spawned: Int = 0
     }
 
     private var queued: [TraceIndex.Key: (time: UInt64, label: String, style: String)] = [:]
@@ -38,9 +38,9 @@ public struct CycleRows: TraceConsumer {
     private var ready: [Row] = []
 
     /// A table that has seen no event.
-    public init() {}
+    package init() {}
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         let r = e.runtimeKey
         switch e.kind {
         case .dispatch:
@@ -72,16 +72,16 @@ public struct CycleRows: TraceConsumer {
     }
 
     /// How many rows ``take()`` would hand out now.
-    public var readyCount: Int { ready.count }
+    package var readyCount: Int { ready.count }
 
     /// The cycles that left since the last call, in the order they left.
-    public mutating func take() -> [Row] {
+    package mutating func take() -> [Row] {
         defer { ready = [] }
         return ready
     }
 
     /// The rest: cycles that left, then those still open at the end (by runtime).
-    public mutating func finish() -> [Row] {
+    package mutating func finish() -> [Row] {
         let stillOpen = open.values.sorted { ($0.runtime, $0.cycle) < ($1.runtime, $1.cycle) }
         open = [:]
         return take() + stillOpen

@@ -10,16 +10,16 @@
 /// requests, ``seeds`` names it: a further pass, told of it from the start, follows them too.
 ///
 /// Positions count the events consumed, from 0 (as ``RequestWindows``'s do).
-public struct LifecycleWindow: TraceConsumer {
+package struct LifecycleWindow: TraceConsumer {
     /// The request's dispatch id.
-    public let dispatch: UInt64
+    package let dispatch: UInt64
     /// Per runtime, tasks known (from an earlier pass) to join the lifecycle, followed from
     /// their spawn.
-    public private(set) var seeds: [RuntimeKey: Set<UInt64>]
+    package private(set) var seeds: [RuntimeKey: Set<UInt64>]
     /// The runtimes that have a dispatch of that id, in the order they first showed one.
-    public private(set) var runtimes: [RuntimeKey] = []
+    package private(set) var runtimes: [RuntimeKey] = []
     /// The highest dispatch id seen in any runtime (for an error that says where ids end).
-    public private(set) var highestDispatch: UInt64?
+    package private(set) var highestDispatch: UInt64?
 
     private struct Tracker {
         var dispatches: Set<UInt64> = []
@@ -85,23 +85,23 @@ public struct LifecycleWindow: TraceConsumer {
     private var trackers: [RuntimeKey: Tracker] = [:]
     private var position = 0
     /// Runtimes whose lifecycle has started and is not settled (see ``isSettled``).
-    public private(set) var unsettled = 0
+    package private(set) var unsettled = 0
 
     /// Whether every runtime that has the dispatch so far has its whole lifecycle behind the
     /// last event consumed: nothing later joins it. (A runtime whose dispatch is still to come
     /// is not counted: the caller knows where dispatches can be.)
-    public var isSettled: Bool { unsettled == 0 && !runtimes.isEmpty }
+    package var isSettled: Bool { unsettled == 0 && !runtimes.isEmpty }
 
     /// Finds dispatch #`dispatch`'s lifecycle in every runtime that has one, following `seeds`
     /// (a previous pass's ``seeds``) from their spawn.
-    public init(dispatch: UInt64, seeds: [RuntimeKey: Set<UInt64>] = [:]) {
+    package init(dispatch: UInt64, seeds: [RuntimeKey: Set<UInt64>] = [:]) {
         self.dispatch = dispatch
         self.seeds = seeds
     }
 
     /// The first and last position of the lifecycle's events in `runtime`, and of the spawns of
     /// the tasks it names (nil when the runtime has no such dispatch).
-    public func range(runtime: RuntimeKey) -> ClosedRange<Int>? {
+    package func range(runtime: RuntimeKey) -> ClosedRange<Int>? {
         guard let t = trackers[runtime], t.started, t.first <= t.last else { return nil }
         return t.first...t.last
     }
@@ -113,7 +113,7 @@ public struct LifecycleWindow: TraceConsumer {
         return Array(Set(t.read)).sorted()
     }
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         consume(e, at: position)
     }
 
@@ -235,15 +235,15 @@ extension LifecycleWindow {
     /// highest dispatch id, and in each runtime the stretch of positions its view reads (its
     /// lifecycle, the spawns of the tasks that lifecycle names, and, for an awaited request, its
     /// latency breakdown's window: ``RequestWindows``).
-    public struct Found: Sendable {
+    package struct Found: Sendable {
         /// The runtimes that have the dispatch, in order of first appearance.
-        public var runtimes: [RuntimeKey]
+        package var runtimes: [RuntimeKey]
         /// The highest dispatch id of any runtime.
-        public var highestDispatch: UInt64?
+        package var highestDispatch: UInt64?
         /// Each runtime's stretch of positions to read back.
-        public var stretches: [RuntimeKey: ClosedRange<Int>]
+        package var stretches: [RuntimeKey: ClosedRange<Int>]
         /// Passes made (one, unless the request joined a task that had made requests of its own).
-        public var passes: Int
+        package var passes: Int
         /// Each runtime's positions of the lifecycle's events (``positions(runtime:)``): what a
         /// view of it reads of its stretch, with what its breakdown reads.
         package var lifecycles: [RuntimeKey: [Int]] = [:]
@@ -254,7 +254,7 @@ extension LifecycleWindow {
     /// Finds dispatch #`dispatch` in a stream that `read` hands over whole, in the same order,
     /// each time it is called: one pass, or a few when the request joined tasks that had made
     /// requests before (at most `maxPasses`; past that the stretch may miss what those did).
-    public static func find(
+    package static func find(
         dispatch: UInt64, maxPasses: Int = 8, read: ((TraceEvent) -> Void) throws -> Void
     ) rethrows -> Found {
         try find(
@@ -269,7 +269,7 @@ extension LifecycleWindow {
     /// lifecycle and latency window behind it (``isSettled``). A reader that knows where the
     /// dispatch can be (the index `trace-view` keeps beside a trace file) stops once it is past
     /// those places and that holds.
-    public static func find(
+    package static func find(
         dispatch: UInt64, maxPasses: Int = 8,
         readingUntilSettled read: (_ body: (TraceEvent) -> Void, _ settled: () -> Bool) throws -> Void
     ) rethrows -> Found {
@@ -348,19 +348,6 @@ extension LifecycleWindow {
             pending = next
         }
         return results.map { $0! }
-    }
-
-    /// The events of `runtime` at positions in `stretch`, from one more pass of `read`.
-    public static func events(
-        runtime: RuntimeKey, in stretch: ClosedRange<Int>, read: ((TraceEvent) -> Void) throws -> Void
-    ) rethrows -> [TraceEvent] {
-        var out: [TraceEvent] = []
-        var position = 0
-        try read {
-            if stretch.contains(position) && $0.runtimeKey == runtime { out.append($0) }
-            position += 1
-        }
-        return out
     }
 }
 

@@ -13,29 +13,29 @@
 ///
 /// Positions count the events consumed, from 0, so a second pass over the same events (with the
 /// same selection) finds the same ones.
-public struct RequestWindows: TraceConsumer {
+package struct RequestWindows: TraceConsumer {
     /// One resumed awaited request.
-    public struct Request: Sendable, Hashable {
+    package struct Request: Sendable, Hashable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: RuntimeKey
+        package var runtime: RuntimeKey
         /// Its dispatch id.
-        public var dispatch: UInt64
+        package var dispatch: UInt64
         /// When it was dispatched.
-        public var start: UInt64
+        package var start: UInt64
         /// Dispatch to resume (as its breakdown's total).
-        public var total: UInt64
+        package var total: UInt64
         /// Its event label.
-        public var label: String
+        package var label: String
         /// Its style's code (``TraceEvent/codeName`` of its dispatch names it).
-        public var style: UInt8
+        package var style: UInt8
         /// Its resume's outcome's code (``TraceEvent/codeName`` of its resume names it).
-        public var outcome: UInt8
+        package var outcome: UInt8
         /// The position of its dispatch (ties in ``total`` are ordered by it).
-        public var position: Int
+        package var position: Int
         /// The first position its breakdown reads.
-        public var first: Int
+        package var first: Int
         /// The last: its resume.
-        public var last: Int
+        package var last: Int
     }
 
     /// One runtime's gate as the stream shows it: what the window of an admission starts at.
@@ -163,24 +163,24 @@ public struct RequestWindows: TraceConsumer {
     private var runtimes = PerRuntime<Open>()
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
-    public private(set) var byLabel: [String: [Request]] = [:]
+    package private(set) var byLabel: [String: [Request]] = [:]
 
     /// An awaited request not resumed (yet).
-    public struct Waiter: Sendable {
+    package struct Waiter: Sendable {
         /// Its runtime (a ``RuntimeKey``).
-        public var runtime: RuntimeKey
+        package var runtime: RuntimeKey
         /// Its dispatch id.
-        public var dispatch: UInt64
+        package var dispatch: UInt64
         /// Its event label.
-        public var label: String
+        package var label: String
         /// Its style (`send`, `request`, …).
-        public var style: String
+        package var style: String
         /// When it was dispatched.
-        public var time: UInt64
+        package var time: UInt64
     }
 
     /// The awaited requests not resumed by the last event consumed.
-    public var waiters: [Waiter] {
+    package var waiters: [Waiter] {
         runtimes.keys.flatMap { runtime in
             (runtimes.state(runtime)?.waiting ?? [:]).map {
                 Waiter(
@@ -234,7 +234,7 @@ public struct RequestWindows: TraceConsumer {
 
     /// Hands over every request found (by label, then resume order) and keeps none, so a caller
     /// that breaks them all down never holds two copies.
-    public mutating func takeAll() -> [Request] {
+    package mutating func takeAll() -> [Request] {
         var all: [Request] = []
         all.reserveCapacity(byLabel.values.reduce(0) { $0 + $1.count })
         for label in Array(byLabel.keys) { all += byLabel.removeValue(forKey: label) ?? [] }
@@ -244,29 +244,29 @@ public struct RequestWindows: TraceConsumer {
     static let maxLabels = 65_536
 
     /// Only dispatches of this id are kept (nil: every one).
-    public let only: UInt64?
+    package let only: UInt64?
     /// Whether resumed requests are kept in ``byLabel``; if not, ``takeResumed()`` hands them
     /// out as they come.
-    public let keeps: Bool
+    package let keeps: Bool
     private var recent: [Request] = []
 
     /// Finds every resumed awaited request, or only those of dispatch id `only`; kept in
     /// ``byLabel`` unless `keeps` is false.
-    public init(only: UInt64? = nil, keeps: Bool = true) {
+    package init(only: UInt64? = nil, keeps: Bool = true) {
         self.only = only
         self.keeps = keeps
     }
 
     /// Whether a request was resumed since the last ``takeResumed()`` (when not `keeps`).
-    public var hasResumed: Bool { !recent.isEmpty }
+    package var hasResumed: Bool { !recent.isEmpty }
 
     /// The requests resumed since the last call, in resume order (when not `keeps`).
-    public mutating func takeResumed() -> [Request] {
+    package mutating func takeResumed() -> [Request] {
         defer { recent.removeAll(keepingCapacity: true) }
         return recent
     }
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         defer { position += 1 }
         let r = e.runtimeKey
         switch e.kind {

@@ -6,9 +6,9 @@
 /// left (the `switchToLatest` replacement that names it is spawned in that cycle). Rows wait for
 /// every row spawned before them, up to ``maxWaiting``: a task still running that many rows later
 /// lets the final rows behind it out first, and its own row comes when it ends.
-public struct TaskRows: TraceConsumer {
+package struct TaskRows: TraceConsumer {
     /// How many rows may wait behind a running task before they are let out of spawn order.
-    public let maxWaiting: Int
+    package let maxWaiting: Int
 
     private struct Pending {
         var row: TaskReport.Row
@@ -45,9 +45,9 @@ public struct TaskRows: TraceConsumer {
 
     /// - Parameter maxWaiting: rows that may wait behind a running task (unbounded for a report
     ///   held whole).
-    public init(maxWaiting: Int = 65_536) { self.maxWaiting = max(1, maxWaiting) }
+    package init(maxWaiting: Int = 65_536) { self.maxWaiting = max(1, maxWaiting) }
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         lastTime = max(lastTime, e.time)
         let r = e.runtimeKey
         switch e.kind {
@@ -168,11 +168,11 @@ public struct TaskRows: TraceConsumer {
     }
 
     /// How many rows ``take()`` would hand out now.
-    public var readyCount: Int { ready.count }
+    package var readyCount: Int { ready.count }
 
     /// The rows that became final since the last call, in spawn order (but for those let out
     /// early).
-    public mutating func take() -> [TaskReport.Row] {
+    package mutating func take() -> [TaskReport.Row] {
         defer { ready = [] }
         return ready
     }
@@ -183,7 +183,7 @@ public struct TaskRows: TraceConsumer {
     /// - Parameters:
     ///   - lost: events the recorder or tracer lost (a missing end may be among them).
     ///   - lossesUnknown: the input lost events in a number it did not say.
-    public mutating func finish(lost: UInt64 = 0, lossesUnknown: Bool = false) -> (
+    package mutating func finish(lost: UInt64 = 0, lossesUnknown: Bool = false) -> (
         rows: [TaskReport.Row], warnings: [AnalysisWarning]
     ) {
         let lossy = lost > 0 || lossesUnknown

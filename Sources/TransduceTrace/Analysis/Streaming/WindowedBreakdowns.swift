@@ -8,7 +8,7 @@
 /// waited for the gate and ran its cycles, its tasks' ends, its resume) and those a re-entry's
 /// window could still start at. So a request resumed only at the end of a long run keeps its
 /// few dozen events, not the run.
-public struct WindowedBreakdowns: TraceConsumer {
+package struct WindowedBreakdowns: TraceConsumer {
     private let requests: [RequestWindows.Request]
     /// Index into `requests` (sorted by first position) of the next window to open.
     private var nextToOpen = 0
@@ -31,7 +31,7 @@ public struct WindowedBreakdowns: TraceConsumer {
     package private(set) var peakKept = 0
     /// The breakdowns found and not yet taken (a request whose window did not yield one — a
     /// damaged trace — has none).
-    public private(set) var breakdowns: [TraceIndex.Key: LatencyBreakdown] = [:]
+    package private(set) var breakdowns: [TraceIndex.Key: LatencyBreakdown] = [:]
     /// With `keepsWindows`, each found breakdown's window's index (what the breakdown read).
     package private(set) var windows: [TraceIndex.Key: TraceIndex] = [:]
     private var keepsWindows = false
@@ -41,13 +41,13 @@ public struct WindowedBreakdowns: TraceConsumer {
 
     /// Hands over the breakdowns found so far, so that a caller who folds them as they come
     /// (``LatencyByEvent/Tail``) holds none.
-    public mutating func take() -> [TraceIndex.Key: LatencyBreakdown] {
+    package mutating func take() -> [TraceIndex.Key: LatencyBreakdown] {
         defer { breakdowns = [:] }
         return breakdowns
     }
 
     /// Breaks down `requests` (found by ``RequestWindows`` over the same events).
-    public init(_ requests: consuming [RequestWindows.Request]) {
+    package init(_ requests: consuming [RequestWindows.Request]) {
         requests.sort { $0.first < $1.first }
         self.requests = requests
     }
@@ -83,7 +83,7 @@ public struct WindowedBreakdowns: TraceConsumer {
         }
     }
 
-    public mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         defer { position += 1 }
         while nextToOpen < requests.count, requests[nextToOpen].first == position {
             let r = requests[nextToOpen]

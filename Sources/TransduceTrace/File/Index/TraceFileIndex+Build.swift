@@ -4,7 +4,7 @@ extension TraceFileIndex {
     /// that checks them adds its notes to ``notes``).
     ///
     /// Memory: the checkpoints and spans, and per runtime what is open (queued admissions, live
-    /// tasks, the last cycles that left), as ``RequestWindows`` follows it.
+    /// tasks, the last cycles that left), as `RequestWindows` follows it.
     /// A place to start again is kept every `every` events or so (tests make them dense).
     package static func build(
         reader: TraceFileReader, identity: Identity, every: Int = interval,
@@ -62,7 +62,7 @@ extension TraceFileIndex {
             return nil
         }
 
-        /// Follows `e` (at `position`) as ``RequestWindows`` does, keeping live tasks' spawns in
+        /// Follows `e` (at `position`) as `RequestWindows` does, keeping live tasks' spawns in
         /// order and the last ended tasks' spawns besides.
         mutating func follow(_ e: TraceEvent, at position: Int) {
             let endedSpawn = e.kind == .taskCancel || e.kind == .taskSettle ? gate.tasks[e.task] : nil

@@ -1,5 +1,5 @@
 extension TraceFileIndex {
-    /// Finds dispatch #`dispatch`'s lifecycle (``LifecycleWindow/find(dispatch:maxPasses:read:)``)
+    /// Finds dispatch #`dispatch`'s lifecycle (`LifecycleWindow/find(dispatch:maxPasses:read:)`)
     /// in the file at `path` that this index describes, reading only from the place its view
     /// reaches back to (``plan(dispatch:admits:)``) until it is settled past every place the
     /// dispatch can be, and `margin` events more (records of several threads come slightly out
@@ -27,7 +27,7 @@ extension TraceFileIndex {
         return (found, plan)
     }
 
-    /// What a view of the request reads in `runtime` (``LifecycleWindow/Reader``: its
+    /// What a view of the request reads in `runtime` (`LifecycleWindow/Reader`: its
     /// lifecycle's events and its breakdown's, of the stretch ``findLifecycle(of:path:admits:admitsRuntime:margin:)``
     /// found, counted from `start`) of the file at `path`, read from `start` to the stretch's end.
     package func events(
