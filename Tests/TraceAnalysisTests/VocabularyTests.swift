@@ -116,6 +116,14 @@ import TransduceTestSupport
         #expect(TraceNames.lifecycles == ["active", "cancelled", "deallocated", "failed"])
     }
 
+    /// Views and passes hold hundreds of thousands of events: a field added or moved so that
+    /// padding grows shows here (the small fields come first, then the 64-bit ones, the texts).
+    @Test func aTraceEventTakesNoPadding() {
+        // Kind and two codes (4 with padding), four 32-bit fields (to 24 with padding), seven
+        // 64-bit ones, three texts.
+        #expect(MemoryLayout<TraceEvent>.stride == 24 + 7 * 8 + 3 * MemoryLayout<String>.stride)
+    }
+
     @Test func rawRecordIsTheCSlotPayload() {
         #expect(MemoryLayout<RawRecord.Words>.size == RawRecord.wordCount * 8)
         #expect(Int(CLTTNG_SLOT_WORDS) == RawRecord.wordCount + 2)

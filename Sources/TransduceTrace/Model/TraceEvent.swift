@@ -10,16 +10,29 @@ public struct TraceEvent: Sendable, Hashable {
     /// (`RuntimeEvent.Kind` of Transduce), so a kind has one code everywhere.
     public typealias Kind = RuntimeEvent.Kind
 
+    // Stored small fields first, then the 64-bit ones, then the texts: 128 bytes a value, not the
+    // 144 that padding after `kind`, `thread`, `process` and `count` made (views and passes hold
+    // hundreds of thousands of events).
     /// Which of the schema's kinds it is, which says which fields it uses.
     public var kind: Kind
-    /// Nanoseconds of `CLOCK_MONOTONIC`.
-    public var time: UInt64
+    /// The kind's code (style, outcome, reason, policy, effect kind); typed views such as ``style``
+    /// and ``taskOutcome`` read it, and ``codeName`` names it.
+    public var code: UInt8 = 0
+    /// The second code: a dispatchRejected's reason (``rejection``).
+    public var code2: UInt8 = 0
     /// Kernel thread id of the recording thread (0 when unknown).
     public var thread: UInt32
-    /// The runtime's id, unique within its process (ids restart at 1 in every process).
-    public var runtime: UInt64
     /// The process that recorded the event (its pid; 0 when the input does not say).
     public var process: UInt32 = 0
+    /// The step within a cycle (transduce, effect), or the steps of a cycleLeave.
+    public var step: UInt32 = 0
+    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter), waiters (taskSpawn) or
+    /// trace flags (traceContext).
+    public var count: UInt32 = 0
+    /// Nanoseconds of `CLOCK_MONOTONIC`.
+    public var time: UInt64
+    /// The runtime's id, unique within its process (ids restart at 1 in every process).
+    public var runtime: UInt64
     /// The dispatch id (dispatch, dispatchRejected, cycleEnter, taskJoin, requestResume,
     /// traceContext).
     public var dispatch: UInt64 = 0
@@ -31,16 +44,6 @@ public struct TraceEvent: Sendable, Hashable {
     public var task: UInt64 = 0
     /// Origin task (dispatch), replaced task (taskSpawn), parent span id (traceContext).
     public var otherTask: UInt64 = 0
-    /// The step within a cycle (transduce, effect), or the steps of a cycleLeave.
-    public var step: UInt32 = 0
-    /// The kind's code (style, outcome, reason, policy, effect kind); typed views such as ``style``
-    /// and ``taskOutcome`` read it, and ``codeName`` names it.
-    public var code: UInt8 = 0
-    /// The second code: a dispatchRejected's reason (``rejection``).
-    public var code2: UInt8 = 0
-    /// Queue capacity (runtimeStart), queue depth (dispatch, cycleEnter), waiters (taskSpawn) or
-    /// trace flags (traceContext).
-    public var count: UInt32 = 0
     /// Waited, held, duration, ran or latency, by kind.
     public var nanos: UInt64 = 0
     /// The event, task name, error or transducer name, by kind.
