@@ -17,7 +17,10 @@ struct FIFOAdmission: TraceRule {
         case .cycleEnter:
             // Taken out while it is updated, so its collections are not copied.
             guard var q = queues.removeValue(forKey: e.runtimeKey) else { return }
-            defer { queues[e.runtimeKey] = q }
+            // An emptied queue is let go, not put back: its storage is as large as the runtime's
+            // deepest backlog, and tens of thousands of runtimes are open at once in a trace of a
+            // runtime per connection (85 MB at 10M events in 78,126 runtimes).
+            defer { if !q.accepted.isEmpty { queues[e.runtimeKey] = q } }
             guard let position = q.accepted.firstIndex(of: e.dispatch) else { return }
             if position > 0, let first = q.acceptedAt[q.accepted[0]] {
                 report(
