@@ -84,6 +84,18 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
             ], "\(lines)")
     }
 
+    /// The rules keep open dispatches as stamps; the evidence they report is the event whole.
+    @Test func aDispatchStampGivesItsEventBackWhole() {
+        var d = dispatch(9, "request", "load", at: 3)
+        d.process = 4_242
+        d.runtime = 7
+        d.thread = 31
+        d.count = 5
+        d.otherTask = 12
+        d.payload = "load(id: 3)"
+        #expect(DispatchStamp(d).event(TraceIndex.Key(runtime: d.runtimeKey, id: d.dispatch)) == d)
+    }
+
     @Test func callersResumedTwiceOrNeverAreReported() {
         let d1 = dispatch(1, "request", "a", at: 1)
         let d2 = dispatch(2, "send", "b", at: 2)

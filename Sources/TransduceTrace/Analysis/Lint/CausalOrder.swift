@@ -8,26 +8,28 @@
 struct CausalOrder: TraceRule {
     var invariant: InvariantRule { .causalOrder }
     /// Each dispatch still to enter or to be resumed: its event, and whether a resume follows.
-    private var dispatched: [TraceIndex.Key: (event: TraceEvent, awaited: Bool)] = [:]
+    private var dispatched: [TraceIndex.Key: (stamp: DispatchStamp, awaited: Bool)] = [:]
     private var entered: [RuntimeKey: TraceEvent] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
         switch e.kind {
         case .dispatch:
-            dispatched[key] = (e, e.isAwaitedDispatch)
+            dispatched[key] = (DispatchStamp(e), e.isAwaitedDispatch)
         case .cycleEnter:
             entered[e.runtimeKey] = e
             guard let (dispatch, awaited) = dispatched[key] else { return }
             if e.time < dispatch.time {
                 report(
-                    Finding(e.runtimeKey, "cycle #\(e.cycle) entered before its dispatch #\(e.dispatch) was made", [dispatch, e]))
+                    Finding(
+                        e.runtimeKey, "cycle #\(e.cycle) entered before its dispatch #\(e.dispatch) was made",
+                        [dispatch.event(key), e]))
             }
             if !awaited { dispatched[key] = nil }
         case .requestResume:
             guard let (dispatch, _) = dispatched.removeValue(forKey: key) else { return }
             if e.time < dispatch.time {
-                report(Finding(e.runtimeKey, "dispatch #\(e.dispatch) was resumed before it was made", [dispatch, e]))
+                report(Finding(e.runtimeKey, "dispatch #\(e.dispatch) was resumed before it was made", [dispatch.event(key), e]))
             }
         case .cycleLeave:
             guard let enter = entered[e.runtimeKey], enter.cycle == e.cycle else { return }
