@@ -23,6 +23,21 @@ import TransduceTestSupport
         #expect(ranges.rangeCount == runs)
     }
 
+    /// One run is held inline; a gap makes two, and filling it makes one again.
+    @Test func idRangesGoFromOneRunToManyAndBack() {
+        var ranges = IDRanges()
+        #expect(ranges.rangeCount == 0 && !ranges.contains(0))
+        for id: UInt64 in [5, 6, 4] { ranges.insert(id) }
+        #expect(ranges.rangeCount == 1 && (4...6).allSatisfy(ranges.contains) && !ranges.contains(3) && !ranges.contains(7))
+        ranges.insert(8)
+        #expect(ranges.rangeCount == 2 && ranges.contains(8) && !ranges.contains(7))
+        ranges.insert(7)
+        #expect(ranges.rangeCount == 1 && (4...8).allSatisfy(ranges.contains))
+        ranges.insert(2)
+        ranges.insert(UInt64.max)
+        #expect(ranges.rangeCount == 3 && ranges.contains(2) && !ranges.contains(3) && ranges.contains(.max))
+    }
+
     @Test func topHeapKeepsTheBestInOrder() {
         var numbers = SeededRandom(seed: 11)
         let values = (0..<5_000).map { _ in numbers.next(below: 1_000) }

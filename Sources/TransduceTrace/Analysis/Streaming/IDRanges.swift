@@ -7,38 +7,74 @@
 /// the open objects. Inserting near the high end (the usual case) is O(log n) plus the ranges
 /// after it.
 struct IDRanges: Sendable {
-    /// Lower and upper bounds (inclusive) of each range, ascending; `lower.count == upper.count`.
-    private var lower: [UInt64] = []
-    private var upper: [UInt64] = []
+    /// One run is held inline: most sets are one (a runtime's dispatches, its cycles, what it
+    /// dispatched), and a trace of 78,126 runtimes kept six sets each, two arrays a set. More are
+    /// bounds in one array, lower and upper of each range in turn, ascending.
+    private enum Storage {
+        case empty
+        case one(lower: UInt64, upper: UInt64)
+        case many([UInt64])
+    }
+    private var storage = Storage.empty
 
     /// How many ranges it takes.
-    var rangeCount: Int { lower.count }
+    var rangeCount: Int {
+        switch storage {
+        case .empty: 0
+        case .one: 1
+        case .many(let bounds): bounds.count / 2
+        }
+    }
 
-    /// The index of the first range whose upper bound is at least `id`.
-    private func firstNotBelow(_ id: UInt64) -> Int {
-        upper.partitionPoint { $0 >= id }
+    /// The index (in ranges) of the first range whose upper bound is at least `id`.
+    private static func firstNotBelow(_ id: UInt64, in bounds: [UInt64]) -> Int {
+        (0..<bounds.count / 2).partitionPoint { bounds[2 * $0 + 1] >= id }
     }
 
     func contains(_ id: UInt64) -> Bool {
-        let i = firstNotBelow(id)
-        return i < lower.count && lower[i] <= id
+        switch storage {
+        case .empty: return false
+        case .one(let lower, let upper): return lower <= id && id <= upper
+        case .many(let bounds):
+            let i = Self.firstNotBelow(id, in: bounds)
+            return i < bounds.count / 2 && bounds[2 * i] <= id
+        }
     }
 
     mutating func insert(_ id: UInt64) {
-        let i = firstNotBelow(id)
-        if i < lower.count && lower[i] <= id { return }
-        let joinsBelow = i > 0 && upper[i - 1] &+ 1 == id
-        let joinsAbove = i < lower.count && id &+ 1 == lower[i]
+        switch storage {
+        case .empty:
+            storage = .one(lower: id, upper: id)
+        case .one(let lower, let upper):
+            if lower <= id && id <= upper { return }
+            if upper &+ 1 == id {
+                storage = .one(lower: lower, upper: id)
+            } else if id &+ 1 == lower {
+                storage = .one(lower: id, upper: upper)
+            } else {
+                storage = .many(id < lower ? [id, id, lower, upper] : [lower, upper, id, id])
+            }
+        case .many(var bounds):
+            storage = .empty  // the array is uniquely referenced while it changes
+            Self.insert(id, into: &bounds)
+            storage = bounds.count == 2 ? .one(lower: bounds[0], upper: bounds[1]) : .many(bounds)
+        }
+    }
+
+    private static func insert(_ id: UInt64, into bounds: inout [UInt64]) {
+        let count = bounds.count / 2
+        let i = firstNotBelow(id, in: bounds)
+        if i < count && bounds[2 * i] <= id { return }
+        let joinsBelow = i > 0 && bounds[2 * i - 1] &+ 1 == id
+        let joinsAbove = i < count && id &+ 1 == bounds[2 * i]
         switch (joinsBelow, joinsAbove) {
         case (true, true):
-            upper[i - 1] = upper[i]
-            lower.remove(at: i)
-            upper.remove(at: i)
-        case (true, false): upper[i - 1] = id
-        case (false, true): lower[i] = id
-        case (false, false):
-            lower.insert(id, at: i)
-            upper.insert(id, at: i)
+            // The range below reaches to the upper bound of the one above, which goes.
+            bounds[2 * i - 1] = bounds[2 * i + 1]
+            bounds.removeSubrange(2 * i..<2 * i + 2)
+        case (true, false): bounds[2 * i - 1] = id
+        case (false, true): bounds[2 * i] = id
+        case (false, false): bounds.insert(contentsOf: [id, id], at: 2 * i)
         }
     }
 }
