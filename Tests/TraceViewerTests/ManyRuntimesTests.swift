@@ -168,3 +168,29 @@ import TransduceTestSupport
         #expect((requests.last?["args"] as? [String: Any])?["count"] as? Int == 0)
     }
 }
+
+extension ManyRuntimesTests {
+    /// The others' gate row names the label of the longest hold; of labels whose longest holds
+    /// are equal (the pooled runtimes' cycles often are), the first by name, every run (a table
+    /// kept by label is iterated in an order that changes from run to run).
+    @Test func aGateRowsHolderIsTheSameEveryRun() {
+        var gate = GateBuilder()
+        let labels = (0..<26).map { String(UnicodeScalar(UInt8(ascii: "z") - UInt8($0))) }
+        for (i, label) in labels.enumerated() {
+            let id = UInt64(i + 1)
+            let at = UInt64(i) * 10_000_000
+            var dispatch = TraceEvent(kind: .dispatch, time: at, runtime: 1)
+            dispatch.dispatch = id
+            dispatch.label = label
+            var enter = TraceEvent(kind: .cycleEnter, time: at, runtime: 1)
+            enter.dispatch = id
+            enter.cycle = id
+            var leave = TraceEvent(kind: .cycleLeave, time: at + 5_000_000, runtime: 1)
+            leave.cycle = id
+            for e in [dispatch, enter, leave] { gate.consume(e) }
+        }
+        let row = gate.gate(runtime: 1, host: "")
+        #expect(row.longestHold == 5_000_000)
+        #expect(row.holder == "a", "\(row.holder)")
+    }
+}

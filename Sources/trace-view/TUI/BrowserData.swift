@@ -379,7 +379,9 @@ struct GateBuilder {
     /// The gate's row (of the `together` runtimes kept together, when not 0); a `preview` (a
     /// frame while the trace is still read) leaves out the wait p99 timeline.
     func gate(runtime key: RuntimeKey, host: String, together: Int = 0, preview: Bool = false) -> BrowserData.Gate {
-        let longest = report.holdByLabel.max { $0.value.max < $1.value.max }
+        // Of labels whose longest holds are equal, the first by name: a table's order changes
+        // from run to run.
+        let longest = report.holdByLabel.max { ($0.value.max, $1.key) < ($1.value.max, $0.key) }
         let (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? nil : waits)
         return BrowserData.Gate(
             runtime: key, host: host, cycles: Int(report.holds.count),
