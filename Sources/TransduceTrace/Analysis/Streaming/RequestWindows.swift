@@ -91,7 +91,10 @@ package struct RequestWindows: TraceConsumer {
                 left = []
                 leftNext = 0
             case .taskSpawn: tasks[e.task] = position
-            case .taskCancel, .taskSettle: tasks[e.task] = nil
+            case .taskCancel, .taskSettle:
+                tasks[e.task] = nil
+                // Emptied, it lets go of its storage (tens of thousands of runtimes kept theirs).
+                if tasks.isEmpty { tasks = [:] }
             default: break
             }
         }

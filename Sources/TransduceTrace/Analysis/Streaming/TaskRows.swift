@@ -56,6 +56,9 @@ package struct TaskRows: TraceConsumer {
         case .cycleEnter:
             let i = runtimes.slot(r) { Runtime() }
             let label = runtimes[slot: i].queued.removeValue(forKey: e.dispatch) ?? "?"
+            // An emptied table keeps the storage of its largest size: let go (tens of thousands of
+            // runtimes open at once each kept theirs).
+            if runtimes[slot: i].queued.isEmpty { runtimes[slot: i].queued = [:] }
             runtimes[slot: i].open = (e.cycle, label, e.dispatch)
         case .cycleLeave:
             guard let i = runtimes.slot(r) else { return }
