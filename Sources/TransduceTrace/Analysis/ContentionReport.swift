@@ -142,13 +142,6 @@ public struct ContentionReport: TraceConsumer, Sendable {
         var recent: [Hold] = []
         var next = 0
 
-        /// An emptied table keeps the storage of its largest size; tens of thousands of runtimes
-        /// open at once (a runtime per connection) each kept theirs.
-        mutating func letGoIfEmpty() {
-            if pending.isEmpty && pending.capacity > 0 { pending = [:] }
-            if entered.isEmpty && entered.capacity > 0 { entered = [:] }
-        }
-
         mutating func remember(_ hold: Hold) {
             if recent.count < ContentionReport.history {
                 recent.append(hold)
@@ -198,8 +191,6 @@ public struct ContentionReport: TraceConsumer, Sendable {
             maxDepth[runtime] = max(maxDepth[runtime] ?? 0, e.count)
         case .cycleEnter:
             let admitted = s.pending.removeValue(forKey: e.dispatch)
-            // Emptied tables let go of their storage (see ``RuntimeState/letGoIfEmpty()``).
-            s.letGoIfEmpty()
             let label = admitted?.label ?? "?"
             // One time base: the trace's timestamps (the runtime's measure only when the trace
             // lost the dispatch).
@@ -266,9 +257,9 @@ public struct ContentionReport: TraceConsumer, Sendable {
                 if longHolds.count > Self.keep { longHolds.removeLast() }
             }
         case .requestResume:
-            let entered = s.entered.removeValue(forKey: e.dispatch)
-            s.letGoIfEmpty()
-            if let entered, requestTails[entered.label] != nil || requestTails.count < Self.maxLabels {
+            if let entered = s.entered.removeValue(forKey: e.dispatch),
+                requestTails[entered.label] != nil || requestTails.count < Self.maxLabels
+            {
                 let latency = entered.dispatched.map { e.time.minus($0) } ?? e.nanos
                 requestTails[entered.label, default: RequestTail()].add(
                     RequestTail.Request(latency: latency, holder: entered.holder, holderNanos: min(entered.holderNanos, latency)))

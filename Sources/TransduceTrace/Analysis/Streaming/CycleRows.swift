@@ -46,7 +46,10 @@ package struct CycleRows: TraceConsumer {
         case .dispatch:
             queued[TraceIndex.Key(runtime: r, id: e.dispatch)] = (e.time, e.label, e.codeName)
         case .cycleEnter:
-            if let unfinished = open.removeValue(forKey: r) { ready.append(unfinished) }
+            if let unfinished = open.removeValue(forKey: r) {
+                ready.append(unfinished)
+                readyCount = ready.count
+            }
             let admission = queued.removeValue(forKey: TraceIndex.Key(runtime: r, id: e.dispatch))
             open[r] = Row(
                 runtime: r, cycle: e.cycle, dispatch: e.dispatch, label: admission?.label ?? "", style: admission?.style ?? "",
@@ -63,6 +66,7 @@ package struct CycleRows: TraceConsumer {
             row.steps = e.step
             row.outcome = e.codeName
             ready.append(row)
+            readyCount = ready.count
         case .runtimeStop:
             // A stop clears the queue: what waited never enters.
             queued = queued.filter { $0.key.runtime != r }
@@ -72,11 +76,16 @@ package struct CycleRows: TraceConsumer {
     }
 
     /// How many rows ``take()`` would hand out now.
-    package var readyCount: Int { ready.count }
+    ///
+    /// Stored (see ``TaskRows/readyCount``).
+    package private(set) var readyCount = 0
 
     /// The cycles that left since the last call, in the order they left.
     package mutating func take() -> [Row] {
-        defer { ready = [] }
+        defer {
+            ready = []
+            readyCount = 0
+        }
         return ready
     }
 

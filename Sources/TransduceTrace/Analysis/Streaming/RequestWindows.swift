@@ -91,10 +91,7 @@ package struct RequestWindows: TraceConsumer {
                 left = []
                 leftNext = 0
             case .taskSpawn: tasks[e.task] = position
-            case .taskCancel, .taskSettle:
-                tasks[e.task] = nil
-                // Emptied, it lets go of its storage (tens of thousands of runtimes kept theirs).
-                if tasks.isEmpty { tasks = [:] }
+            case .taskCancel, .taskSettle: tasks[e.task] = nil
             default: break
             }
         }
@@ -164,6 +161,10 @@ package struct RequestWindows: TraceConsumer {
         var waiting: [UInt64: Waiting] = [:]
     }
     private var runtimes = PerRuntime<Open>()
+    /// Whether a runtime's emptied tables let go of their storage: past the runtimes a view
+    /// keeps whole (tens of thousands open at once each kept theirs). With fewer, they keep it:
+    /// tables made again for every request and task cost the views a few percent.
+    private var lettingGo: Bool { runtimes.count > RuntimeLanes.maxWhole }
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
     package private(set) var byLabel: [String: [Request]] = [:]
@@ -261,11 +262,16 @@ package struct RequestWindows: TraceConsumer {
     }
 
     /// Whether a request was resumed since the last ``takeResumed()`` (when not `keeps`).
-    package var hasResumed: Bool { !recent.isEmpty }
+    ///
+    /// Stored, not computed (see ``TaskRows/readyCount``).
+    package private(set) var hasResumed = false
 
     /// The requests resumed since the last call, in resume order (when not `keeps`).
     package mutating func takeResumed() -> [Request] {
-        defer { recent.removeAll(keepingCapacity: true) }
+        defer {
+            recent.removeAll(keepingCapacity: true)
+            hasResumed = false
+        }
         return recent
     }
 
@@ -286,6 +292,7 @@ package struct RequestWindows: TraceConsumer {
         case .cycleEnter, .cycleLeave, .runtimeStop, .taskCancel, .taskSettle:
             guard let i = runtimes.slot(r) else { return }
             runtimes[slot: i].gate.follow(e, at: position)
+            if runtimes[slot: i].gate.tasks.isEmpty && lettingGo { runtimes[slot: i].gate.tasks = [:] }
         case .taskJoin:
             if let i = runtimes.slot(r), let spawn = runtimes[slot: i].gate.tasks[e.task],
                 let w = runtimes[slot: i].waiting[e.dispatch], spawn < w.first
@@ -294,15 +301,19 @@ package struct RequestWindows: TraceConsumer {
             }
         case .requestResume:
             guard let i = runtimes.slot(r), let w = runtimes[slot: i].waiting.removeValue(forKey: e.dispatch) else { return }
-            // An emptied table keeps its storage: tens of thousands of runtimes that awaited once.
-            if runtimes[slot: i].waiting.isEmpty { runtimes[slot: i].waiting = [:] }
+            if runtimes[slot: i].waiting.isEmpty && lettingGo { runtimes[slot: i].waiting = [:] }
             let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
             let request =
                 Request(
                     runtime: r, dispatch: e.dispatch, start: w.time, total: max(e.time, w.time) - w.time, label: w.label,
                     style: w.styleCode,
                     outcome: e.code, position: w.position, first: w.first, last: position)
-            if keeps { byLabel[label, default: []].append(request) } else { recent.append(request) }
+            if keeps {
+                byLabel[label, default: []].append(request)
+            } else {
+                recent.append(request)
+                hasResumed = true
+            }
         default:
             break
         }

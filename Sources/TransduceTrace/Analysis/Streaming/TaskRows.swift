@@ -56,9 +56,10 @@ package struct TaskRows: TraceConsumer {
         case .cycleEnter:
             let i = runtimes.slot(r) { Runtime() }
             let label = runtimes[slot: i].queued.removeValue(forKey: e.dispatch) ?? "?"
-            // An emptied table keeps the storage of its largest size: let go (tens of thousands of
-            // runtimes open at once each kept theirs).
-            if runtimes[slot: i].queued.isEmpty { runtimes[slot: i].queued = [:] }
+            // Past the runtimes a view keeps whole, an emptied table lets go of its storage (tens
+            // of thousands of runtimes open at once each kept theirs); with few, it is kept (a
+            // table made again for every admission cost the tasks view a fifth more time).
+            if runtimes.count > RuntimeLanes.maxWhole && runtimes[slot: i].queued.isEmpty { runtimes[slot: i].queued = [:] }
             runtimes[slot: i].open = (e.cycle, label, e.dispatch)
         case .cycleLeave:
             guard let i = runtimes.slot(r) else { return }
@@ -159,6 +160,7 @@ package struct TaskRows: TraceConsumer {
         slots[TraceIndex.Key(runtime: p.row.runtime, id: p.row.task)] = nil
         count(p)
         ready.append(p.row)
+        readyCount = ready.count
     }
 
     private mutating func count(_ p: Pending) {
@@ -171,12 +173,18 @@ package struct TaskRows: TraceConsumer {
     }
 
     /// How many rows ``take()`` would hand out now.
-    package var readyCount: Int { ready.count }
+    ///
+    /// Stored, not computed: a view asks after every event, and from another module a `package`
+    /// getter copies the whole struct first (a fifth of `tasks`' time).
+    package private(set) var readyCount = 0
 
     /// The rows that became final since the last call, in spawn order (but for those let out
     /// early).
     package mutating func take() -> [TaskReport.Row] {
-        defer { ready = [] }
+        defer {
+            ready = []
+            readyCount = 0
+        }
         return ready
     }
 
