@@ -18,6 +18,19 @@ package struct PerRuntime<State> {
     /// How many runtimes have a state.
     package var count: Int { states.count }
 
+    /// Whether a state's emptied tables should let go of their storage: past the runtimes a view
+    /// keeps whole (``RuntimeLanes/maxWhole``), where tens of thousands open at once each kept the
+    /// capacity of its largest size. With fewer they keep it: a table made again for every
+    /// request, task or admission cost the views a few percent (`tasks` a fifth).
+    package var letsGoOfEmptyTables: Bool { states.count > RuntimeLanes.maxWhole }
+
+    /// Gives slot `slot`'s `table` fresh (no) storage when it is empty and
+    /// ``letsGoOfEmptyTables``.
+    package mutating func letGoIfEmpty<Key, Value>(_ table: WritableKeyPath<State, [Key: Value]>, of slot: Int) {
+        guard letsGoOfEmptyTables, states[slot][keyPath: table].isEmpty else { return }
+        states[slot][keyPath: table] = [:]
+    }
+
     /// The slot of `key`'s state, if it has one.
     @inline(__always)
     package mutating func slot(_ key: RuntimeKey) -> Int? {

@@ -161,10 +161,6 @@ package struct RequestWindows: TraceConsumer {
         var waiting: [UInt64: Waiting] = [:]
     }
     private var runtimes = PerRuntime<Open>()
-    /// Whether a runtime's emptied tables let go of their storage: past the runtimes a view
-    /// keeps whole (tens of thousands open at once each kept theirs). With fewer, they keep it:
-    /// tables made again for every request and task cost the views a few percent.
-    private var lettingGo: Bool { runtimes.count > RuntimeLanes.maxWhole }
     private var position = 0
     /// The resumed requests, in resume order, by their event label.
     package private(set) var byLabel: [String: [Request]] = [:]
@@ -292,7 +288,7 @@ package struct RequestWindows: TraceConsumer {
         case .cycleEnter, .cycleLeave, .runtimeStop, .taskCancel, .taskSettle:
             guard let i = runtimes.slot(r) else { return }
             runtimes[slot: i].gate.follow(e, at: position)
-            if runtimes[slot: i].gate.tasks.isEmpty && lettingGo { runtimes[slot: i].gate.tasks = [:] }
+            runtimes.letGoIfEmpty(\.gate.tasks, of: i)
         case .taskJoin:
             if let i = runtimes.slot(r), let spawn = runtimes[slot: i].gate.tasks[e.task],
                 let w = runtimes[slot: i].waiting[e.dispatch], spawn < w.first
@@ -301,7 +297,7 @@ package struct RequestWindows: TraceConsumer {
             }
         case .requestResume:
             guard let i = runtimes.slot(r), let w = runtimes[slot: i].waiting.removeValue(forKey: e.dispatch) else { return }
-            if runtimes[slot: i].waiting.isEmpty && lettingGo { runtimes[slot: i].waiting = [:] }
+            runtimes.letGoIfEmpty(\.waiting, of: i)
             let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
             let request =
                 Request(

@@ -56,10 +56,7 @@ package struct TaskRows: TraceConsumer {
         case .cycleEnter:
             let i = runtimes.slot(r) { Runtime() }
             let label = runtimes[slot: i].queued.removeValue(forKey: e.dispatch) ?? "?"
-            // Past the runtimes a view keeps whole, an emptied table lets go of its storage (tens
-            // of thousands of runtimes open at once each kept theirs); with few, it is kept (a
-            // table made again for every admission cost the tasks view a fifth more time).
-            if runtimes.count > RuntimeLanes.maxWhole && runtimes[slot: i].queued.isEmpty { runtimes[slot: i].queued = [:] }
+            runtimes.letGoIfEmpty(\.queued, of: i)
             runtimes[slot: i].open = (e.cycle, label, e.dispatch)
         case .cycleLeave:
             guard let i = runtimes.slot(r) else { return }
