@@ -84,8 +84,9 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
             ], "\(lines)")
     }
 
-    /// The rules keep open dispatches as stamps; the evidence they report is the event whole.
-    @Test func aDispatchStampGivesItsEventBackWhole() {
+    /// The rules keep open dispatches and stops as stamps; the evidence they report is the
+    /// event whole.
+    @Test func aStampGivesItsEventBackWhole() {
         var d = dispatch(9, "request", "load", at: 3)
         d.process = 4_242
         d.runtime = 7
@@ -93,7 +94,13 @@ func resume(_ dispatch: UInt64, at t: UInt64) -> TraceEvent { e(.requestResume, 
         d.count = 5
         d.otherTask = 12
         d.payload = "load(id: 3)"
-        #expect(DispatchStamp(d).event(TraceIndex.Key(runtime: d.runtimeKey, id: d.dispatch)) == d)
+        #expect(EventStamp(d).event(runtime: d.runtimeKey, dispatch: d.dispatch) == d)
+        var stop = e(.runtimeStop, at: 9) {
+            $0.code = 3
+            $0.label = "Boom"
+        }
+        stop.process = 4_242
+        #expect(EventStamp(stop).event(runtime: stop.runtimeKey) == stop)
     }
 
     @Test func callersResumedTwiceOrNeverAreReported() {

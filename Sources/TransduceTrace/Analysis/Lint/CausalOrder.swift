@@ -8,14 +8,14 @@
 struct CausalOrder: TraceRule {
     var invariant: InvariantRule { .causalOrder }
     /// Each dispatch still to enter or to be resumed: its event, and whether a resume follows.
-    private var dispatched: [TraceIndex.Key: (stamp: DispatchStamp, awaited: Bool)] = [:]
+    private var dispatched: [TraceIndex.Key: (stamp: EventStamp, awaited: Bool)] = [:]
     private var entered: [RuntimeKey: TraceEvent] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
         switch e.kind {
         case .dispatch:
-            dispatched[key] = (DispatchStamp(e), e.isAwaitedDispatch)
+            dispatched[key] = (EventStamp(e), e.isAwaitedDispatch)
         case .cycleEnter:
             entered[e.runtimeKey] = e
             guard let (dispatch, awaited) = dispatched[key] else { return }
@@ -23,13 +23,16 @@ struct CausalOrder: TraceRule {
                 report(
                     Finding(
                         e.runtimeKey, "cycle #\(e.cycle) entered before its dispatch #\(e.dispatch) was made",
-                        [dispatch.event(key), e]))
+                        [dispatch.event(runtime: key.runtime, dispatch: key.id), e]))
             }
             if !awaited { dispatched[key] = nil }
         case .requestResume:
             guard let (dispatch, _) = dispatched.removeValue(forKey: key) else { return }
             if e.time < dispatch.time {
-                report(Finding(e.runtimeKey, "dispatch #\(e.dispatch) was resumed before it was made", [dispatch.event(key), e]))
+                report(
+                    Finding(
+                        e.runtimeKey, "dispatch #\(e.dispatch) was resumed before it was made",
+                        [dispatch.event(runtime: key.runtime, dispatch: key.id), e]))
             }
         case .cycleLeave:
             guard let enter = entered[e.runtimeKey], enter.cycle == e.cycle else { return }

@@ -5,7 +5,7 @@ struct FIFOAdmission: TraceRule {
 
     private struct Queue {
         var accepted: [UInt64] = []
-        var acceptedAt: [UInt64: DispatchStamp] = [:]
+        var acceptedAt: [UInt64: EventStamp] = [:]
     }
     private var queues: [RuntimeKey: Queue] = [:]
 
@@ -13,7 +13,7 @@ struct FIFOAdmission: TraceRule {
         switch e.kind {
         case .dispatch:
             queues[e.runtimeKey, default: Queue()].accepted.append(e.dispatch)
-            queues[e.runtimeKey, default: Queue()].acceptedAt[e.dispatch] = DispatchStamp(e)
+            queues[e.runtimeKey, default: Queue()].acceptedAt[e.dispatch] = EventStamp(e)
         case .cycleEnter:
             // Taken out while it is updated, so its collections are not copied.
             guard var q = queues.removeValue(forKey: e.runtimeKey) else { return }
@@ -23,13 +23,13 @@ struct FIFOAdmission: TraceRule {
             defer { if !q.accepted.isEmpty { queues[e.runtimeKey] = q } }
             guard let position = q.accepted.firstIndex(of: e.dispatch) else { return }
             if position > 0, let first = q.acceptedAt[q.accepted[0]] {
-                let firstKey = TraceIndex.Key(runtime: e.runtimeKey, id: q.accepted[0])
-                let own = q.acceptedAt[e.dispatch].map { [$0.event(TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch))] }
+                let firstID = q.accepted[0]
+                let own = q.acceptedAt[e.dispatch].map { [$0.event(runtime: e.runtimeKey, dispatch: e.dispatch)] }
                 report(
                     Finding(
                         e.runtimeKey,
-                        "dispatch #\(e.dispatch) entered before dispatch #\(firstKey.id), which was accepted first",
-                        [first.event(firstKey)] + (own ?? []) + [e], restsOnAMissingEvent: true))
+                        "dispatch #\(e.dispatch) entered before dispatch #\(firstID), which was accepted first",
+                        [first.event(runtime: e.runtimeKey, dispatch: firstID)] + (own ?? []) + [e], restsOnAMissingEvent: true))
             }
             q.accepted.remove(at: position)
             q.acceptedAt[e.dispatch] = nil

@@ -7,31 +7,20 @@
 /// one stamped at or after the stop transduced after it.
 struct NothingTransducedAfterStop: TraceRule {
     var invariant: InvariantRule { .nothingTransducedAfterStop }
-    /// Each stopped runtime's stop, kept to the end: the fields a `runtimeStop` carries (its
-    /// reason and error), not the event (78,126 stops held whole took 27 MB).
-    private var stops: [RuntimeKey: Stop] = [:]
-    private struct Stop {
-        var time: UInt64
-        var thread: UInt32
-        var code: UInt8
-        var label: String
-
-        func event(_ runtime: RuntimeKey) -> TraceEvent {
-            var e = TraceEvent(kind: .runtimeStop, time: time, thread: thread, runtime: runtime.runtime)
-            e.process = runtime.process
-            e.code = code
-            e.label = label
-            return e
-        }
-    }
+    /// Each stopped runtime's stop, kept to the end as a stamp (78,126 stops held whole took
+    /// 27 MB).
+    private var stops: [RuntimeKey: EventStamp] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         switch e.kind {
         case .runtimeStop:
-            stops[e.runtimeKey] = Stop(time: e.time, thread: e.thread, code: e.code, label: e.label)
+            stops[e.runtimeKey] = EventStamp(e)
         case .transduce:
-            if let stop = stops[e.runtimeKey]?.event(e.runtimeKey), e.time >= stop.time {
-                report(Finding(e.runtimeKey, "'\(e.label)' transduced after the runtime stopped (\(stop.codeName))", [stop, e]))
+            if let stop = stops[e.runtimeKey], e.time >= stop.time {
+                report(
+                    Finding(
+                        e.runtimeKey, "'\(e.label)' transduced after the runtime stopped (\(stop.codeName))",
+                        [stop.event(runtime: e.runtimeKey), e]))
             }
         default:
             break

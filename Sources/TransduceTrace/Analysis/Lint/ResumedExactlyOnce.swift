@@ -13,7 +13,7 @@ struct ResumedExactlyOnce: TraceRule {
 
     private struct Entry {
         /// Its dispatch, unless it was forgotten before a late resume came.
-        var dispatch: DispatchStamp?
+        var dispatch: EventStamp?
         var resumes: [TraceEvent] = []
         /// Resumes seen before it was forgotten.
         var forgotten = 0
@@ -41,7 +41,7 @@ struct ResumedExactlyOnce: TraceRule {
         case .dispatch where e.isAwaitedDispatch:
             _ = resumed.remove(key)
             twice[key] = nil
-            waiting[key] = Entry(dispatch: DispatchStamp(e))
+            waiting[key] = Entry(dispatch: EventStamp(e))
         case .requestResume:
             if twice[key] != nil {
                 twice[key]!.resumes.append(e)
@@ -70,12 +70,12 @@ struct ResumedExactlyOnce: TraceRule {
                 report(
                     Finding(
                         key.runtime, "dispatch #\(key.id) was resumed \(entry.count) times",
-                        (entry.dispatch.map { [$0.event(key)] } ?? []) + entry.resumes))
+                        (entry.dispatch.map { [$0.event(runtime: key.runtime, dispatch: key.id)] } ?? []) + entry.resumes))
             } else if let dispatch = entry.dispatch, entry.count == 0 {
                 report(
                     Finding(
                         key.runtime, "dispatch #\(key.id) (\(dispatch.codeName) '\(dispatch.label)') was never resumed",
-                        [dispatch.event(key)], restsOnAMissingEvent: true))
+                        [dispatch.event(runtime: key.runtime, dispatch: key.id)], restsOnAMissingEvent: true))
             }
         }
         guard whole else { return }
