@@ -161,7 +161,7 @@ enum ExportTables {
                 flush(requests)
             }
             // A pass for each batch of them whose runtimes' events fit what a pass may keep.
-            for batch in resumed.missed.isEmpty ? [] : resumed.takeMissedBatches() {
+            for batch in resumed.takeMissedBatches() {
                 var breakdowns = ResumeBreakdowns(missed: batch)
                 var again = try Selection(args)
                 try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {

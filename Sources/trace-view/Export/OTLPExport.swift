@@ -48,7 +48,7 @@ enum OTLPExport {
         }
         let missed = stream.missed
         // The requests whose windows the second pass let go: a pass for each batch that fits.
-        for batch in missed.count == 0 ? [] : stream.takeMissedBatches() where !stream.stopped {
+        for batch in stream.takeMissedBatches() where !stream.stopped {
             stream.beginMissedPass(batch)
             var third = try Selection(args)
             try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
