@@ -38,6 +38,55 @@ import TransduceTestSupport
         #expect(ranges.rangeCount == 3 && ranges.contains(2) && !ranges.contains(3) && ranges.contains(.max))
     }
 
+    /// A small table answers as a dictionary does, holding few entries in an array and many in a
+    /// dictionary, and back to few when emptied.
+    @Test func aSmallTableHoldsWhatADictionaryHolds() {
+        var numbers = SeededRandom(seed: 5)
+        var table = SmallTable<UInt64, Int>()
+        var oracle: [UInt64: Int] = [:]
+        for step in 0..<20_000 {
+            // Phases of growth past the array's bound and of shrinking back to nothing.
+            let growing = (step / 2_000) % 2 == 0
+            let key = numbers.next(below: growing ? 40 : 8)
+            if growing || numbers.next(below: 4) == 0 {
+                table[key] = step
+                oracle[key] = step
+            } else {
+                #expect(table.removeValue(forKey: key) == oracle.removeValue(forKey: key))
+                if numbers.next(below: 2) == 0, let any = oracle.keys.first {
+                    table[any] = nil
+                    oracle[any] = nil
+                }
+            }
+            #expect(table.count == oracle.count && table.isEmpty == oracle.isEmpty)
+            #expect(table[key] == oracle[key])
+        }
+        #expect(Dictionary(uniqueKeysWithValues: table.entries.map { ($0.key, $0.value) }) == oracle)
+        var seen: [UInt64: Int] = [:]
+        table.forEach { seen[$0] = $1 }
+        #expect(seen == oracle && table.values.sorted() == oracle.values.sorted())
+        // Few: in the order they came.
+        var few = SmallTable<UInt64, String>()
+        for k: UInt64 in [9, 3, 7] { few[k] = "\(k)" }
+        few[3] = nil
+        few[1] = "1"
+        #expect(few.entries.map(\.key) == [9, 7, 1])
+    }
+
+    /// A released slot goes to the next runtime that needs one; the released runtime is named by
+    /// no key, and an event of it later makes it a new state.
+    @Test func aReleasedSlotIsGivenToTheNextRuntime() {
+        var table = PerRuntime<[Int]>()
+        let one = table.slot(1) { [1] }
+        _ = table.slot(2) { [2] }
+        table.release(one, leaving: [])
+        #expect(table.count == 1 && table.keys == [2] && table.slot(1) == nil && table.state(1) == nil)
+        let three = table.slot(3) { [3] }
+        #expect(three == one && table.state(3) == [3] && table.keys == [3, 2])
+        let again = table.slot(1) { [9] }
+        #expect(again != one && table.state(1) == [9] && table.count == 3)
+    }
+
     @Test func topHeapKeepsTheBestInOrder() {
         var numbers = SeededRandom(seed: 11)
         let values = (0..<5_000).map { _ in numbers.next(below: 1_000) }

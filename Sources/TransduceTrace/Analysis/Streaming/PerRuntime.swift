@@ -3,20 +3,32 @@
 ///
 /// A stream's events come in runs of one runtime, and a state is changed in place through its
 /// slot (`table[slot: i].field = …`): no copy of it out of a dictionary and back, and one lookup
-/// for the several fields an event touches. States are never removed (a runtime's state is reset
-/// in place instead), so a slot stays valid for the table's life.
+/// for the several fields an event touches. A slot stays valid until its state is released
+/// (``release(_:leaving:)``: a runtime that stopped with nothing open), and a released slot is
+/// given to the next runtime that needs one, so the table grows with the runtimes open at once,
+/// not with every runtime the stream named (a trace of a runtime per connection names tens of
+/// thousands one after another).
 package struct PerRuntime<State> {
     private var slots: [RuntimeKey: Int] = [:]
     private var states: [State] = []
-    /// The keys, in the order their states were made.
-    package private(set) var keys: [RuntimeKey] = []
+    /// Each slot's key (a released slot's stays until the slot is given again).
+    private var slotKeys: [RuntimeKey] = []
+    /// Released slots, to be given again.
+    private var free: [Int] = []
     private var lastKey = RuntimeKey(rawValue: 0)
     private var lastSlot = -1
 
     package init() {}
 
     /// How many runtimes have a state.
-    package var count: Int { states.count }
+    package var count: Int { states.count - free.count }
+
+    /// The keys of the runtimes with a state, by slot (the order their states were made, when
+    /// none was released).
+    package var keys: [RuntimeKey] {
+        guard !free.isEmpty else { return slotKeys }
+        return slotKeys.indices.compactMap { slots[slotKeys[$0]] == $0 ? slotKeys[$0] : nil }
+    }
 
     /// Whether a state's emptied tables should let go of their storage: past the runtimes a view
     /// keeps whole (``RuntimeLanes/maxWhole``), where tens of thousands open at once each kept the
@@ -24,11 +36,11 @@ package struct PerRuntime<State> {
     /// request, task or admission cost the views a few percent (`tasks` a fifth).
     package var letsGoOfEmptyTables: Bool { states.count > RuntimeLanes.maxWhole }
 
-    /// Gives slot `slot`'s `table` fresh (no) storage when it is empty and
+    /// Lets slot `slot`'s `table` give up its storage when it is empty and
     /// ``letsGoOfEmptyTables``.
-    package mutating func letGoIfEmpty<Key, Value>(_ table: WritableKeyPath<State, [Key: Value]>, of slot: Int) {
+    package mutating func letGoIfEmpty<Key, Value>(_ table: WritableKeyPath<State, SmallTable<Key, Value>>, of slot: Int) {
         guard letsGoOfEmptyTables, states[slot][keyPath: table].isEmpty else { return }
-        states[slot][keyPath: table] = [:]
+        states[slot][keyPath: table].letGo()
     }
 
     /// The slot of `key`'s state, if it has one.
@@ -45,13 +57,30 @@ package struct PerRuntime<State> {
     @inline(__always)
     package mutating func slot(_ key: RuntimeKey, orMake make: () -> State) -> Int {
         if let found = slot(key) { return found }
-        let made = states.count
-        states.append(make())
-        keys.append(key)
+        let made: Int
+        if let reused = free.popLast() {
+            made = reused
+            states[made] = make()
+            slotKeys[made] = key
+        } else {
+            made = states.count
+            states.append(make())
+            slotKeys.append(key)
+        }
         slots[key] = made
         lastKey = key
         lastSlot = made
         return made
+    }
+
+    /// Lets go of slot `i`'s state, leaving `empty` there (what its storage held goes now), and
+    /// of the slot, which the next runtime to need one is given. A later event of the same
+    /// runtime starts it a new state, so release only a state that is as a new one would be.
+    package mutating func release(_ i: Int, leaving empty: State) {
+        slots[slotKeys[i]] = nil
+        states[i] = empty
+        free.append(i)
+        if lastSlot == i { lastSlot = -1 }
     }
 
     /// The state in slot `i` (from ``slot(_:)``), read or changed in place.

@@ -47,13 +47,18 @@ package struct RequestWindows: TraceConsumer {
         /// The position of the dispatch of the cycle holding the gate, if one does.
         var holding: Int?
         /// Live tasks' spawn positions.
-        var tasks: [UInt64: Int] = [:]
+        var tasks = SmallTable<UInt64, Int>()
         /// The cycles that left last, oldest first: the dispatch position of each and when it
         /// left. A dispatch's time is read before its event is recorded, so a cycle that left
         /// after that time may come earlier in the stream and still hold the gate in its wait.
         var left: [(position: Int, time: UInt64)] = []
         var leftNext = 0
         static let leftKept = 64
+        /// Whether it stopped: once nothing of it is open, its state can go.
+        var stopped = false
+
+        /// Whether it holds nothing a window could start at: as a new one.
+        var isEmpty: Bool { queuedHead == queued.count && holding == nil && tasks.isEmpty && left.isEmpty }
 
         /// Where the window of an admission dispatched at `time` (at `position`) starts.
         func windowStart(dispatchedAt time: UInt64, position: Int) -> Int {
@@ -90,6 +95,7 @@ package struct RequestWindows: TraceConsumer {
                 queuedHead = 0
                 left = []
                 leftNext = 0
+                stopped = true
             case .taskSpawn: tasks[e.task] = position
             case .taskCancel, .taskSettle: tasks[e.task] = nil
             default: break
@@ -158,7 +164,7 @@ package struct RequestWindows: TraceConsumer {
     /// thousands with requests waiting at once).
     private struct Open {
         var gate = Runtime()
-        var waiting: [UInt64: Waiting] = [:]
+        var waiting = SmallTable<UInt64, Waiting>()
     }
     private var runtimes = PerRuntime<Open>()
     private var position = 0
@@ -182,7 +188,7 @@ package struct RequestWindows: TraceConsumer {
     /// The awaited requests not resumed by the last event consumed.
     package var waiters: [Waiter] {
         runtimes.keys.flatMap { runtime in
-            (runtimes.state(runtime)?.waiting ?? [:]).map {
+            (runtimes.state(runtime)?.waiting.entries ?? []).map {
                 Waiter(
                     runtime: runtime, dispatch: $0.key, label: $0.value.label,
                     style: TraceNames.codeName(kind: .dispatch, code: $0.value.styleCode), time: $0.value.time)
@@ -198,12 +204,12 @@ package struct RequestWindows: TraceConsumer {
         var earliest: Int?
         func keep(_ p: Int?) { if let p { earliest = min(earliest ?? p, p) } }
         guard let open = runtimes.state(key) else { return nil }
-        for w in open.waiting.values { keep(w.first) }
+        open.waiting.forEach { keep($1.first) }
         let r = open.gate
         keep(r.holding)
         if r.queuedHead < r.queued.count { keep(r.queued[r.queuedHead].position) }
         for l in r.left { keep(l.position) }
-        for (_, spawn) in r.tasks { keep(spawn) }
+        r.tasks.forEach { keep($1) }
         return earliest
     }
 
@@ -215,7 +221,7 @@ package struct RequestWindows: TraceConsumer {
 
     /// The awaited requests of `runtime` waiting, with where their windows start.
     package func waiting(runtime: RuntimeKey) -> [(dispatch: UInt64, first: Int)] {
-        runtimes.state(runtime)?.waiting.map { ($0.key, $0.value.first) } ?? []
+        runtimes.state(runtime)?.waiting.entries.map { ($0.key, $0.value.first) } ?? []
     }
 
     /// Where the window of an admission of `runtime` dispatched at `time` (at `position`)
@@ -271,6 +277,13 @@ package struct RequestWindows: TraceConsumer {
         return recent
     }
 
+    /// Lets go of slot `i`'s runtime once it stopped and nothing of it is open: a later event of
+    /// it would find a new state the same.
+    private mutating func releaseIfDone(_ i: Int) {
+        guard runtimes[slot: i].gate.stopped, runtimes[slot: i].gate.isEmpty, runtimes[slot: i].waiting.isEmpty else { return }
+        runtimes.release(i, leaving: Open())
+    }
+
     package mutating func consume(_ e: TraceEvent) {
         defer { position += 1 }
         let r = e.runtimeKey
@@ -289,6 +302,7 @@ package struct RequestWindows: TraceConsumer {
             guard let i = runtimes.slot(r) else { return }
             runtimes[slot: i].gate.follow(e, at: position)
             runtimes.letGoIfEmpty(\.gate.tasks, of: i)
+            releaseIfDone(i)
         case .taskJoin:
             if let i = runtimes.slot(r), let spawn = runtimes[slot: i].gate.tasks[e.task],
                 let w = runtimes[slot: i].waiting[e.dispatch], spawn < w.first
@@ -298,6 +312,7 @@ package struct RequestWindows: TraceConsumer {
         case .requestResume:
             guard let i = runtimes.slot(r), let w = runtimes[slot: i].waiting.removeValue(forKey: e.dispatch) else { return }
             runtimes.letGoIfEmpty(\.waiting, of: i)
+            releaseIfDone(i)
             let label = byLabel[w.label] != nil || byLabel.count < Self.maxLabels ? w.label : "(other labels)"
             let request =
                 Request(

@@ -29,7 +29,7 @@ package struct TaskRows: TraceConsumer {
     private var slots: [TraceIndex.Key: Int] = [:]
     private struct Runtime {
         /// Labels of admissions not yet entered, by dispatch id.
-        var queued: [UInt64: String] = [:]
+        var queued = SmallTable<UInt64, String>()
         var open: (cycle: UInt64, label: String, dispatch: UInt64)?
         /// Tasks cancelled in the open cycle: final when it leaves.
         var cancelledInCycle: [UInt64] = []
@@ -67,7 +67,8 @@ package struct TaskRows: TraceConsumer {
         case .runtimeStop:
             guard let i = runtimes.slot(r) else { return }
             let cancelled = runtimes[slot: i].cancelledInCycle
-            runtimes[slot: i] = Runtime()
+            // As a new one: its slot goes to the next runtime that needs one.
+            runtimes.release(i, leaving: Runtime())
             for task in cancelled { finalize(TraceIndex.Key(runtime: r, id: task)) }
         case .taskSpawn:
             let open = runtimes.slot(r).flatMap { runtimes[slot: $0].open }
