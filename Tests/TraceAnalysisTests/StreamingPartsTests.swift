@@ -87,6 +87,49 @@ import TransduceTestSupport
         #expect(again != one && table.state(1) == [9] && table.count == 3)
     }
 
+    /// A runtime keeps the cycles that left which its own dispatches reach back to (timed before
+    /// they left, recorded after): eight while none reaches back, twice the furthest reach once
+    /// one does, so a later dispatch reaching further still finds its holder.
+    @Test func aRuntimeKeepsAsManyCyclesThatLeftAsItsDispatchesReachBack() {
+        var gate = RequestWindows.Runtime()
+        var position = 0
+        var time: UInt64 = 1_000
+        // Each cycle's dispatch position and the time it left, by id.
+        var dispatched: [UInt64: Int] = [:]
+        var left: [UInt64: UInt64] = [:]
+        func follow(_ kind: TraceEvent.Kind, _ id: UInt64, at t: UInt64) {
+            var e = TraceEvent(kind: kind, time: t, thread: 1, runtime: 1)
+            e.dispatch = id
+            e.cycle = id
+            if kind == .dispatch { dispatched[id] = position }
+            if kind == .cycleLeave { left[id] = t }
+            gate.follow(e, at: position)
+            position += 1
+        }
+        func cycles(_ ids: ClosedRange<UInt64>) {
+            for id in ids {
+                for kind in [TraceEvent.Kind.dispatch, .cycleEnter, .cycleLeave] {
+                    follow(kind, id, at: time)
+                    time += 10
+                }
+            }
+        }
+        // Where the window of a dispatch timed just before cycle `k` left, recorded now, starts.
+        func start(before k: UInt64) -> Int { gate.windowStart(dispatchedAt: left[k]! - 1, position: position) }
+        cycles(1...20)
+        #expect(gate.left.count == 8, "no dispatch reached back: eight kept")
+        #expect(start(before: 13) == dispatched[13], "eight back: the holder's dispatch")
+        #expect(start(before: 12) == dispatched[13], "nine back: as far as the eight kept")
+        // A dispatch timed before cycle 16 left, recorded after cycle 20: it reaches back five.
+        follow(.dispatch, 100, at: left[16]! - 1)
+        follow(.cycleEnter, 100, at: time)
+        follow(.cycleLeave, 100, at: time + 10)
+        time += 30
+        cycles(21...40)
+        #expect(gate.left.count == 16)
+        #expect(start(before: 29) == dispatched[29], "twelve back: found")
+    }
+
     @Test func topHeapKeepsTheBestInOrder() {
         var numbers = SeededRandom(seed: 11)
         let values = (0..<5_000).map { _ in numbers.next(below: 1_000) }

@@ -51,9 +51,16 @@ package struct RequestWindows: TraceConsumer {
         /// The cycles that left last, oldest first: the dispatch position of each and when it
         /// left. A dispatch's time is read before its event is recorded, so a cycle that left
         /// after that time may come earlier in the stream and still hold the gate in its wait.
+        /// The last ``leftKeep`` are kept.
         var left: [(position: Int, time: UInt64)] = []
-        var leftNext = 0
-        static let leftKept = 64
+        /// How many cycles that left are kept: twice the most a dispatch of this runtime has
+        /// reached back so far (at least 8, at most ``leftKept``). Its own dispatches only, so a
+        /// runtime's windows are the same whatever else a selection keeps. A recorder's
+        /// dispatches reach back a cycle or two (a thread preempted between reading the time and
+        /// recording); 64 for each of tens of thousands of runtimes open at once was a sixth of
+        /// the terminal UI's memory.
+        var leftKeep: UInt8 = 8
+        static let leftKept: UInt8 = 64
         /// Whether it stopped: once nothing of it is open, its state can go.
         var stopped = false
 
@@ -85,7 +92,13 @@ package struct RequestWindows: TraceConsumer {
         /// ended task is joined no more).
         mutating func follow(_ e: TraceEvent, at position: Int) {
             switch e.kind {
-            case .dispatch: queued.append((e.dispatch, position))
+            case .dispatch:
+                queued.append((e.dispatch, position))
+                // All kept left after it: it may reach back further still.
+                let reach = left.reversed().prefix { $0.time > e.time }.count
+                if reach * 2 > leftKeep {
+                    leftKeep = UInt8(min(Int(Self.leftKept), max(Int(leftKeep) * 2, reach * 2)))
+                }
             case .cycleEnter: enter(dispatch: e.dispatch, at: position)
             case .cycleLeave: leave(at: position, time: e.time)
             case .runtimeStop:
@@ -94,7 +107,6 @@ package struct RequestWindows: TraceConsumer {
                 queued = []
                 queuedHead = 0
                 left = []
-                leftNext = 0
                 stopped = true
             case .taskSpawn: tasks[e.task] = position
             case .taskCancel, .taskSettle: tasks[e.task] = nil
@@ -128,14 +140,10 @@ package struct RequestWindows: TraceConsumer {
         /// The cycle holding the gate left (at `position`, at `time`): remembered by its
         /// dispatch's position (its own, for a cycle whose admission the stream lacks).
         mutating func leave(at position: Int, time: UInt64) {
-            let entry = (position: holding ?? position, time: time)
+            // The oldest goes first: appended past its capacity, the array would double.
+            if left.count >= Int(leftKeep) { left.removeFirst(left.count - Int(leftKeep) + 1) }
+            left.append((position: holding ?? position, time: time))
             holding = nil
-            if left.count < Self.leftKept {
-                left.append(entry)
-            } else {
-                left[leftNext] = entry
-            }
-            leftNext = (leftNext + 1) % Self.leftKept
         }
 
         /// The earliest dispatch position of a kept cycle that left after `time`. Cycles leave
@@ -143,11 +151,9 @@ package struct RequestWindows: TraceConsumer {
         /// the first that left before.
         func leftAfter(_ time: UInt64) -> Int? {
             var found: Int?
-            var i = leftNext
-            for _ in 0..<left.count {
-                i = (i + left.count - 1) % left.count
-                guard left[i].time > time else { break }
-                found = min(found ?? left[i].position, left[i].position)
+            for l in left.reversed() {
+                guard l.time > time else { break }
+                found = min(found ?? l.position, l.position)
             }
             return found
         }
