@@ -139,6 +139,7 @@ import TransduceTestSupport
             for (at, v) in values.enumerated() { heap.insert(at, key: TopHeap<Int>.key(descending: v, ascending: UInt64(at))) }
             let expected = values.indices.sorted { (values[$0], $1) > (values[$1], $0) }.prefix(capacity)
             #expect(heap.sortedBest() == Array(expected))
+            #expect(heap.sortedBest(limit: 5) { -$0 } == expected.prefix(5).map { -$0 })
         }
     }
 

@@ -19,11 +19,24 @@ package struct TopHeap<Element> {
     /// does not displace it).
     package mutating func insert(_ x: Element, key: Key) {
         guard let slot = ranks.admit(key) else { return }
-        if slot == items.count { items.append(x) } else { items[slot] = x }
+        if slot == items.count {
+            // Grown by doubling, but never past the capacity: the last doubling would otherwise
+            // leave up to a third of the storage unused (100,000 rows kept 131,072).
+            if items.count == items.capacity { items.reserveCapacity(min(ranks.capacity, max(16, items.count * 2))) }
+            items.append(x)
+        } else {
+            items[slot] = x
+        }
     }
 
     /// What it kept, best first: the best `limit` of them when given.
     package func sortedBest(limit: Int = .max) -> [Element] { ranks.slotsBestFirst(limit: limit).map { items[$0] } }
+
+    /// What it kept, best first (the best `limit` of them when given), each made into what
+    /// `transform` returns: no array of the values between.
+    package func sortedBest<T>(limit: Int = .max, _ transform: (Element) throws -> T) rethrows -> [T] {
+        try ranks.slotsBestFirst(limit: limit).map { try transform(items[$0]) }
+    }
 
     /// What it kept, in no order.
     package var kept: [Element] { items }
@@ -50,6 +63,7 @@ package struct TopRanks {
     /// it replaces), or nil when it does not rank among the best `capacity`.
     mutating func admit(_ key: TopHeap<Never>.Key) -> Int? {
         if heap.count < capacity {
+            if heap.count == heap.capacity { heap.reserveCapacity(min(capacity, max(16, heap.count * 2))) }
             heap.append(Entry(key: key, slot: heap.count))
             var i = heap.count - 1
             while i > 0, heap[(i - 1) / 2].key > heap[i].key {
