@@ -281,9 +281,10 @@ struct BrowserData {
     ) throws {
         var reading = BrowserReading(maxRows: maxRows)
         try read { reading.consume($0) }
-        self = reading.data(hosts: hosts())
+        let slowest: [RequestWindows.Request]
+        (self, slowest) = reading.finish(hosts: hosts(), slowest: 10_000)
         reread = read
-        try findDominants(of: reading.slowest(10_000), read: read)
+        try findDominants(of: slowest, read: read)
     }
 
     /// The data as ``BrowserReading`` found it: no index held, diagrams and largest parts read

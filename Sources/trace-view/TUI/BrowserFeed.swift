@@ -93,14 +93,15 @@ final class BrowserFeed: Sendable {
                 }
             }
             try selection.check()
-            var data = reading.data(hosts: input.hosts)
+            let finished = reading.finish(hosts: input.hosts, slowest: index == nil ? 10_000 : 0)
+            var data = finished.data
             data.lost = (counts?.overwritten ?? 0) + (counts?.discarded ?? 0)
             data.reread = again
             if let index {
                 data.readDetails(through: index, path: input.path)
             } else {
                 publish(BrowserLoop.Frame(data: data, status: "finding the largest parts", loading: true))
-                try data.findDominants(of: reading.slowest(10_000), read: again)
+                try data.findDominants(of: finished.slowest, read: again)
             }
             // A damaged input says so on the screen, and on leaving it (exit 65), as in a pipe.
             let status = notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"

@@ -41,15 +41,22 @@ struct BrowserReading {
         }
 
         /// In spawn order, whatever order the heap holds them in; at most `limit` (the longest
-        /// of them) when given.
+        /// of them) when given. Orders their places, not the rows: no row is copied but into
+        /// the result (100,000 rows are 13 MB).
         func rows(limit: Int? = nil) -> [TaskReport.Row] {
-            var all = running + longest.kept
-            if let limit, all.count > limit {
-                // By run time (running ones first), through their keys: no row copied to sort.
-                let keys = all.indices.map { (ran: all[$0].1.outcome == "running" ? UInt64.max : all[$0].1.ran ?? 0, at: $0) }
-                all = keys.sorted { ($0.ran, $1.at) > ($1.ran, $0.at) }.prefix(limit).map { all[$0.at] }
+            let kept = longest.kept
+            func row(_ at: Int) -> (Int, TaskReport.Row) { at < running.count ? running[at] : kept[at - running.count] }
+            var order = (0..<(running.count + kept.count)).map { (spawned: row($0).0, at: $0) }
+            if let limit, order.count > limit {
+                // By run time (running ones first), through their keys.
+                let keys = order.map { o in
+                    let r = row(o.at).1
+                    return (ran: r.outcome == "running" ? UInt64.max : r.ran ?? 0, o: o)
+                }
+                order = keys.sorted { ($0.ran, $1.o.at) > ($1.ran, $0.o.at) }.prefix(limit).map(\.o)
             }
-            return all.sorted { $0.0 < $1.0 }.map(\.1)
+            order.sort { $0.spawned < $1.spawned }
+            return order.map { row($0.at).1 }
         }
     }
 
@@ -80,9 +87,7 @@ struct BrowserReading {
     }
 
     /// The slowest `n` resumed requests kept, slowest first (ties by runtime and dispatch).
-    func slowest(_ n: Int) -> [RequestWindows.Request] { Array(sortedSlowest().prefix(n)) }
-
-    private func sortedSlowest(limit: Int? = nil) -> [RequestWindows.Request] { slowest.sortedBest(limit: limit ?? .max) }
+    func slowest(_ n: Int) -> [RequestWindows.Request] { slowest.sortedBest(limit: n) }
 
     /// What the events read so far show: requests waiting then resumed (their largest parts
     /// not yet found), tasks in spawn order (those not ended yet as running), every gate. A
@@ -90,29 +95,50 @@ struct BrowserReading {
     /// ``previewRows`` requests and tasks and no wait timelines, so that making it costs the
     /// reading little.
     func data(hosts: [UInt32: String], preview: Bool = false) -> BrowserData {
-        var taskRows = self.taskRows
-        var tasks = self.tasks
+        var reading = self
+        return reading.made(hosts: hosts, preview: preview)
+    }
+
+    /// What the whole stream showed, once it is read, and its slowest `n` resumed requests (for
+    /// ``BrowserData/findDominants(of:read:)``): ``data(hosts:preview:)`` made in place, so that
+    /// nothing kept is copied, then let go of (a second pass follows without it).
+    mutating func finish(hosts: [UInt32: String], slowest n: Int) -> (data: BrowserData, slowest: [RequestWindows.Request]) {
+        let slowest = self.slowest(n)
+        let data = made(hosts: hosts, preview: false)
+        self = BrowserReading(maxRows: 1)
+        return (data, slowest)
+    }
+
+    /// ``data(hosts:preview:)``, ending the task rows in place and letting go of each part once
+    /// it is made into rows (at the end of a trace of many runtimes, the parts and the rows made
+    /// of them together were a fifth of the view's peak).
+    private mutating func made(hosts: [UInt32: String], preview: Bool) -> BrowserData {
         let finished = taskRows.finish()
+        taskRows = TaskRows()
         tasks.keep(finished.rows)
+        let taskRows = tasks.rows(limit: preview ? Self.previewRows : nil)
+        tasks = Tasks(longest: TopHeap(capacity: 1))
         let waiting = windows.waiters.map {
             BrowserData.Request(
                 runtime: $0.runtime, dispatch: $0.dispatch, label: $0.label, style: $0.style, outcome: "waiting", start: $0.time,
                 total: end &- $0.time, dominant: "", waiting: true)
         }
-        let resumed = sortedSlowest(limit: preview ? Self.previewRows : nil).map { r in
+        windows = RequestWindows(keeps: false)
+        let resumed = slowest.sortedBest(limit: preview ? Self.previewRows : .max) { r in
             BrowserData.Request(
                 runtime: r.runtime, dispatch: r.dispatch, label: r.label,
                 style: TraceNames.codeName(kind: .dispatch, code: r.style),
                 outcome: TraceNames.codeName(kind: .requestResume, code: r.outcome), start: r.start, total: r.total,
                 dominant: nil)
         }
+        slowest = TopHeap(capacity: 1)
         let gates = self.gates.gates(hosts: hosts, preview: preview)
         return BrowserData(
             start: first ?? 0, events: count, runtimes: self.gates.runtimes,
             requests: waiting.sorted {
                 $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
             }.prefix(preview ? Self.previewRows : .max) + resumed,
-            tasks: tasks.rows(limit: preview ? Self.previewRows : nil), gates: gates,
+            tasks: taskRows, gates: gates,
             // A preview's tasks still running have not ended yet: no warning of it.
             taskWarnings: preview ? [] : finished.warnings)
     }
