@@ -227,4 +227,42 @@ import TransduceTestSupport
         let ours = inputs.map { SHA256.digest($0).map { String(format: "%02x", $0) }.joined() }
         #expect(ours == expected)
     }
+
+    /// The index's signature (HMAC-SHA-256, read in place) against Python's `hmac`, with a key
+    /// shorter than a block and one longer (hashed first); and a digest given in pieces of every
+    /// size is the whole's.
+    @Test(.enabled(if: EscapingTests.python != nil)) func hmacMatchesPythonAndPiecesMatchTheWhole() async throws {
+        var numbers = SeededRandom(seed: 3)
+        let message = (0..<100_003).map { _ in UInt8(truncatingIfNeeded: numbers.next()) }
+        let keys = [32, 100].map { n in (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) } }
+        let directory = TemporaryDirectory()
+        try Data(message).write(to: URL(fileURLWithPath: directory.file("message")))
+        for (i, key) in keys.enumerated() { try Data(key).write(to: URL(fileURLWithPath: directory.file("key\(i)"))) }
+        let (status, output) = try await run(
+            EscapingTests.python!,
+            [
+                "-c",
+                "import hmac,hashlib,sys\nm=open(sys.argv[1],'rb').read()\n"
+                    + "for k in sys.argv[2:]: print(hmac.new(open(k,'rb').read(),m,hashlib.sha256).hexdigest())",
+                directory.file("message"),
+            ] + keys.indices.map { directory.file("key\($0)") })
+        #expect(status == 0, "\(output)")
+        let ours = keys.map { key in
+            message.withUnsafeBytes { SHA256.hmac(key: key, $0) }.map { String(format: "%02x", $0) }.joined()
+        }
+        #expect(ours == output.split(separator: "\n").map(String.init))
+        let whole = SHA256.digest(message)
+        for _ in 0..<20 {
+            var hasher = SHA256.Hasher()
+            var at = 0
+            message.withUnsafeBytes { all in
+                while at < all.count {
+                    let n = min(all.count - at, Int(numbers.next(below: 200)))
+                    hasher.update(UnsafeRawBufferPointer(rebasing: all[at..<(at + n)]))
+                    at += n
+                }
+            }
+            #expect(hasher.finish() == whole)
+        }
+    }
 }

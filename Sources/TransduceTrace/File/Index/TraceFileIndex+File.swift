@@ -137,18 +137,23 @@ extension TraceFileIndex {
         guard signed.withUnsafeBytes({ $0.le(Self.magic.count, as: UInt32.self) }) == Self.version else {
             throw Refusal(description: "an index of another version", isStale: true)
         }
-        let bytes = Array(signed.dropLast(32))
+        // The signed bytes are read where they are: an index can be tens of MB, and each copy
+        // (to sign, to checksum) was one more of it at once.
+        let body = signed.count - 32
+        let signature = signed.withUnsafeBytes { key.sign(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
         // Compared in full, whatever differs (no early exit a timer could read).
-        guard zip(key.sign(bytes), signed.suffix(32)).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        guard zip(signature, signed[body...]).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw Refusal(
                 description: "its signature is not this user's (it was not written by this user's trace-view)", isForgery: true)
         }
-        var r = Cursor(bytes: bytes)
-        let stored = bytes.withUnsafeBytes { $0.le(bytes.count - 4, as: UInt32.self) }
-        guard CRC32.checksum(Array(bytes.dropLast(4))) == stored else { throw Refusal(description: "checksum mismatch") }
+        var r = Cursor(bytes: signed)
+        let (stored, computed) = signed.withUnsafeBytes {
+            ($0.le(body - 4, as: UInt32.self), CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[..<(body - 4)])))
+        }
+        guard computed == stored else { throw Refusal(description: "checksum mismatch") }
         r.at = Self.magic.count
         guard try r.u32() == Self.version, try r.u32() == 0 else { throw Refusal(description: "unknown index version") }
-        r.end = bytes.count - 4
+        r.end = body - 4
         let identity = Identity(
             size: try r.u64(), seconds: Int64(bitPattern: try r.u64()), nanoseconds: Int64(bitPattern: try r.u64()),
             headChecksum: try r.u32(), tailChecksum: try r.u32())

@@ -28,6 +28,9 @@ extension TraceFileIndex {
         /// The signature of `message`.
         func sign(_ message: [UInt8]) -> [UInt8] { SHA256.hmac(key: bytes, message) }
 
+        /// The signature of `message`, read in place.
+        func sign(_ message: UnsafeRawBufferPointer) -> [UInt8] { SHA256.hmac(key: bytes, message) }
+
         /// This user's key (made now if it does not exist yet), or nil when there is none to be had.
         package static let current: Key? = load()
 
