@@ -3,36 +3,35 @@
 struct FIFOAdmission: TraceRule {
     var invariant: InvariantRule { .fifoAdmission }
 
-    private struct Queue {
-        var accepted: [UInt64] = []
-        var acceptedAt: [UInt64: EventStamp] = [:]
-    }
-    private var queues: [RuntimeKey: Queue] = [:]
+    /// Per runtime, its accepted dispatches not entered yet, in order, each with its stamp (one
+    /// array: a dictionary beside it for the stamps cost tens of thousands of runtimes open at
+    /// once twice the storage, and the entry's place is searched for anyway).
+    private var queues: [RuntimeKey: [(dispatch: UInt64, stamp: EventStamp)]] = [:]
 
     mutating func consume(_ e: TraceEvent, report: (Finding) -> Void) {
         switch e.kind {
         case .dispatch:
-            queues[e.runtimeKey, default: Queue()].accepted.append(e.dispatch)
-            queues[e.runtimeKey, default: Queue()].acceptedAt[e.dispatch] = EventStamp(e)
+            queues[e.runtimeKey, default: []].append((e.dispatch, EventStamp(e)))
         case .cycleEnter:
-            // Taken out while it is updated, so its collections are not copied.
+            // Taken out while it is updated, so its storage is not copied.
             guard var q = queues.removeValue(forKey: e.runtimeKey) else { return }
             // An emptied queue is let go, not put back: its storage is as large as the runtime's
             // deepest backlog, and tens of thousands of runtimes are open at once in a trace of a
             // runtime per connection (85 MB at 10M events in 78,126 runtimes).
-            defer { if !q.accepted.isEmpty { queues[e.runtimeKey] = q } }
-            guard let position = q.accepted.firstIndex(of: e.dispatch) else { return }
-            if position > 0, let first = q.acceptedAt[q.accepted[0]] {
-                let firstID = q.accepted[0]
-                let own = q.acceptedAt[e.dispatch].map { [$0.event(runtime: e.runtimeKey, dispatch: e.dispatch)] }
+            defer { if !q.isEmpty { queues[e.runtimeKey] = q } }
+            guard let position = q.firstIndex(where: { $0.dispatch == e.dispatch }) else { return }
+            if position > 0 {
+                let first = q[0]
                 report(
                     Finding(
                         e.runtimeKey,
-                        "dispatch #\(e.dispatch) entered before dispatch #\(firstID), which was accepted first",
-                        [first.event(runtime: e.runtimeKey, dispatch: firstID)] + (own ?? []) + [e], restsOnAMissingEvent: true))
+                        "dispatch #\(e.dispatch) entered before dispatch #\(first.dispatch), which was accepted first",
+                        [
+                            first.stamp.event(runtime: e.runtimeKey, dispatch: first.dispatch),
+                            q[position].stamp.event(runtime: e.runtimeKey, dispatch: e.dispatch), e,
+                        ], restsOnAMissingEvent: true))
             }
-            q.accepted.remove(at: position)
-            q.acceptedAt[e.dispatch] = nil
+            q.remove(at: position)
         case .runtimeStop:
             queues[e.runtimeKey] = nil
         default:
