@@ -23,6 +23,10 @@ package struct PerRuntime<State> {
     /// How many runtimes have a state.
     package var count: Int { states.count - free.count }
 
+    /// Every slot, released ones too (each holds the state it was released with): for a walk
+    /// over the states by slot.
+    package var allSlots: Range<Int> { states.indices }
+
     /// The keys of the runtimes with a state, by slot (the order their states were made, when
     /// none was released).
     package var keys: [RuntimeKey] {
