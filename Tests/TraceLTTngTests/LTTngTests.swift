@@ -121,6 +121,23 @@ import TransduceTraceCTF
         #expect(summary.status == 0)
         #expect(summary.out.contains("events      \(ring.events.count)\n"))
         #expect(summary.out.contains("input: LTTng CTF trace"))
+        // Views of several passes decode the CTF trace once (into a copy the passes read), and
+        // show what they show of the same events as JSON Lines.
+        let jsonl = dir.file("recorded.jsonl")
+        let exported = try await traceView(["export", "--format", "jsonl", "--output", jsonl, output])
+        #expect(exported.status == 0, "\(exported.err)")
+        for view in [["report"], ["slow"], ["tui"], ["export", "--format", "csv", "--table", "requests"]] {
+            let ctf = try await traceView(view + [output], environment: ["TRACE_VIEW_SAY_READS": "1"])
+            let reads = try #require(traceViewReads(ctf.err), "\(view): \(ctf.err)")
+            // The requests table takes a second pass only for requests that waited very long.
+            let passes = view.contains("csv") ? 1 : 2
+            #expect(ctf.status == 0 && reads.input == 1 && reads.passes >= passes, "\(view): \(reads) \(ctf.err)")
+            let same = try await traceView(view + [jsonl])
+            #expect(
+                ctf.out.replacingOccurrences(of: "recorded", with: "X")
+                    == same.out.replacingOccurrences(
+                        of: "recorded.jsonl", with: "X"), "\(view)")
+        }
         // An existing output directory is refused before anything runs.
         let again = try await traceView(["record", "--output", output, "--", example, dir.file("x")], lttng: true)
         #expect(again.status == 64 && again.err.contains("exists already"))

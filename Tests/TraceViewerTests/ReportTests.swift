@@ -129,7 +129,7 @@ import TransduceTestSupport
         #expect(seen.value as? String == "[2,true,\"1\"]", "\(seen.raw)")
     }
 
-    /// Standard input is read whole (it cannot be read again), into the same model as the file.
+    /// Standard input is read once, into a copy that the passes read: the same model as the file.
     @Test func standardInputMakesTheSameModel() async throws {
         let directory = TemporaryDirectory()
         let (_, fromFile) = try await Self.report([fixtures + "/two-runtimes.jsonl"], in: directory)

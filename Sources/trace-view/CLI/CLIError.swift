@@ -15,7 +15,8 @@ enum ExitStatus: Int32, CaseIterable {
     case internalError = 70
     /// `record`: LTTng's session daemon went away while the command ran (EX_OSERR).
     case sessionDaemonGone = 71
-    /// `record`: the file system of the trace filled up (EX_IOERR).
+    /// `record`: the file system of the trace filled up; a view: its temporary copy of the
+    /// input could not be made or written (EX_IOERR).
     case diskFull = 74
     /// `record`: LTTng's consumer daemon, which writes the trace, went away (EX_TEMPFAIL).
     case consumerGone = 75
@@ -42,7 +43,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .recordedNothing: "record's command recorded no transduce event"
         case .internalError: "trace-view failed"
         case .sessionDaemonGone: "record: LTTng's session daemon went away while the command ran"
-        case .diskFull: "record: the trace's file system filled up"
+        case .diskFull:
+            "record: the trace's file system filled up; a view of several passes: its temporary copy of the input (TMPDIR) could not be written"
         case .consumerGone: "record: LTTng's consumer daemon (the trace's writer) went away"
         case .collectorFailed: "export --otlp-endpoint: the collector could not be reached or refused the spans"
         case .spansRejected:

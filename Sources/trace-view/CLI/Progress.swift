@@ -15,6 +15,8 @@ final class Progress {
     private let delay: UInt64
     private var last: UInt64 = 0
     private var shown = false
+    /// Put before each text shown ("pass 2: ").
+    var prefix = ""
 
     init() {
         enabled = isatty(STDERR_FILENO) != 0
@@ -35,7 +37,8 @@ final class Progress {
         guard t - start >= delay, t - last >= 200_000_000 || !shown else { return }
         last = t
         shown = true
-        Terminal.errorRaw("\r\u{1B}[K" + "trace-view: " + text() + " (\(formatDuration((t - start) / 1_000_000 * 1_000_000)))")
+        Terminal.errorRaw(
+            "\r\u{1B}[K" + "trace-view: " + prefix + text() + " (\(formatDuration((t - start) / 1_000_000 * 1_000_000)))")
     }
 
     /// Erases the progress line.

@@ -31,7 +31,11 @@ enum Registry {
             \(specs.map(\.synopsis).joined(separator: "\n"))
 
             TRACE is a Transduce trace file, a JSON Lines file, or an LTTng CTF trace directory,
-            told apart by content; '-' reads standard input.
+            told apart by content; '-' reads standard input. A view that reads in passes (slow,
+            tui, report, sequence --request, export --format otlp and csv --table requests)
+            reads a trace file again for each; anything else it reads once, into a temporary
+            binary copy in TMPDIR (about 80 bytes an event, gone when the view ends) that its
+            passes read: a CTF trace is decoded once, standard input is never held.
             \(wrap("Exit status: \(statuses).", width: 88).joined(separator: "\n"))
             Output: colour only on a terminal and never with NO_COLOR (--color always|never|auto
             says otherwise); the text views go through $PAGER (less, with LESS=FRX, when unset)

@@ -38,8 +38,7 @@ enum CheckCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: .once)
         if args.flag("complete") && args.flag("incomplete") {
             throw CLIError.usage("--complete and --incomplete contradict each other")
         }
@@ -47,9 +46,8 @@ enum CheckCommand: Subcommand {
         // One pass, the checker keeping only what is open: a trace of any length checks in
         // bounded memory.
         var checker = InvariantChecker()
-        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { checker.consume($0) } }
-        try selection.check()
-        let report = InvariantReport(checker, counts: counts ?? TraceCounts(), complete: complete)
+        try source.pass { checker.consume($0) }
+        let report = InvariantReport(checker, counts: source.counts ?? TraceCounts(), complete: complete)
         let format = try TableFormat(args)
         if format == .text {
             Terminal.print(report.render(options: options), options: options)
@@ -63,7 +61,7 @@ enum CheckCommand: Subcommand {
                 }, format: format)
             if let line = report.render(options: options).first { Terminal.error("trace-view: " + line) }
         }
-        try finish(notes: notes)
+        try finish(notes: source.notes)
         if !report.violations.isEmpty {
             throw CLIError("the trace breaks \(counted(report.violations.count, "runtime invariant"))", .invariantsBroken)
         }

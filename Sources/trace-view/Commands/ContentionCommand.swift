@@ -38,13 +38,11 @@ enum ContentionCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: .once)
         var report = ContentionByRuntime(
             longHoldThreshold: try args.duration("long-hold") ?? ContentionReport.defaultLongHoldThreshold,
             pooled: args.flag("pooled"))
-        let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
-        try selection.check()
+        try source.pass { report.consume($0) }
         let format = try TableFormat(args)
         if format == .text {
             Terminal.print(report.render(options: options), options: options)
@@ -58,7 +56,7 @@ enum ContentionCommand: Subcommand {
                 for w in section.warnings { Terminal.error("trace-view: warning: " + whose + w.message) }
             }
         }
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 
     /// A report's rows, one per event label, most held first; `runtime` nil for several together.

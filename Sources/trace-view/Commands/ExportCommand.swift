@@ -50,11 +50,11 @@ enum ExportCommand: Subcommand {
             request started links to that request (transduce.link: joined, replaced, carried);
             an error resume sets ERROR. Times are Unix times: the trace's wall-clock anchor where
             it has one (a ring dump's; an LTTng trace's own clock offset, as babeltrace2
-            --clock-seconds reads it), else this machine's clocks now (with a warning). A file is
+            --clock-seconds reads it), else this machine's clocks now (with a warning). The trace is
             read in two passes (more where requests waited very long: a pass for each batch of
             them whose runtimes' events fit in 500,000) in memory that follows what is open, not
-            the trace; standard input is held, like sequence. Requests come in the order of
-            their resumes.
+            the trace (anything but a trace file through a temporary copy, see TRACE in
+            trace-view --help). Requests come in the order of their resumes.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),
             gzip if asked, https with the system's CA store, one kept-alive connection, proxies
@@ -93,7 +93,8 @@ enum ExportCommand: Subcommand {
             for pandas, DuckDB or a spreadsheet: requests (one row per resumed awaited request
             with its latency split by part, as slow), tasks (as tasks), cycles or events; written
             as the trace is read, in
-            memory that follows what is open, not the trace (requests reads a file twice).
+            memory that follows what is open, not the trace (requests reads the trace again
+            for requests that waited very long).
             Writes to standard output unless --output is given.
             """,
         epilogue: ExportTables.help)
@@ -101,11 +102,10 @@ enum ExportCommand: Subcommand {
     static func run(_ args: Arguments) throws {
         let format = try ExportFormat.named(args.options["format"])
         let sending = try format.check(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: format.access(args))
         let output = try OutputFile(path: args.options["output"])
-        let notes = try format.write(input, &selection, args, sending: sending, to: output)
+        try format.write(source, args, sending: sending, to: output)
         try output.close()
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 }

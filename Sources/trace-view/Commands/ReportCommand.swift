@@ -28,58 +28,35 @@ enum ReportCommand: Subcommand {
             """)
 
     static func run(_ args: Arguments) throws {
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: .seeks)
         let output = try OutputFile(path: args.options["output"])
         var limits = ReportModel.Limits()
         var cycles = ReportCycles(limit: limits.cycles)
         var totals = ReportTotals()
-        var data: BrowserData
-        let notes: [String]
-        if input.rereadable {
-            // A file: read as a stream, its kept index (a trace file's) found or built in the
-            // same pass for the diagrams; a second pass finds the largest parts (as tui).
-            let path = input.path
-            let again = TraceInput.rereading(path, allProcesses: args.flag("all-processes"), args: args)
-            var first: (notes: [String], counts: TraceCounts?, index: TraceFileIndex?)?
-            let read = { (body: (TraceEvent) -> Void) throws in
-                if first == nil {
-                    first = try input.forEachIndexing(progress: Progress()) {
-                        guard selection.keep($0) else { return }
-                        body($0)
-                        cycles.consume($0)
-                        totals.consume($0)
-                    }
-                    try selection.check()
-                } else {
-                    try again(body)
-                }
+        // Read as a stream, through the index of the file the passes read (the trace file's,
+        // found or built in the first pass, or its copy's) for the diagrams; a second pass finds
+        // the largest parts (as tui).
+        let read = { (body: (TraceEvent) -> Void) throws in
+            guard source.passes == 0 else { return try source.pass(body) }
+            try source.pass {
+                body($0)
+                cycles.consume($0)
+                totals.consume($0)
             }
-            data = try BrowserData(reading: read, hosts: { input.hosts }, maxRows: limits.requests)
-            let counts = first?.counts ?? TraceCounts()
-            data.lost = counts.overwritten + counts.discarded
-            notes = first?.notes ?? []
-            if let index = first?.index {
-                data.readDetails(through: index, path: path)
-            } else {
-                // Each diagram then reads the input again: as many as take about four passes of
-                // a million events.
-                limits.diagrams = max(5, min(limits.diagrams, Int(2_000_000 / max(1, data.events))))
-            }
+        }
+        var data = try BrowserData(reading: read, hosts: { source.hosts }, maxRows: limits.requests)
+        let counts = source.counts ?? TraceCounts()
+        data.lost = counts.overwritten + counts.discarded
+        if let index = source.index, let path = source.passPath {
+            data.readDetails(through: index, path: path)
         } else {
-            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-            try selection.check()
-            data = BrowserData(trace: trace)
-            for e in trace.events {
-                cycles.consume(e)
-                totals.consume(e)
-            }
-            notes = trace.notes
+            // No index (the file changed as it was read): each diagram then reads it again, as
+            // many as take about four passes of a million events.
+            limits.diagrams = max(5, min(limits.diagrams, Int(2_000_000 / max(1, data.events))))
         }
         cycles.finish()
-        let source = input.path == "-" ? "standard input" : (input.path.split(separator: "/").last.map(String.init) ?? input.path)
         let (model, diagrams) = ReportModel.make(
-            data: data, cycles: cycles, totals: totals, source: source, hosts: input.hosts, limits: limits)
+            data: data, cycles: cycles, totals: totals, source: source.name, hosts: source.hosts, limits: limits)
         // Written as it is made, in 64 KiB writes: the page is never whole in memory.
         var buffer: [UInt8] = []
         ReportPage.write(model: model, diagrams: diagrams) { piece in
@@ -91,6 +68,6 @@ enum ReportCommand: Subcommand {
         }
         output.write(buffer)
         try output.close()
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 }

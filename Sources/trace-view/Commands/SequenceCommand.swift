@@ -38,64 +38,38 @@ enum SequenceCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
-        let progress = Progress()
         let requested = try args.integer("request")
+        // One request is read in passes (through the index of the file the passes read, unless
+        // --no-index); the whole chart holds the selection.
+        let source = try TraceSource(args, access: requested == nil ? .once : args.flag("no-index") ? .passes : .seeks)
         let index: TraceIndex
-        let notes: [String]
-        let startTime: UInt64?
         var request: (runtime: RuntimeKey, dispatch: UInt64)?
-        if let id = requested, !args.flag("no-index"), let file = try input.fileIndex(progress: progress) {
-            // One request of a trace file, read through its index: only the stretch it draws.
-            selection.count(runtimes: file.runtimes.map(\.key), events: file.events)
-            try selection.check()
+        if let id = requested, !args.flag("no-index"), let file = try source.seekIndex(), let path = source.passPath {
+            // One request, read through the index: only the stretch it draws.
             guard file.firstTime != nil else {
                 Terminal.print(["(no events)"])
-                return try finish(notes: file.notes)
+                return try finish(notes: source.notes)
             }
-            let found = try IndexedRequest.events(of: id, in: file, path: input.path, selection: selection)
+            let found = try IndexedRequest.events(of: id, in: file, path: path, selection: source.selection)
             index = TraceIndex(found.events)
             request = (found.runtime, id)
-            notes = file.notes
-            startTime = file.firstTime
-        } else if let id = requested, input.rereadable {
-            // One request of a file: passes that keep only its own objects find where it lies,
-            // and only that stretch of its runtime is read back and indexed.
-            var first: (notes: [String], counts: TraceCounts?)?
-            var start: UInt64?
-            let read = { (body: (TraceEvent) -> Void) throws in
-                if first == nil {
-                    first = try input.forEach(progress: progress) {
-                        start = min(start ?? $0.time, $0.time)
-                        if selection.keep($0) { body($0) }
-                    }
-                } else {
-                    try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
-                        if selection.keep($0) { body($0) }
-                    }
-                }
-            }
-            let found = try LifecycleWindow.find(dispatch: id, read: read)
-            try selection.check()
-            guard start != nil else {
+        } else if let id = requested {
+            // One request, found in passes that keep only its own objects; only that stretch of
+            // its runtime is read back and indexed.
+            let found = try LifecycleWindow.find(dispatch: id, read: source.pass)
+            guard source.firstTime != nil else {
                 Terminal.print(["(no events)"])
-                return try finish(notes: first?.notes ?? [])
+                return try finish(notes: source.notes)
             }
-            let runtime = try selection.runtime(holding: id, among: found.runtimes, highest: found.highestDispatch)
-            index = TraceIndex(try LifecycleWindow.events(of: found, runtime: runtime, read: read))
+            let runtime = try source.selection.runtime(holding: id, among: found.runtimes, highest: found.highestDispatch)
+            index = TraceIndex(try LifecycleWindow.events(of: found, runtime: runtime, read: source.pass))
             request = (runtime, id)
-            notes = first?.notes ?? []
-            startTime = start
         } else {
-            let (trace, start) = try input.load(progress: progress) { selection.keep($0) }
-            try selection.check()
             // Index the whole runtime selection, so names and links resolve outside the window too.
-            index = TraceIndex(trace.events)
-            if let id = requested { request = (try selection.runtime(holding: id, in: index), id) }
-            notes = trace.notes
-            startTime = start
+            index = TraceIndex(try source.hold().trace.events)
         }
+        let notes = source.notes
+        let startTime = source.firstTime
         // Times count from the trace's start, whatever is shown, so views of one trace agree.
         guard let start = startTime else {
             Terminal.print(["(no events)"])
@@ -108,7 +82,7 @@ enum SequenceCommand: Subcommand {
             ?? Array(events.indices)).filter { window.contains(events[$0].time) }
         var out = OutputStream(options: options)
         // Progress while drawing only when the diagram is not going to the same terminal.
-        let drawing = Terminal.outputIsTerminal ? nil : progress
+        let drawing = Terminal.outputIsTerminal ? nil : Progress()
         SequenceDiagram(index: index, options: options, origin: start).render(
             indices, progress: { drawing?.update("drew \($0) of \(indices.count) rows") }
         ) { out.line($0) }

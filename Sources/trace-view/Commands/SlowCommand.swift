@@ -51,41 +51,21 @@ enum SlowCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: .passes)
         let top = try args.integer("top") ?? 10
         guard top >= 1 && top <= 100_000 else { throw CLIError.usage("--top must be between 1 and 100000") }
         let threshold = try args.duration("over")
         let event = args.options["event"]
-        let slow: SlowRequests
-        let notes: [String]
         var labels: Set<String> = []
-        if input.rereadable {
-            // Two passes, neither holding the trace: latencies first, then the breakdowns of only
-            // the requests shown and those at their label's p99.
-            var first: (notes: [String], counts: TraceCounts?)?
-            slow = try SlowRequests(top: Int(top), threshold: threshold, event: event) { body in
-                if first == nil {
-                    first = try input.forEach(progress: Progress()) {
-                        guard selection.keep($0) else { return }
-                        if $0.kind == .dispatch && labels.count < 65_536 { labels.insert($0.label) }
-                        body($0)
-                    }
-                } else {
-                    try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
-                        if selection.keep($0) { body($0) }
-                    }
-                }
+        // Two passes, neither holding the trace: latencies first, then the breakdowns of only
+        // the requests shown and those at their label's p99.
+        let slow = try SlowRequests(top: Int(top), threshold: threshold, event: event) { body in
+            guard source.passes == 0 else { return try source.pass(body) }
+            try source.pass {
+                if $0.kind == .dispatch && labels.count < 65_536 { labels.insert($0.label) }
+                body($0)
             }
-            notes = first?.notes ?? []
-        } else {
-            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-            let index = TraceIndex(trace.events)
-            slow = SlowRequests(index: index, top: Int(top), threshold: threshold, event: event)
-            notes = trace.notes
-            labels = Set(index.events.lazy.filter { $0.kind == .dispatch }.map(\.label))
         }
-        try selection.check()
         if let event, !labels.contains(event) {
             let labels = labels.sorted()
             throw CLIError(
@@ -110,6 +90,6 @@ enum SlowCommand: Subcommand {
                     ]
                 }, format: args.flag("json") ? .json : format)
         }
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 }

@@ -28,23 +28,21 @@ enum SummaryCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        let source = try TraceSource(args, access: .once)
         var report = SummaryReport()
         report.slowThreshold = try args.duration("over")
-        var selection = try Selection(args)
-        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { report.consume($0) } }
-        try selection.check()
-        report.processHosts = input.hosts
-        report.recorder = counts
-        report.notes = notes
+        try source.pass { report.consume($0) }
+        report.processHosts = source.hosts
+        report.recorder = source.counts
+        report.notes = source.notes
         let format = try TableFormat(args)
         if format == .text {
-            Terminal.print(report.render(options: options) + ["", "input: \(input.kind.rawValue)"], options: options)
+            Terminal.print(report.render(options: options) + ["", "input: \(source.kind.rawValue)"], options: options)
         } else {
             table.print(
                 report.runtimeOrder.map { key in
                     let r = report.runtime(key)!
-                    let host = input.hosts[key.process]
+                    let host = source.hosts[key.process]
                     return TableCell.runtime(key) + [
                         host.map(TableCell.string) ?? .null, r.transducer.isEmpty ? .null : .string(r.transducer),
                         r.host.isEmpty ? .null : .string(r.host), .number(UInt64(r.events)), .number(r.first),
@@ -52,6 +50,6 @@ enum SummaryCommand: Subcommand {
                     ]
                 }, format: format)
         }
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 }

@@ -28,49 +28,27 @@ enum TUICommand: Subcommand {
             say): the focused pane and the selection in reverse video, failures and warnings in
             red, work in progress in yellow, diagrams as sequence draws them; none with NO_COLOR,
             TERM=dumb or --no-color. It follows the terminal's size, and puts the terminal back as it
-            was however it ends. A trace file is shown while it is read ("reading" in the header;
-            its first 1,000 requests and tasks so far), then whole. Without a terminal (a pipe) it
+            was however it ends. A trace is shown while it is read ("reading" in the header; its
+            first 1,000 requests and tasks so far; a CTF trace or JSON Lines once its temporary
+            copy is made, "copying" until then), then whole. Without a terminal (a pipe) it
             prints the four panes once, as plain text, COLUMNS wide (160 without COLUMNS).
             """)
 
     static func run(_ args: Arguments) throws {
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
-        let allProcesses = args.flag("all-processes")
-        let path = input.path
-        let again = TraceInput.rereading(path, allProcesses: allProcesses, args: args)
-        if input.rereadable, TerminalSession.available {
-            // A file on a terminal: the screen comes at once and fills while the file is read on a
+        let title = "trace-view tui " + (try TraceSource.name(of: args))
+        if TerminalSession.available {
+            // On a terminal: the screen comes at once and fills while the trace is read on a
             // thread of its own (BrowserFeed), in bounded memory whatever the trace's length.
-            let feed = BrowserFeed(
-                open: { (try TraceInput(path: path, allProcesses: allProcesses), try Selection(args)) }, again: again)
-            return try browse(feed: feed, title: title(input), ascii: args.flag("ascii"), palette: try palette(args))
+            let feed = BrowserFeed(source: try TraceSource(args, access: .seeks))
+            return try browse(feed: feed, title: title, ascii: args.flag("ascii"), palette: try palette(args))
         }
-        var data: BrowserData
-        let notes: [String]
-        if input.rereadable {
-            // A file printed whole: read as a stream (the first pass here, the second, for the
-            // largest parts of the slowest requests, from the file again), never held.
-            var first: (notes: [String], counts: TraceCounts?)?
-            let read = { (body: (TraceEvent) -> Void) throws in
-                if first == nil {
-                    first = try input.forEach(progress: Progress()) { if selection.keep($0) { body($0) } }
-                    try selection.check()
-                } else {
-                    try again(body)
-                }
-            }
-            data = try BrowserData(reading: read, hosts: { input.hosts })
-            let counts = first?.counts ?? TraceCounts()
-            data.lost = counts.overwritten + counts.discarded
-            notes = first?.notes ?? []
-        } else {
-            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-            try selection.check()
-            data = BrowserData(trace: trace)
-            notes = trace.notes
-        }
-        let title = title(input)
+        // Printed whole: read as a stream (the first pass, then a second for the largest parts
+        // of the slowest requests), never held.
+        let source = try TraceSource(args, access: .passes)
+        var data = try BrowserData(reading: source.pass, hosts: { source.hosts })
+        let counts = source.counts ?? TraceCounts()
+        data.lost = counts.overwritten + counts.discarded
+        let notes = source.notes
         let ascii = args.flag("ascii")
         guard TerminalSession.begin() else {
             // No terminal: each pane once, as plain text.
@@ -101,10 +79,6 @@ enum TUICommand: Subcommand {
         ) { nil }
         TerminalSession.restore()
         try finish(notes: notes)
-    }
-
-    private static func title(_ input: TraceInput) -> String {
-        "trace-view tui " + (input.path.split(separator: "/").last.map(String.init) ?? input.path)
     }
 
     /// The screen over a file `feed` reads: frames as they come, until the user quits.

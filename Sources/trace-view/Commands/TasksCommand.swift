@@ -38,8 +38,7 @@ enum TasksCommand: Subcommand {
 
     static func run(_ args: Arguments) throws {
         let options = try Terminal.options(args)
-        let input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
-        var selection = try Selection(args)
+        let source = try TraceSource(args, access: .once)
         let format = try TableFormat(args)
         // One pass: each row is printed once its task ended (in spawn order), so memory follows
         // the running tasks, not the trace.
@@ -55,21 +54,19 @@ enum TasksCommand: Subcommand {
                 tsvHeader = false
             }
         }
-        let (notes, counts) = try input.forEach(progress: Progress()) {
-            guard selection.keep($0) else { return }
+        try source.pass {
             builder.consume($0)
             if builder.readyCount >= 512 { emit(builder.take()) }
         }
-        try selection.check()
-        let c = counts ?? TraceCounts()
+        let c = source.counts ?? TraceCounts()
         let lost = c.overwritten.plus(c.discarded).plus(c.lost)
-        let (rest, warnings) = builder.finish(lost: lost, lossesUnknown: input.lossesUnknown)
+        let (rest, warnings) = builder.finish(lost: lost, lossesUnknown: source.lossesUnknown)
         if format == .text {
             Terminal.print(text.finish(rest, warnings: warnings), options: options)
         } else {
             emit(rest)
             for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
         }
-        try finish(notes: notes)
+        try finish(notes: source.notes)
     }
 }

@@ -58,51 +58,50 @@ enum ExportFormat: String, CaseIterable {
         return try OTLPSettings.resolve(options: args.options, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Writes the events of `input` that `selection` keeps to `output` (or, for an OTLP export
-    /// with `sending` settings, to the collector); returns the input's notes.
-    func write(
-        _ input: TraceInput, _ selection: inout Selection, _ args: Arguments, sending: OTLPSettings?, to output: OutputFile
-    ) throws -> [String] {
+    /// How the format reads its input: the requests table and OTLP in passes (a pass more for
+    /// requests that waited very long), the others once.
+    func access(_ args: Arguments) -> TraceSource.Access {
         switch self {
-        case .csv:
-            let notes = try ExportTables.write(
-                args.options["table"]!, input: input, selection: &selection, args: args, output: output)
-            try selection.check()
-            return notes
-        case .chrome:
-            let exporter = ChromeTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
-            return try Self.stream(input, &selection, into: exporter)
-        case .perfetto:
-            let exporter = PerfettoTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
-            return try Self.stream(input, &selection, into: exporter)
-        case .otlp:
-            let resumeAt = try args.integer("resume-at").map { Int(clamping: $0) } ?? 0
-            return try OTLPExport.run(
-                input: input, selection: &selection, args: args, settings: sending, from: resumeAt, output: output)
-        case .jsonl: return try Self.jsonLines(input, &selection, to: output)
-        case .mermaid, .plantuml, .svg: return try diagram(input, &selection, args, to: output)
+        case .otlp: .passes
+        case .csv: args.options["table"] == "requests" ? .passes : .once
+        default: .once
         }
     }
 
-    /// Streams the selected events of `input` into `exporter` and finishes it.
-    private static func stream(
-        _ input: TraceInput, _ selection: inout Selection, into exporter: some StreamingTimelineExport
-    ) throws -> [String] {
+    /// Writes the events `source` selects to `output` (or, for an OTLP export with `sending`
+    /// settings, to the collector).
+    func write(_ source: TraceSource, _ args: Arguments, sending: OTLPSettings?, to output: OutputFile) throws {
+        switch self {
+        case .csv:
+            try ExportTables.write(args.options["table"]!, source: source, output: output)
+        case .chrome:
+            let exporter = ChromeTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
+            try Self.stream(source, into: exporter)
+        case .perfetto:
+            let exporter = PerfettoTraceExporter(allRuntimes: args.flag("all-runtimes")) { output.write($0) }
+            try Self.stream(source, into: exporter)
+        case .otlp:
+            let resumeAt = try args.integer("resume-at").map { Int(clamping: $0) } ?? 0
+            try OTLPExport.run(source: source, args: args, settings: sending, from: resumeAt, output: output)
+        case .jsonl: try Self.jsonLines(source, to: output)
+        case .mermaid, .plantuml, .svg: try diagram(source, args, to: output)
+        }
+    }
+
+    /// Streams the selected events of `source` into `exporter` and finishes it.
+    private static func stream(_ source: TraceSource, into exporter: some StreamingTimelineExport) throws {
         var exporter = exporter
-        let (notes, _) = try input.forEach(progress: Progress()) { if selection.keep($0) { exporter.consume($0) } }
-        exporter.finish(hosts: input.hosts)
-        try selection.check()
-        return notes
+        try source.pass { exporter.consume($0) }
+        exporter.finish(hosts: source.hosts)
     }
 
     /// One event a line, in 1 MiB writes; the hosts and losses, which a stream learns only at its
     /// end, follow the events.
-    private static func jsonLines(_ input: TraceInput, _ selection: inout Selection, to output: OutputFile) throws -> [String] {
+    private static func jsonLines(_ source: TraceSource, to output: OutputFile) throws {
         var buffer: [UInt8] = []
         var written = 0
         var cut = 0
-        let (notes, counts) = try input.forEach(progress: Progress()) { event in
-            guard selection.keep(event) else { return }
+        try source.pass { event in
             if JSONLines.line(for: event, into: &buffer) { cut += 1 }
             written += 1
             if buffer.count > 1 << 20 {
@@ -110,8 +109,8 @@ enum ExportFormat: String, CaseIterable {
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        JSONLines.processLines(input.hosts, into: &buffer)
-        if let counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
+        JSONLines.processLines(source.hosts, into: &buffer)
+        if let counts = source.counts { JSONLines.countsLine(counts, events: written, into: &buffer) }
         output.write(buffer)
         if cut > 0 {
             Terminal.error(
@@ -119,22 +118,17 @@ enum ExportFormat: String, CaseIterable {
                     + "\(JSONLines.cutTextBytes >> 10) KiB (ending with …): whole, their lines were longer than a JSON "
                     + "Lines reader reads (\(JSONLines.maxLine >> 20) MiB)")
         }
-        try selection.check()
-        return notes
     }
 
     /// The sequence diagram of the selection (narrowed by --request and --from/--to), a line at
     /// a time in 64 KiB writes, with a warning where its renderer would cut or refuse it.
-    private func diagram(
-        _ input: TraceInput, _ selection: inout Selection, _ args: Arguments, to output: OutputFile
-    ) throws -> [String] {
-        let (trace, start) = try input.load(progress: Progress()) { selection.keep($0) }
+    private func diagram(_ source: TraceSource, _ args: Arguments, to output: OutputFile) throws {
+        let (trace, start) = try source.hold()
         let index = TraceIndex(trace.events)
-        try selection.check()
         let window = try Window(args, start: start ?? 0)
         var indices = Array(index.events.indices)
         if let request = try args.integer("request") {
-            let runtime = try selection.runtime(holding: request, in: index)
+            let runtime = try source.selection.runtime(holding: request, in: index)
             indices = index.requestLifecycle(runtime: runtime, dispatch: request)
         }
         indices = indices.filter { window.contains(index.events[$0].time) }
@@ -170,6 +164,5 @@ enum ExportFormat: String, CaseIterable {
                     + "\(SequenceExport.mermaidLimit) (maxTextSize): a default Mermaid shows an error instead; narrow it "
                     + "with --request, --from/--to or --runtime, or raise maxTextSize where it is rendered")
         }
-        return trace.notes
     }
 }

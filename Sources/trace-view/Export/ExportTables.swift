@@ -86,10 +86,8 @@ enum ExportTables {
         ]
     }
 
-    /// Writes `table` of `input` as CSV to `output`; returns the reader's notes.
-    static func write(
-        _ table: String, input: TraceInput, selection: inout Selection, args: Arguments, output: OutputFile
-    ) throws -> [String] {
+    /// Writes `table` of what `source` selects as CSV to `output`.
+    static func write(_ table: String, source: TraceSource, output: OutputFile) throws {
         var pending: [[TableCell]] = []
         var header = true
         func flush(_ schema: TableSchema, force: Bool = false) {
@@ -105,17 +103,14 @@ enum ExportTables {
         }
         switch table {
         case "events":
-            let (notes, _) = try input.forEach(progress: Progress()) {
-                guard selection.keep($0) else { return }
+            try source.pass {
                 pending.append(cells($0))
                 flush(events)
             }
             flush(events, force: true)
-            return notes
         case "cycles":
             var rows = CycleRows()
-            let (notes, _) = try input.forEach(progress: Progress()) {
-                guard selection.keep($0) else { return }
+            try source.pass {
                 rows.consume($0)
                 guard rows.readyCount >= 1_024 else { return }
                 pending += rows.take().map(cells)
@@ -123,38 +118,27 @@ enum ExportTables {
             }
             pending += rows.finish().map(cells)
             flush(cycles, force: true)
-            return notes
         case "tasks":
             var rows = TaskRows()
-            let (notes, counts) = try input.forEach(progress: Progress()) {
-                guard selection.keep($0) else { return }
+            try source.pass {
                 rows.consume($0)
                 guard rows.readyCount >= 1_024 else { return }
                 pending += rows.take().map(TasksCommand.cells)
                 flush(TasksCommand.table)
             }
-            let c = counts ?? TraceCounts()
+            let c = source.counts ?? TraceCounts()
             let (rest, warnings) = rows.finish(
-                lost: c.overwritten.plus(c.discarded).plus(c.lost), lossesUnknown: input.lossesUnknown)
+                lost: c.overwritten.plus(c.discarded).plus(c.lost), lossesUnknown: source.lossesUnknown)
             pending += rest.map(TasksCommand.cells)
             flush(TasksCommand.table, force: true)
             for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
-            return notes
         default:
             // requests: every request's latency and window, then each broken down from its window.
-            guard input.rereadable else {
-                let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-                pending = TraceIndex(trace.events).latencyBreakdowns().sorted { $0.start + $0.total < $1.start + $1.total }
-                    .map(cells)
-                flush(requests, force: true)
-                return trace.notes
-            }
             // Each request broken down at its resume from the events its window still needs
             // (one pass, memory that follows what is open); those whose windows reach back past
             // what could be kept, in a second pass of their own.
             var resumed = ResumeBreakdowns()
-            let (notes, _) = try input.forEach(progress: Progress()) {
-                guard selection.keep($0) else { return }
+            try source.pass {
                 resumed.consume($0)
                 guard !resumed.found.isEmpty else { return }
                 pending += resumed.take().map(cells)
@@ -163,9 +147,7 @@ enum ExportTables {
             // A pass for each batch of them whose runtimes' events fit what a pass may keep.
             for batch in resumed.takeMissedBatches() {
                 var breakdowns = ResumeBreakdowns(missed: batch)
-                var again = try Selection(args)
-                try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
-                    guard again.keep($0) else { return }
+                try source.pass {
                     breakdowns.consume($0)
                     guard !breakdowns.found.isEmpty else { return }
                     pending += breakdowns.take().map(cells)
@@ -178,7 +160,6 @@ enum ExportTables {
                     "trace-view: warning: more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; their rows are left out"
                 )
             }
-            return notes
         }
     }
 }

@@ -1,16 +1,14 @@
 import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
-/// to a collector (``OTLPSender``). A file that can be read again is read twice (more where
-/// requests waited very long: a pass for each of ``OTLPStream/missedBatches``) and never held
-/// (``OTLPStream``); a pipe is held whole
-/// (``OTLPTraceExport``), like `sequence`.
+/// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long:
+/// a pass for each of ``OTLPStream/missedBatches``) and never held (``OTLPStream``); a pipe, a CTF
+/// trace or JSON Lines through a temporary copy (``TraceSource``).
 enum OTLPExport {
-    /// Runs the export; returns the input's notes.
+    /// Runs the export.
     static func run(
-        input: TraceInput, selection: inout Selection, args: Arguments, settings: OTLPSettings?, from first: Int,
-        output: OutputFile
-    ) throws -> [String] {
+        source: TraceSource, args: Arguments, settings: OTLPSettings?, from first: Int, output: OutputFile
+    ) throws {
         let encoding = settings?.encoding ?? .json
         /// Where the batches go, once the export's size is known.
         func sink(total: Int) throws -> (emit: ([UInt8], Range<Int>) -> Bool, finish: () throws -> Void) {
@@ -25,35 +23,18 @@ enum OTLPExport {
             let sender = try OTLPSender(settings: settings, allowPartial: args.flag("allow-partial"), total: total, from: first)
             return (sender.send, sender.finish)
         }
-        guard input.rereadable else {
-            let trace = try input.load(progress: Progress()) { selection.keep($0) }.trace
-            try selection.check()
-            let export = OTLPTraceExport(
-                index: TraceIndex(trace.events), hosts: trace.hosts.merging(input.hosts) { $1 },
-                wallClockOffset: offset(trace.counts))
-            let (emit, finish) = try sink(total: export.requests)
-            export.write(encoding, from: first, emit)
-            try finish()
-            return trace.notes
-        }
         var census = OTLPStream.Census()
-        let (notes, counts) = try input.forEach(progress: Progress()) { if selection.keep($0) { census.consume($0) } }
-        try selection.check()
+        try source.pass { census.consume($0) }
         let (emit, finish) = try sink(total: census.requests)
         var stream = OTLPStream(
-            census: census, hosts: input.hosts, wallClockOffset: offset(counts), encoding: encoding, from: first, emit: emit)
-        var again = try Selection(args)
-        try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
-            if again.keep($0), !stream.stopped { stream.consume($0) }
-        }
+            census: census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
+            emit: emit)
+        try source.pass { if !stream.stopped { stream.consume($0) } }
         let missed = stream.missed
         // The requests whose windows the second pass let go: a pass for each batch that fits.
         for batch in stream.takeMissedBatches() where !stream.stopped {
             stream.beginMissedPass(batch)
-            var third = try Selection(args)
-            try TraceInput(path: input.path, allProcesses: args.flag("all-processes")).forEach {
-                if third.keep($0), !stream.stopped { stream.consumeMissed($0) }
-            }
+            try source.pass { if !stream.stopped { stream.consumeMissed($0) } }
         }
         stream.finish()
         if missed.overflow {
@@ -62,7 +43,6 @@ enum OTLPExport {
                     + "their spans are left out")
         }
         try finish()
-        return notes
     }
 
     /// The trace's wall-clock anchor, else this machine's clocks now (with a warning).

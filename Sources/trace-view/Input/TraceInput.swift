@@ -183,9 +183,10 @@ struct TraceInput {
     /// Streams every event to `body` as ``forEach(progress:_:)`` does and returns the same, with
     /// the index of a binary trace file (``fileIndex(progress:)``): the kept one, or one built in
     /// this same pass and kept. A view that reads stretches of the file later pays for its index
-    /// once, not with a pass of its own.
+    /// once, not with a pass of its own. With `keepsIndex` false, the index is built (when none
+    /// is kept) for this run only: for a file that goes with the run (``TraceCopy``).
     func forEachIndexing(
-        progress: Progress? = nil, _ body: (TraceEvent) -> Void
+        progress: Progress? = nil, keepsIndex: Bool = true, _ body: (TraceEvent) -> Void
     ) throws -> (notes: [String], counts: TraceCounts?, index: TraceFileIndex?) {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else {
             let (notes, counts) = try forEach(progress: progress, body)
@@ -212,7 +213,7 @@ struct TraceInput {
         progress?.done()
         hostTable.hosts = reader.hosts
         index.notes += readError() + sanity.notes
-        index.save(sidecarOf: path)
+        if keepsIndex { index.save(sidecarOf: path) }
         return (index.notes, reader.footer, index)
     }
 
@@ -300,18 +301,4 @@ private final class HostTable {
     var hosts: [UInt32: String] = [:]
     var lossesUnknown = false
     var stop = false
-}
-
-extension TraceInput {
-    /// A later pass over the file at `path` (a diagram, the largest parts of the slowest
-    /// requests): read anew as the first pass read it, through a fresh selection from `args`.
-    /// The first pass is the caller's own: it checks the selection and says what was damaged.
-    static func rereading(
-        _ path: String, allProcesses: Bool, args: Arguments
-    ) -> @Sendable ((TraceEvent) -> Void) throws -> Void {
-        { body in
-            var again = try Selection(args)
-            try TraceInput(path: path, allProcesses: allProcesses).forEach { if again.keep($0) { body($0) } }
-        }
-    }
 }

@@ -2,12 +2,13 @@ import Foundation
 import Transduce
 import TransduceTrace
 
-/// Reads a trace file for the terminal UI on a thread of its own, so that the screen shows the
-/// first requests, tasks and gates while the rest is still being read: a frame of what has been
-/// read so far every ``interval`` seconds (``BrowserReading/data(hosts:)``), its status saying
-/// how far the reading is, then the whole data, whose largest parts and diagrams are read
-/// through the file's index (built in the same pass when the file has none) or, for a file that
-/// has no index (a CTF trace, JSON Lines), found for the slowest 10,000 in a second pass.
+/// Reads a trace for the terminal UI on a thread of its own, so that the screen shows the first
+/// requests, tasks and gates while the rest is still being read: a frame of what has been read
+/// so far every ``interval`` seconds (``BrowserReading/data(hosts:)``), its status saying how
+/// far the reading is, then the whole data, whose largest parts and diagrams are read through
+/// the index of the file the passes read (``TraceSource``: the trace file's, built in the same
+/// pass when it has none, or its copy's) or, without one, found for the slowest 10,000 in a
+/// second pass.
 ///
 /// The loop takes frames with ``next()``; ``ending`` says how the reading ended once the last
 /// frame is out. A reading that fails (not a trace, a selection that matches nothing) sends a
@@ -32,15 +33,19 @@ final class BrowserFeed: Sendable {
     // The frame not yet taken (each supersedes the last), and the ending once known.
     private let state = Lock<(frame: BrowserLoop.Frame?, ending: Ending?)>((nil, nil))
 
-    /// Starts reading on a thread of its own: `open` opens the input (a file: rereadable) with
-    /// the selection of the events the views see; `again` reads it anew (for a second pass).
-    init(
-        open: @escaping @Sendable () throws -> (TraceInput, Selection),
-        again: @escaping @Sendable ((TraceEvent) -> Void) throws -> Void
-    ) {
+    /// Starts reading `source` (opened by the command, so that a missing file is said before the
+    /// screen is taken) on a thread of its own, where alone it is used from then on.
+    init(source: TraceSource) {
+        let handover = Handover(source)
         Thread.detachNewThread { [self] in
-            read(open: open, again: again)
+            read(handover.source)
         }
+    }
+
+    /// Hands the source to the reading thread: the command lets go of it once the feed starts.
+    private final class Handover: @unchecked Sendable {
+        let source: TraceSource
+        init(_ source: TraceSource) { self.source = source }
     }
 
     /// The frame read since the last call, if any.
@@ -65,45 +70,49 @@ final class BrowserFeed: Sendable {
         while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 
-    private func read(
-        open: () throws -> (TraceInput, Selection), again: @escaping ((TraceEvent) -> Void) throws -> Void
-    ) {
+    private func read(_ source: TraceSource) {
         var reading = BrowserReading()
         var next = MonotonicClock.now() + UInt64(Self.interval * 1e9)
         var read: UInt64 = 0
         do {
-            var (input, selection) = try open()
-            // How many events the file has, when its index is kept: the status then says how far.
-            let total = TraceFileIndex.identity(of: input.path).flatMap {
-                TraceInput.keptIndex(of: input.path, identity: $0)?.events
+            if source.copies {
+                publish(BrowserLoop.Frame(data: reading.data(hosts: [:]), status: "copying", loading: true))
             }
+            // How many events the file has, when known (its index kept, or the copy's count): the
+            // status then says how far.
+            var total = source.knownEvents
             var hold = Self.hold
-            let (notes, counts, index) = try input.forEachIndexing { e in
-                read += 1
-                if selection.keep(e) { reading.consume(e) }
-                guard read & 0x3FFF == 0, hold != nil || MonotonicClock.now() >= next else { return }
+            try source.pass { e in
+                reading.consume(e)
+                // The source counts what it read (selected or not) in steps of 16,384.
+                guard source.read != read else { return }
+                read = source.read
+                if total == nil { total = source.copiedEvents }
+                guard hold != nil || MonotonicClock.now() >= next else { return }
                 next = MonotonicClock.now() + UInt64(Self.interval * 1e9)
                 let done = total.map { " \(min(99, Int(read * 100 / UInt64(max(1, $0)))))%" } ?? ""
                 publish(
                     BrowserLoop.Frame(
-                        data: reading.data(hosts: input.hosts, preview: true), status: "reading\(done)", loading: true))
+                        data: reading.data(hosts: source.hosts, preview: true), status: "reading\(done)", loading: true))
                 if let path = hold {
                     hold = nil
                     Self.wait(for: path)
                 }
             }
-            try selection.check()
-            let finished = reading.finish(hosts: input.hosts, slowest: index == nil ? 10_000 : 0)
+            let index = source.index
+            let finished = reading.finish(hosts: source.hosts, slowest: index == nil ? 10_000 : 0)
             var data = finished.data
-            data.lost = (counts?.overwritten ?? 0) + (counts?.discarded ?? 0)
+            data.lost = (source.counts?.overwritten ?? 0) + (source.counts?.discarded ?? 0)
+            let again = source.rereader()
             data.reread = again
-            if let index {
-                data.readDetails(through: index, path: input.path)
+            if let index, let path = source.passPath {
+                data.readDetails(through: index, path: path)
             } else {
                 publish(BrowserLoop.Frame(data: data, status: "finding the largest parts", loading: true))
                 try data.findDominants(of: finished.slowest, read: again)
             }
             // A damaged input says so on the screen, and on leaving it (exit 65), as in a pipe.
+            let notes = source.notes
             let status = notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"
             publish(BrowserLoop.Frame(data: data, status: status), ending: Ending(notes: notes))
         } catch {

@@ -1,0 +1,284 @@
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The events a view reads, pass after pass, whatever TRACE is: the one place that decides how
+/// a view reads its input, and that keeps what the reading learnt (the notes, the recorder's
+/// counts, the hosts, the index).
+///
+/// - A trace file (a regular file in the binary format) is read again for each pass; a view that
+///   seeks gets its index (the one kept beside it, else one built in the first pass and kept).
+/// - Anything else (standard input, a pipe, a CTF directory, a JSON Lines file) is read once. A
+///   view of one pass reads it as it comes; a view of several reads it into a temporary binary
+///   copy (``TraceCopy``) in that one read, and its passes read the copy, indexed in the first.
+///   LTTng's CTF is decoded once, and a pipe is never held.
+/// - A view that holds the trace (``hold()``) reads it once, into memory, up to
+///   ``TraceInput/holdLimit`` events.
+///
+/// Every pass hands over the events the command's selection (`--runtime`, `--pid`) keeps; the
+/// first checks that the selection matched (status 66 when it did not).
+final class TraceSource {
+    /// How a view reads.
+    enum Access {
+        /// One pass.
+        case once
+        /// Passes, as many as the view needs.
+        case passes
+        /// Passes, and stretches of the file through its index (``index``).
+        case seeks
+    }
+
+    /// TRACE as given.
+    let path: String
+    /// The input's kind.
+    var kind: TraceInput.Kind { input.kind }
+    /// The name views show for the input: its last path component, or "standard input".
+    var name: String { Self.name(of: path) }
+
+    /// The name views show for TRACE in `args` (``name``), before it is opened.
+    static func name(of args: Arguments) throws -> String { name(of: try args.trace()) }
+
+    private static func name(of path: String) -> String {
+        path == "-" ? "standard input" : (path.split(separator: "/").last.map(String.init) ?? path)
+    }
+
+    /// The selection of the first pass: how many events it matched, once read.
+    var selection: Selection
+
+    /// The input's notes (damage, values no runtime writes), known after the first pass.
+    private(set) var notes: [String] = []
+    /// The recorder's counts, if the input has them, known after the first pass.
+    private(set) var counts: TraceCounts?
+    /// The host of each process, known after the first pass.
+    private(set) var hosts: [UInt32: String] = [:]
+    /// Whether the tracer lost events in a number it did not say, known after the first pass.
+    private(set) var lossesUnknown = false
+    /// The earliest time of all the events (selected or not), known after the first pass:
+    /// views count times from it.
+    private(set) var firstTime: UInt64?
+    /// The index of the file the passes read, for a source that ``Access/seeks`` (after the
+    /// first pass, or ``seekIndex()``); nil when it could not be made.
+    private(set) var index: TraceFileIndex?
+    /// How many passes have been read, and how many of them read the input itself (the rest
+    /// read its copy).
+    private(set) var passes = 0
+    private(set) var inputReads = 0
+    /// The events the pass under way has read so far, selected or not (counted in steps of
+    /// 16,384 while it reads, exactly at its end).
+    private(set) var read: UInt64 = 0
+
+    private let input: TraceInput
+    private let access: Access
+    /// The selection as the arguments give it, before any event: each later pass starts from it.
+    private let freshSelection: Selection
+    private var copy: TraceCopy?
+    private let progress = Progress()
+
+    /// A test hook: with `TRACE_VIEW_SAY_READS` set, a source says on standard error, when the
+    /// view is done with it, how many passes its view read and how many times it read the input
+    /// itself (`trace-view: reads: 3 passes, 1 of the input`).
+    static let saysReads = getenv("TRACE_VIEW_SAY_READS") != nil
+
+    deinit {
+        if Self.saysReads {
+            Terminal.error("trace-view: reads: \(passes) pass\(passes == 1 ? "" : "es"), \(inputReads) of the input")
+        }
+    }
+
+    /// Opens TRACE (the first positional argument) with the selection of `args`.
+    init(_ args: Arguments, access: Access) throws {
+        input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+        path = input.path
+        selection = try Selection(args)
+        freshSelection = selection
+        self.access = access
+    }
+
+    /// Whether the passes read the input itself: a trace file, read again for each.
+    private var readsInPlace: Bool { input.kind == .binary && input.rereadable }
+
+    /// Whether the first pass copies the input before it reads (``TraceCopy``).
+    var copies: Bool { access != .once && !readsInPlace }
+
+    /// How many events the input had, once it is copied.
+    var copiedEvents: Int? { copy.map { Int($0.events) } }
+
+    /// How many events the first pass will read, when known before it: the count of the trace
+    /// file's kept index.
+    var knownEvents: Int? {
+        guard readsInPlace, let identity = TraceFileIndex.identity(of: path) else { return nil }
+        return TraceInput.keptIndex(of: path, identity: identity)?.events
+    }
+
+    /// The file every pass reads, and that the index (``index``) reads stretches of: the trace
+    /// file, or its copy. Nil before the first pass, and for a source read once.
+    var passPath: String? {
+        if readsInPlace && access != .once { return path }
+        return copy?.path
+    }
+
+    /// One pass: hands `body` every event the selection keeps, in the input's order. The first
+    /// reads the input (and, for several passes of anything but a trace file, copies it first),
+    /// and throws when the selection matched none of it.
+    func pass(_ body: (TraceEvent) -> Void) throws {
+        precondition(passes == 0 || access != .once, "a source of one pass read twice")
+        let number = passes
+        passes += 1
+        read = 0
+        // The pass keeps its state in a local value, put back at its end, and each reader gets
+        // a closure written in place: a property of this class changed once an event, or a
+        // closure kept in a variable (its captures boxed), costs an exclusivity check an event
+        // (the pass took 1.4 times as long).
+        var step = Step(selection: number == 0 ? selection : freshSelection)
+        defer { read = step.count }
+        guard number == 0 else {
+            if copy == nil { inputReads += 1 }
+            try reading(passPath!).forEach(progress: progressOfPass(number)) { e in
+                if step.admits(e) { body(e) }
+                if step.due { read = step.count }
+            }
+            return
+        }
+        if readsInPlace || access == .once {
+            inputReads += 1
+            if access == .seeks {
+                (notes, counts, index) = try input.forEachIndexing(progress: progress) { e in
+                    if step.admits(e) { body(e) }
+                    if step.due { read = step.count }
+                }
+            } else {
+                (notes, counts) = try input.forEach(progress: progress) { e in
+                    if step.admits(e) { body(e) }
+                    if step.due { read = step.count }
+                }
+            }
+            firstTime = step.earliest
+            hosts = input.hosts
+            lossesUnknown = input.lossesUnknown
+        } else {
+            try makeCopy()
+            let copied = try reading(copy!.path)
+            if access == .seeks {
+                index = try copied.forEachIndexing(progress: progressOfPass(number), keepsIndex: false) { e in
+                    if step.admits(e) { body(e) }
+                    if step.due { read = step.count }
+                }.index
+            } else {
+                try copied.forEach(progress: progressOfPass(number)) { e in
+                    if step.admits(e) { body(e) }
+                    if step.due { read = step.count }
+                }
+            }
+        }
+        selection = step.selection
+        try selection.check()
+    }
+
+    /// What a pass follows of each event it reads.
+    private struct Step {
+        var selection: Selection
+        var count: UInt64 = 0
+        var earliest: UInt64?
+
+        /// Counts `e` and says whether the selection keeps it.
+        mutating func admits(_ e: TraceEvent) -> Bool {
+            count += 1
+            earliest = min(earliest ?? e.time, e.time)
+            return selection.keep(e)
+        }
+
+        /// Whether the count is due to be shown (``TraceSource/read``): every 16,384 events.
+        var due: Bool { count & 0x3FFF == 0 }
+    }
+
+    /// Reads a later pass anew, from any thread: for what reads on demand after the source's own
+    /// passes (the terminal UI's diagrams). Available after the first pass of several.
+    func rereader() -> @Sendable ((TraceEvent) -> Void) throws -> Void {
+        let path = passPath!
+        let fresh = freshSelection
+        return { body in
+            var again = fresh
+            try TraceInput(path: path).forEach { if again.keep($0) { body($0) } }
+        }
+    }
+
+    /// The index alone, for a view that seeks before any pass (`sequence --request`): the trace
+    /// file's kept index, else one built in a pass of its own; for other inputs, the copy's. Its
+    /// runtimes are counted in the selection, checked.
+    func seekIndex() throws -> TraceFileIndex? {
+        precondition(access == .seeks && passes == 0, "an index is found before any pass of a seeking source")
+        passes += 1
+        if readsInPlace {
+            inputReads += 1
+            index = try input.fileIndex(progress: progress)
+            if let index {
+                notes = index.notes
+                hosts = index.hosts
+                firstTime = index.firstTime
+            }
+        } else {
+            try makeCopy()
+            index = try reading(copy!.path).forEachIndexing(progress: progressOfPass(1), keepsIndex: false) { _ in }.index
+        }
+        if let index { selection.count(runtimes: index.runtimes.map(\.key), events: index.events) }
+        try selection.check()
+        return index
+    }
+
+    /// Holds the selected events in memory (at most ``TraceInput/holdLimit``: status 80 past it)
+    /// and returns them, with the earliest time of all the events.
+    func hold() throws -> (trace: Trace, start: UInt64?) {
+        precondition(passes == 0, "a source is held before any pass")
+        passes += 1
+        inputReads += 1
+        var selection = self.selection  // a local: no exclusivity check an event
+        let held = try input.load(progress: progress) { selection.keep($0) }
+        self.selection = selection
+        try selection.check()
+        notes = held.trace.notes
+        counts = held.trace.counts
+        hosts = input.hosts
+        lossesUnknown = input.lossesUnknown
+        firstTime = held.start
+        return held
+    }
+
+    /// The one read of the input for a source of several passes: every event (selected or not)
+    /// into the copy, and what the input says of itself.
+    private func makeCopy() throws {
+        inputReads += 1
+        progress.prefix = "copying: "
+        var copy = try TraceCopy(of: path)
+        var earliest: UInt64?
+        let (notes, counts) = try input.forEach(progress: progress) { e in
+            earliest = min(earliest ?? e.time, e.time)
+            copy.append(e)
+        }
+        try copy.finish(counts: counts)
+        self.copy = copy
+        self.notes = notes
+        self.counts = counts
+        hosts = input.hosts
+        lossesUnknown = input.lossesUnknown
+        firstTime = earliest
+    }
+
+    private func reading(_ file: String) throws -> TraceInput {
+        do {
+            return try TraceInput(path: file)
+        } catch let error as CLIError {
+            // The trace file replaced or removed between two passes.
+            throw CLIError.data("\(path): cannot read it again: \(error.message)")
+        }
+    }
+
+    /// The progress of pass `number` (from 0): shown as "pass N" from the second.
+    private func progressOfPass(_ number: Int) -> Progress {
+        progress.prefix = number == 0 && copy == nil ? "" : "pass \(number + 1): "
+        return progress
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TraceTooling
+import TransduceTestSupport
+
+@testable import TransduceTrace
+
+/// How views read their input (trace-view's `TraceSource`): a trace file in place, pass after
+/// pass; anything else once, into a temporary copy that the passes read. Every way gives the
+/// same output, and an input that cannot be read again is read once, never held.
+@Suite(.serialized, .disabled(if: underThreadSanitizer)) struct TraceSourceTests {
+    /// Every view, with the command line it is run with.
+    static let views: [[String]] = [
+        ["summary"], ["contention"], ["tasks"], ["check"], ["slow"], ["slow", "--json"], ["tui"], ["report"],
+        ["sequence", "--runtime", "1", "--request", "16"], ["sequence", "--runtime", "1", "--request", "16", "--no-index"],
+        ["sequence"], ["export", "--format", "chrome"], ["export", "--format", "perfetto"],
+        ["export", "--format", "csv", "--table", "requests"], ["export", "--format", "csv", "--table", "tasks"],
+        ["export", "--format", "otlp"], ["export", "--format", "jsonl"], ["export", "--format", "mermaid"],
+    ]
+
+    /// What a run wrote, with the name it gave its input made one.
+    static func output(_ run: (status: Int32, out: String, err: String), naming names: [String]) -> String {
+        var text =
+            "\(run.status)\n" + run.out + "\n"
+            + run.err.split(separator: "\n").filter { !$0.hasPrefix("trace-view: reads: ") }
+            .joined(separator: "\n")
+        for name in names { text = text.replacingOccurrences(of: name, with: "TRACE") }
+        // What only the input's format changes: summary's last line.
+        return text.replacingOccurrences(of: #"input: [A-Za-z ]+\n"#, with: "input: …\n", options: .regularExpression)
+    }
+
+    /// The same events as a trace file (read in place), as standard input through a pipe and as
+    /// JSON Lines (each read once into a copy): every view writes the same, byte for byte. The
+    /// trace file is read once a pass; the others once, whatever the passes.
+    @Test func everyViewIsTheSameFromAFileAPipeAndJSONLines() async throws {
+        let dir = TemporaryDirectory()
+        let jsonl = fixtures + "/two-runtimes.jsonl"
+        let file = dir.file("two.tdtrace")
+        try TraceFileWriter.write(JSONLinesReader(path: jsonl).readAll(), to: file)
+        let binary = try #require(builtProduct("trace-view"))
+        let say = ["TRACE_VIEW_SAY_READS": "1"]
+        for view in Self.views {
+            let fromFile = try await traceView(view + [file], environment: say)
+            let fromJSONL = try await traceView(view + [jsonl], environment: say)
+            let quoted = view.map { "'\($0)'" }.joined(separator: " ")
+            let fromPipe = try await offThePool {
+                try Subprocess.run(
+                    "/bin/sh", ["-c", "cat '\(file)' | '\(binary)' \(quoted) -"],
+                    environment: ["COLUMNS": "100", "NO_COLOR": "1", "TRANSDUCE_LTTNG": "off", "TRACE_VIEW_SAY_READS": "1"],
+                    output: .captureSeparately, timeout: 300 * Patience.factor)
+            }
+            let piped = (fromPipe.status, fromPipe.output, fromPipe.errors)
+            #expect(fromFile.status == 0, "\(view): \(fromFile.err)")
+            let names = [file, "two.tdtrace", jsonl, "two-runtimes.jsonl", "standard input"]
+            var expected = Self.output(fromFile, naming: names)
+            var fromOthers = [Self.output(fromJSONL, naming: names), Self.output(piped, naming: names)]
+            if view.contains("otlp") {
+                // No wall-clock anchor: span times are placed by the clock of each run.
+                let times = #""[a-zA-Z]*UnixNano":"[0-9]+""#
+                expected = expected.replacingOccurrences(of: times, with: "T", options: .regularExpression)
+                fromOthers = fromOthers.map { $0.replacingOccurrences(of: times, with: "T", options: .regularExpression) }
+            }
+            #expect(fromOthers[0] == expected, "\(view): JSON Lines differs from the trace file")
+            #expect(fromOthers[1] == expected, "\(view): standard input differs from the trace file")
+            let inPlace = try #require(traceViewReads(fromFile.err), "\(view): \(fromFile.err)")
+            #expect(inPlace.passes >= 1 && inPlace.input == inPlace.passes, "\(view): \(inPlace)")
+            for (name, err) in [("JSON Lines", fromJSONL.err), ("standard input", fromPipe.errors)] {
+                let copied = try #require(traceViewReads(err), "\(view) of \(name): \(err)")
+                #expect(copied.input == 1 && copied.passes == inPlace.passes, "\(view) of \(name): \(copied)")
+            }
+        }
+    }
+
+    /// A pipe of more events than a view may hold is streamed by every view that reads in
+    /// passes (only those that draw the whole trace hold it, and say so with status 80).
+    @Test func aPipeIsStreamedNotHeld() async throws {
+        let dir = TemporaryDirectory()
+        let file = dir.file("two.tdtrace")
+        let trace = try JSONLinesReader(path: fixtures + "/two-runtimes.jsonl").readAll()
+        try TraceFileWriter.write(trace, to: file)
+        let binary = try #require(builtProduct("trace-view"))
+        let bound = String(trace.events.count / 4)
+        func piped(_ view: [String]) async throws -> Subprocess.Result {
+            let quoted = view.map { "'\($0)'" }.joined(separator: " ")
+            return try await offThePool {
+                try Subprocess.run(
+                    "/bin/sh", ["-c", "cat '\(file)' | '\(binary)' \(quoted) -"],
+                    environment: ["COLUMNS": "100", "TRANSDUCE_LTTNG": "off", "TRACE_VIEW_MAX_EVENTS": bound],
+                    output: .captureSeparately, timeout: 300 * Patience.factor)
+            }
+        }
+        for view in Self.views where view != ["sequence"] && !view.contains("mermaid") {
+            let run = try await piped(view)
+            #expect(run.status == 0, "\(view): \(run.errors)")
+        }
+        let held = try await piped(["sequence"])
+        #expect(held.status == 80 && held.errors.contains("more than \(bound) events"), "\(held.errors)")
+    }
+
+    /// A copy that cannot be made is a clear error (status 74) naming where it was to be, before
+    /// any output.
+    @Test func aCopyThatCannotBeMadeSaysWhere() async throws {
+        let missing = TemporaryDirectory().file("no-such-directory")
+        let run = try await traceView(["slow", fixtures + "/two-runtimes.jsonl"], environment: ["TMPDIR": missing])
+        #expect(run.status == 74, "\(run.err)")
+        #expect(run.err.contains(missing) && run.err.contains("TMPDIR") && run.out.isEmpty, "\(run.err)")
+        // A view of one pass makes no copy.
+        let once = try await traceView(["summary", fixtures + "/two-runtimes.jsonl"], environment: ["TMPDIR": missing])
+        #expect(once.status == 0, "\(once.err)")
+    }
+}
