@@ -109,10 +109,14 @@ final class TraceSource {
 
     /// How many events the first pass will read, when known before it: the count of the trace
     /// file's kept index.
-    var knownEvents: Int? {
+    var knownEvents: Int? { kept?.events }
+
+    /// The index kept beside a trace file, when it can be trusted: looked up (read, checked and
+    /// decoded: tens of MB at 10M events) once, for ``knownEvents`` and the first pass alike.
+    private lazy var kept: TraceFileIndex? = {
         guard readsInPlace, let identity = TraceFileIndex.identity(of: path) else { return nil }
-        return TraceInput.keptIndex(of: path, identity: identity)?.events
-    }
+        return TraceInput.keptIndex(of: path, identity: identity)
+    }()
 
     /// The file every pass reads, and that the index (``index``) reads stretches of: the trace
     /// file, or its copy. Nil before the first pass, and for a source read once.
@@ -145,7 +149,8 @@ final class TraceSource {
         }
         if readsInPlace || access == .once {
             inputReads += 1
-            if access == .seeks {
+            if access == .seeks, kept == nil {
+                // No index kept: built in this same pass, and kept for later runs.
                 (notes, counts, index) = try input.forEachIndexing(progress: progress) { e in
                     if step.admits(e) { body(e) }
                     if step.due { read = step.count }
@@ -155,6 +160,7 @@ final class TraceSource {
                     if step.admits(e) { body(e) }
                     if step.due { read = step.count }
                 }
+                if access == .seeks { index = kept }
             }
             firstTime = step.earliest
             hosts = input.hosts
@@ -214,7 +220,7 @@ final class TraceSource {
         passes += 1
         if readsInPlace {
             inputReads += 1
-            index = try input.fileIndex(progress: progress)
+            index = try kept ?? input.fileIndex(progress: progress)
             if let index {
                 notes = index.notes
                 hosts = index.hosts
