@@ -96,6 +96,30 @@ import TransduceTestSupport
         #expect(TraceFileIndex.load(sidecarOf: path, identity: new).index?.strings.contains { $0.hasPrefix("LOAD") } == true)
     }
 
+    /// The spans, kept in chunks, are one ordered collection: read, changed and compared across
+    /// the chunks' boundaries as an array is, and written and read back whole.
+    @Test func spansAcrossChunksAreOneCollection() async throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let identity = try #require(TraceFileIndex.identity(of: path))
+        var index = TraceFileIndex.build(reader: try TraceFileReader(path: path), identity: identity, every: 8)
+        let list = (0..<5_000).map { n in
+            TraceFileIndex.Span(
+                checkpoint: n % index.checkpoints.count, runtime: RuntimeKey(process: 11, runtime: UInt64(n % 3 + 1)),
+                dispatches: UInt64(n)...UInt64(n + 2), from: n)
+        }
+        var spans = TraceFileIndex.Spans()
+        for s in list { spans.append(s) }
+        #expect(spans.count == 5_000 && Array(spans) == list && spans == TraceFileIndex.Spans(list))
+        #expect(spans[2_047] == list[2_047] && spans[2_048] == list[2_048] && spans[4_999] == list[4_999])
+        spans[2_048].from = 7
+        #expect(spans != TraceFileIndex.Spans(list) && spans[2_048].from == 7 && spans[2_047].from == 2_047)
+        #expect(TraceFileIndex.Spans(list.dropLast()) != TraceFileIndex.Spans(list))
+        index.spans = spans
+        let key = TraceFileIndex.Key(bytes: Array(repeating: 7, count: 32))
+        #expect(try TraceFileIndex(decoding: index.encoded(key: key), key: key) == index)
+    }
+
     /// Damage anywhere in an index is found (its checksum), and bytes that pass the checksum but
     /// say absurd things are refused without allocating what they claim; views stay right and
     /// rewrite it.
@@ -226,8 +250,8 @@ import TransduceTestSupport
         (
             "dispatches shifted",
             { i in
-                i.spans = i.spans.map {
-                    var s = $0; s.dispatches = (s.dispatches.lowerBound + 1)...(s.dispatches.upperBound + 1); return s
+                for j in i.spans.indices {
+                    i.spans[j].dispatches = (i.spans[j].dispatches.lowerBound + 1)...(i.spans[j].dispatches.upperBound + 1)
                 }
             }
         ),
@@ -247,17 +271,13 @@ import TransduceTestSupport
         (
             "reading starts late",
             { i in
-                i.spans = i.spans.map {
-                    var s = $0; s.from += 8; return s
-                }
+                for j in i.spans.indices { i.spans[j].from += 8 }
             }
         ),
         (
             "spans of another runtime",
             { i in
-                i.spans = i.spans.map {
-                    var s = $0; s.runtime = RuntimeKey(process: 11, runtime: 9); return s
-                }
+                for j in i.spans.indices { i.spans[j].runtime = RuntimeKey(process: 11, runtime: 9) }
             }
         ),
     ]

@@ -62,7 +62,7 @@ package struct TraceFileIndex: Sendable, Equatable {
     /// Where reading can start again, in file order.
     package var checkpoints: [TraceFileReader.Resume]
     /// Per stretch between checkpoints (in order) and runtime, its dispatches.
-    package var spans: [Span]
+    package var spans: Spans
     /// One runtime of the file.
     package struct Runtime: Sendable, Equatable {
         /// Its key (``RuntimeKey``).
@@ -77,7 +77,7 @@ package struct TraceFileIndex: Sendable, Equatable {
 
     package init(
         identity: Identity, events: Int, firstTime: UInt64?, notes: [String], strings: [String],
-        hosts: [UInt32: String], checkpoints: [TraceFileReader.Resume], spans: [Span], runtimes: [Runtime]
+        hosts: [UInt32: String], checkpoints: [TraceFileReader.Resume], spans: Spans, runtimes: [Runtime]
     ) {
         self.identity = identity
         self.events = events
