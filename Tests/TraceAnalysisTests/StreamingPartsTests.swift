@@ -381,6 +381,19 @@ import TransduceTestSupport
         }
     }
 
+    /// More runtimes than the bound, each keeping a single event (a trace of a runtime per
+    /// connection past 437,500 of them at the default bound): the oldest are let go and the
+    /// pass goes on. (It let go of none and never ended.)
+    @Test func moreRuntimesThanTheBoundEachKeepingOneEvent() {
+        var resumed = ResumeBreakdowns(maxKept: 8)
+        for n in 1...100 {
+            var e = TraceEvent(kind: .runtimeStart, time: UInt64(n), runtime: UInt64(n))
+            e.count = 16
+            resumed.consume(e)
+        }
+        #expect(resumed.peakKept <= 9 && resumed.missed.isEmpty && resumed.found.isEmpty)
+    }
+
     /// A request resumed only after its runtime's whole run keeps what its breakdown reads — the
     /// stretches where its path waited for the gate and ran its cycles, its tasks' ends, its
     /// resume — not the run: on the long-request-windows shape of 2 runtimes and 100,000 events,

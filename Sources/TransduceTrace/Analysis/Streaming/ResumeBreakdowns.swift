@@ -226,7 +226,11 @@ package struct ResumeBreakdowns {
         let target = maxKept - maxKept / 8
         while keptCount > target, let top = heap.first, top.count > 0 {
             let k = kept[slot: top.slot].keeper
-            let cut = k.events[min(k.events.count - 1, k.head + max(1, k.count / 4))].position
+            // A quarter, at least one: a runtime keeping a single event lets it go (cut at its
+            // own position, it let go of none, and with more runtimes than the bound, each
+            // keeping one, this never ended).
+            let next = k.head + max(1, k.count / 4)
+            let cut = next < k.events.count ? k.events[next].position : k.events[k.events.count - 1].position + 1
             keptCount -= kept[slot: top.slot].keeper.drop(before: cut)
             kept[slot: top.slot].keeper.shrink()
             heap[0].count = kept[slot: top.slot].count
