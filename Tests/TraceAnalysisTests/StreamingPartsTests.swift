@@ -320,7 +320,7 @@ import TransduceTestSupport
     /// runtimes, and on the demo as 16 runtimes in 2 processes; with room for only 50 events,
     /// the requests whose windows reached back past what was kept are handed over, and a second
     /// pass (``WindowedBreakdowns``) finds the rest, in one pass or in batches that fit the
-    /// bound: nothing is lost.
+    /// bound, each pass ending once its batch is done: nothing is lost.
     @Test(arguments: [500_000, 50])
     func breakdownsAtTheirResumesAreTheWholeTraces(maxKept: Int) throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
@@ -369,13 +369,19 @@ import TransduceTestSupport
                 #expect(runtimes.count == 1 || runtimes.map { perRuntime[$0]! }.reduce(0, +) <= maxKept)
             }
             if maxKept == 50 && events.count > 10_000 { #expect(batches.count > 1) }
+            // Each batch's pass may end once it is done (its requests all resumed): it has
+            // found what a pass to the end finds. Batches go in the order their runtimes' last
+            // requests resumed, so most end early.
             var batched: [String] = []
             for batch in batches {
                 var pass = ResumeBreakdowns(missed: batch)
+                #expect(!pass.isDone)
                 for e in events {
                     pass.consume(e)
                     batched += pass.take().map(described)
+                    if pass.isDone { break }
                 }
+                #expect(pass.isDone, "every missed request resumes in its batch's pass")
             }
             #expect(batched.sorted() == once.sorted())
         }
@@ -392,6 +398,54 @@ import TransduceTestSupport
             resumed.consume(e)
         }
         #expect(resumed.peakKept <= 9 && resumed.missed.isEmpty && resumed.found.isEmpty)
+    }
+
+    /// Runtimes that come and go (a runtime per connection): the missed requests' batches go in
+    /// the order their runtimes' last requests resumed, so the pass of a batch of runtimes that
+    /// stopped early ends early, and the breakdowns are still the whole trace's. Four waves of
+    /// 16 runtimes, one after the other, with room for only 50 events.
+    @Test func batchesOfRuntimesThatStoppedEarlyEndEarly() throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("wave.tdtrace")
+        try TraceGenerator(template: demo).write(events: 5_000, processes: 16, runtimes: 1, to: file)
+        let wave = try TraceFileReader(path: file).readAll().events
+        let length = wave.map(\.time).max()! - wave.map(\.time).min()! + 1
+        let events = (0..<4).flatMap { n in
+            wave.map {
+                var e = $0
+                e.process += UInt32(1_000 * n)
+                e.time += UInt64(n) * length
+                return e
+            }
+        }
+        func described(_ b: LatencyBreakdown) -> String {
+            "\(b.runtime) #\(b.dispatch) \(b.total): " + b.parts.map { "\($0.kind) \($0.nanos)" }.joined(separator: ", ")
+        }
+        var resumed = ResumeBreakdowns(maxKept: 50)
+        var found: [String] = []
+        for e in events {
+            resumed.consume(e)
+            found += resumed.take().map(described)
+        }
+        let batches = resumed.missedBatches
+        #expect(batches.count >= 4, "a bound this small misses requests of every wave")
+        var reads: [Int] = []
+        for batch in batches {
+            var pass = ResumeBreakdowns(missed: batch)
+            var read = 0
+            for e in events where !pass.isDone {
+                pass.consume(e)
+                found += pass.take().map(described)
+                read += 1
+            }
+            #expect(pass.isDone)
+            reads.append(read)
+        }
+        #expect(found.sorted() == TraceIndex(events).latencyBreakdowns().map(described).sorted())
+        // The first batch's runtimes are the first wave's: its pass ends within that wave.
+        #expect(reads.first! <= wave.count, "passes read \(reads) of \(events.count) events")
+        #expect(reads.reduce(0, +) < batches.count * events.count * 3 / 4, "passes read \(reads)")
     }
 
     /// A request resumed only after its runtime's whole run keeps what its breakdown reads — the

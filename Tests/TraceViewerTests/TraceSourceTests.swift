@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraceGenerator
 import TraceTooling
 import TransduceTestSupport
 
@@ -27,6 +28,65 @@ import TransduceTestSupport
         for name in names { text = text.replacingOccurrences(of: name, with: "TRACE") }
         // What only the input's format changes: summary's last line.
         return text.replacingOccurrences(of: #"input: [A-Za-z ]+\n"#, with: "input: …\n", options: .regularExpression)
+    }
+
+    /// Requests that waited too long for one pass to keep their windows (here with room for 50
+    /// events, `TRACE_VIEW_MAX_KEPT`) are broken down in passes of their own, each ending once
+    /// every request of its batch has resumed: the CSV requests table and the OTLP export hold
+    /// every request, as they do with room for all in one pass, and the passes read far fewer
+    /// events than whole ones would. The trace: four waves of 16 runtimes, one after the other.
+    @Test func passesOfRequestsThatWaitedLongEndWhenDone() async throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let dir = TemporaryDirectory()
+        let wavePath = dir.file("wave.tdtrace")
+        try TraceGenerator(template: demo).write(events: 5_000, processes: 16, runtimes: 1, to: wavePath)
+        let wave = try TraceFileReader(path: wavePath).readAll().events
+        let length = wave.map(\.time).max()! - wave.map(\.time).min()! + 1
+        let events = (0..<4).flatMap { n in
+            wave.map {
+                var e = $0
+                e.process += UInt32(1_000 * n)
+                e.time += UInt64(n) * length
+                return e
+            }
+        }
+        let file = dir.file("waves.tdtrace")
+        try TraceFileWriter.write(Trace(events: events), to: file)
+        let say = ["TRACE_VIEW_SAY_READS": "1"]
+        let tight = say.merging(["TRACE_VIEW_MAX_KEPT": "50"]) { $1 }
+        let csv = ["export", "--format", "csv", "--table", "requests", file]
+        let (roomy, narrow) = (try await traceView(csv, environment: say), try await traceView(csv, environment: tight))
+        #expect(roomy.status == 0 && narrow.status == 0, "\(roomy.err) \(narrow.err)")
+        let rows = roomy.out.split(separator: "\n")
+        #expect(rows.count > 200)
+        // The header first; the rows of the later passes come after those of the first.
+        #expect(narrow.out.split(separator: "\n").first == rows.first)
+        #expect(narrow.out.split(separator: "\n").sorted() == rows.sorted())
+        let all = try #require(traceViewReads(roomy.err))
+        let passes = try #require(traceViewReads(narrow.err))
+        #expect(all.passes == 1 && all.events == events.count)
+        #expect(passes.passes > 4, "\(narrow.err)")
+        #expect(passes.events < passes.passes * events.count * 3 / 4, "\(narrow.err)")
+        for (environment, name) in [(say, "roomy"), (tight, "narrow")] {
+            let output = dir.file("\(name).otlp.jsonl")
+            let run = try await traceView(["export", "--format", "otlp", "--output", output, file], environment: environment)
+            #expect(run.status == 0, "\(run.err)")
+        }
+        func described(_ path: String) throws -> [String] {
+            // Without a wall-clock anchor each run places the spans by its own clock: their
+            // lengths, not their times.
+            try OTLPReader.spans(path).map {
+                let (start, end) = (
+                    UInt64($0["startTimeUnixNano"] as? String ?? ""), UInt64($0["endTimeUnixNano"] as? String ?? "")
+                )
+                return "\($0["name"] ?? "") \($0["spanId"] ?? "") \($0["parentSpanId"] ?? "") \((end ?? 0) &- (start ?? 0))"
+            }
+            .sorted()
+        }
+        let (roomySpans, narrowSpans) = (
+            try described(dir.file("roomy.otlp.jsonl")), try described(dir.file("narrow.otlp.jsonl"))
+        )
+        #expect(roomySpans.count > 200 && roomySpans == narrowSpans)
     }
 
     /// The same events as a trace file (read in place), as standard input through a pipe and as

@@ -53,10 +53,11 @@ package enum Repository {
         .deletingLastPathComponent().path
 }
 
-/// The passes a trace-view run read and how many of them read its input itself, from what it
-/// says with `TRACE_VIEW_SAY_READS` set (`trace-view: reads: 3 passes, 1 of the input`).
-package func traceViewReads(_ err: String) -> (passes: Int, input: Int)? {
+/// The passes a trace-view run read, how many of them read its input itself and how many events
+/// they read in all, from what it says with `TRACE_VIEW_SAY_READS` set (`trace-view: reads: 3
+/// passes, 1 of the input, 52000 events`).
+package func traceViewReads(_ err: String) -> (passes: Int, input: Int, events: Int)? {
     guard let line = err.split(separator: "\n").first(where: { $0.hasPrefix("trace-view: reads: ") }) else { return nil }
     let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-    return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
+    return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
 }

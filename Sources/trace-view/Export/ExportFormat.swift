@@ -18,6 +18,13 @@ enum ExportFormat: String, CaseIterable {
         (["all-runtimes"], [.chrome, .perfetto], "--all-runtimes goes with --format chrome or perfetto"),
     ]
 
+    /// The events the requests' breakdowns (the CSV requests table, OTLP) keep at most in a pass
+    /// (``ResumeBreakdowns``): `TRACE_VIEW_MAX_KEPT`, a test hook (a small bound gives a small
+    /// trace the passes of requests that waited too long), else the default.
+    static let maxKept =
+        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_KEPT"].flatMap { Int($0) }.map { max(1, $0) }
+        ?? ResumeBreakdowns.defaultMaxKept
+
     /// Whether it draws a sequence diagram.
     var isDiagram: Bool { self == .mermaid || self == .plantuml || self == .svg }
 

@@ -137,7 +137,7 @@ enum ExportTables {
             // Each request broken down at its resume from the events its window still needs
             // (one pass, memory that follows what is open); those whose windows reach back past
             // what could be kept, in a second pass of their own.
-            var resumed = ResumeBreakdowns()
+            var resumed = ResumeBreakdowns(maxKept: ExportFormat.maxKept)
             try source.pass {
                 resumed.consume($0)
                 guard !resumed.found.isEmpty else { return }
@@ -149,6 +149,7 @@ enum ExportTables {
                 var breakdowns = ResumeBreakdowns(missed: batch)
                 try source.pass {
                     breakdowns.consume($0)
+                    if breakdowns.isDone { source.endPass() }
                     guard !breakdowns.found.isEmpty else { return }
                     pending += breakdowns.take().map(cells)
                     flush(requests)

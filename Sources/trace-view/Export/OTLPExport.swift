@@ -28,13 +28,16 @@ enum OTLPExport {
         let (emit, finish) = try sink(total: census.requests)
         var stream = OTLPStream(
             census: census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
-            emit: emit)
+            maxKept: ExportFormat.maxKept, emit: emit)
         try source.pass { if !stream.stopped { stream.consume($0) } }
         let missed = stream.missed
         // The requests whose windows the second pass let go: a pass for each batch that fits.
         for batch in stream.takeMissedBatches() where !stream.stopped {
             stream.beginMissedPass(batch)
-            try source.pass { if !stream.stopped { stream.consumeMissed($0) } }
+            try source.pass {
+                if !stream.stopped { stream.consumeMissed($0) }
+                if stream.stopped || stream.missedPassIsDone { source.endPass() }
+            }
         }
         stream.finish()
         if missed.overflow {

@@ -133,6 +133,10 @@ struct TraceInput {
         return (notes + sanity.notes, counts)
     }
 
+    /// Stops ``forEach(progress:_:)`` after the event it is handing over (a trace file or JSON
+    /// Lines; a CTF reader's child reads on, its events unread).
+    func stopReading() { hostTable.stop = true }
+
     /// The host of each process, known once ``forEach(_:)`` has read the input.
     var hosts: [UInt32: String] { hostTable.hosts }
     /// Whether the tracer lost events in a number it did not say (LTTng's lost packets), known
@@ -252,7 +256,7 @@ struct TraceInput {
             guard events.count < limit else {
                 over = true
                 // Binary and JSON Lines input stop here; a CTF reader's child reads on, unheld.
-                hostTable.stop = true
+                stopReading()
                 return
             }
             events.append($0)

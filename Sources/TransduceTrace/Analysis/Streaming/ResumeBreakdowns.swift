@@ -38,6 +38,13 @@ package struct ResumeBreakdowns {
     /// not consumed, and no other request is broken down).
     private let only: Set<TraceIndex.Key>?
     private let onlyRuntimes: Set<RuntimeKey>
+    /// In a pass of missed requests: those not yet resumed.
+    private var waiting: Set<TraceIndex.Key> = []
+
+    /// Whether a pass of missed requests (``init(missed:keepsWindows:)``) has met every one's
+    /// resume: the rest of the stream can break none of them down, so its reader can stop. (The
+    /// first pass found each of them at its resume, so this pass meets them there too.)
+    package var isDone: Bool { only != nil && waiting.isEmpty }
 
     /// A runtime's kept events (``BreakdownKeeper``: past a thousand, only what its waiting
     /// requests read, what a re-entry's window could start at and its live tasks' spawns).
@@ -50,7 +57,10 @@ package struct ResumeBreakdowns {
         var count: Int { keeper.count }
     }
 
-    package init(maxKept: Int = 500_000, keepsWindows: Bool = false) {
+    /// The events a pass keeps at most, unless told otherwise.
+    package static let defaultMaxKept = 500_000
+
+    package init(maxKept: Int = defaultMaxKept, keepsWindows: Bool = false) {
         self.maxKept = max(1, maxKept)
         self.keepsWindows = keepsWindows
         only = nil
@@ -65,6 +75,7 @@ package struct ResumeBreakdowns {
         maxKept = .max
         self.keepsWindows = keepsWindows
         only = Set(batch)
+        waiting = Set(batch)
         onlyRuntimes = Set(batch.map(\.runtime))
     }
 
@@ -123,12 +134,18 @@ package struct ResumeBreakdowns {
     /// most `maxKept` (a runtime that has more is a batch alone), so a pass that keeps only the
     /// events of its batch's runtimes (``init(missed:keepsWindows:)``) keeps at most that many.
     /// (One pass for them all kept every missed request's window at once: 1.7 GB at 10M events in
-    /// 78,126 runtimes, half of them running at once.) Runtimes in key order; one batch when they
-    /// fit. The pass finds a batch's requests in resume order.
+    /// 78,126 runtimes, half of them running at once.) One batch when they fit. The runtimes go
+    /// in the order of their last missed request's resume, so that each batch's pass can end
+    /// where its runtimes' last one resumed (``isDone``): in key order, nearly every batch's pass
+    /// read to the end. The pass finds a batch's requests in resume order.
     package var missedBatches: [[TraceIndex.Key]] {
+        // Each runtime's last place in `missed` (resume order).
+        var last: [RuntimeKey: Int] = [:]
+        for (i, key) in missed.enumerated() { last[key.runtime] = i }
         // Grouped by sorting the keys, not into an array a runtime: 630,000 keys of 39,000
         // runtimes made as many arrays, at the peak of the export.
-        let byRuntime = missed.sorted { ($0.runtime, $0.id) < ($1.runtime, $1.id) }
+        let byRuntime = missed.map { (last: last[$0.runtime]!, key: $0) }
+            .sorted { ($0.last, $0.key.id) < ($1.last, $1.key.id) }.map(\.key)
         var batches: [[TraceIndex.Key]] = []
         var start = 0
         var events = 0
@@ -185,7 +202,10 @@ package struct ResumeBreakdowns {
         guard let slot = kept.slot(r.runtime) else { return }
         let reads = kept[slot: slot].keeper.close(r.dispatch)
         let key = TraceIndex.Key(runtime: r.runtime, id: r.dispatch)
-        if let only, !only.contains(key) { return }
+        if let only {
+            guard only.contains(key) else { return }
+            waiting.remove(key)
+        }
         let keeper = kept[slot: slot].keeper
         guard keeper.count > 0, keeper.events[keeper.head].position <= r.first else {
             if missed.count < Self.maxMissed { missed.append(key) } else { missedOverflow = true }

@@ -90,7 +90,7 @@ package struct OTLPStream {
     /// `maxKept` bounds the events pass 2 keeps (``ResumeBreakdowns``).
     package init(
         census: Census, hosts: [UInt32: String], wallClockOffset: Int64, encoding: OTLPEncoding, from first: Int = 0,
-        maxKept: Int = 500_000, emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+        maxKept: Int = ResumeBreakdowns.defaultMaxKept, emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
     ) {
         breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true)
         self.census = census
@@ -138,6 +138,10 @@ package struct OTLPStream {
         guard missedBreakdowns?.found.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
         for (b, window) in found { add(b, window) }
     }
+
+    /// Whether the pass ``beginMissedPass(_:)`` began has broken down every request of its batch
+    /// (``ResumeBreakdowns/isDone``): the rest of the events can be left unread.
+    package var missedPassIsDone: Bool { missedBreakdowns?.isDone == true }
 
     /// Hands over the last batch; call once, after the last pass.
     package mutating func finish() { flush() }
