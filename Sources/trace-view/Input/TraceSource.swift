@@ -61,8 +61,16 @@ final class TraceSource {
     /// views count times from it.
     private(set) var firstTime: UInt64?
     /// The index of the file the passes read, for a source that ``Access/seeks`` (after the
-    /// first pass, or ``seekIndex()``); nil when it could not be made.
-    private(set) var index: TraceFileIndex?
+    /// first pass, or ``seekIndex()``); nil when it could not be made. A trace file's kept index
+    /// is loaded when first asked for, after the passes that do not need it: at 10M events in
+    /// 78,126 runtimes it is 44 MB, that `report` held through its passes for nothing.
+    var index: TraceFileIndex? {
+        if let madeIndex { return madeIndex }
+        guard access == .seeks, passes > 0, readsInPlace else { return nil }
+        return kept(keeping: true)
+    }
+    /// The index built in a pass, or found by ``seekIndex()``.
+    private var madeIndex: TraceFileIndex?
     /// How many passes have been read, and how many of them read the input itself (the rest
     /// read its copy).
     private(set) var passes = 0
@@ -116,14 +124,26 @@ final class TraceSource {
 
     /// How many events the first pass will read, when known before it: the count of the trace
     /// file's kept index.
-    var knownEvents: Int? { kept?.events }
+    var knownEvents: Int? { kept(keeping: true)?.events }
 
-    /// The index kept beside a trace file, when it can be trusted: looked up (read, checked and
-    /// decoded: tens of MB at 10M events) once, for ``knownEvents`` and the first pass alike.
-    private lazy var kept: TraceFileIndex? = {
-        guard readsInPlace, let identity = TraceFileIndex.identity(of: path) else { return nil }
-        return TraceInput.keptIndex(of: path, identity: identity)
-    }()
+    /// The index kept beside a trace file, when it can be trusted (read, checked and decoded:
+    /// tens of MB at 10M events). Looked up once and kept when `keeping` (for ``knownEvents``,
+    /// the first pass and ``index`` alike); else only whether there is one is kept, and it is
+    /// looked up again when asked for (a second look costs a fraction of a pass).
+    private func kept(keeping: Bool) -> TraceFileIndex? {
+        if let keptLookup { return keptLookup }
+        if keptIsMissing { return nil }
+        guard readsInPlace, let identity = TraceFileIndex.identity(of: path),
+            let found = TraceInput.keptIndex(of: path, identity: identity)
+        else {
+            keptIsMissing = true
+            return nil
+        }
+        if keeping { keptLookup = found }
+        return found
+    }
+    private var keptLookup: TraceFileIndex?
+    private var keptIsMissing = false
 
     /// The file every pass reads, and that the index (``index``) reads stretches of: the trace
     /// file, or its copy. Nil before the first pass, and for a source read once.
@@ -162,9 +182,9 @@ final class TraceSource {
         }
         if readsInPlace || access == .once {
             inputReads += 1
-            if access == .seeks, kept == nil {
+            if access == .seeks, kept(keeping: false) == nil {
                 // No index kept: built in this same pass, and kept for later runs.
-                (notes, counts, index) = try input.forEachIndexing(progress: progress) { e in
+                (notes, counts, madeIndex) = try input.forEachIndexing(progress: progress) { e in
                     if step.admits(e) { body(e) }
                     if step.due { read = step.count }
                 }
@@ -173,7 +193,6 @@ final class TraceSource {
                     if step.admits(e) { body(e) }
                     if step.due { read = step.count }
                 }
-                if access == .seeks { index = kept }
             }
             firstTime = step.earliest
             hosts = input.hosts
@@ -182,7 +201,7 @@ final class TraceSource {
             try makeCopy()
             let copied = try reading(copy!.path)
             if access == .seeks {
-                index = try copied.forEachIndexing(progress: progressOfPass(number), keepsIndex: false) { e in
+                madeIndex = try copied.forEachIndexing(progress: progressOfPass(number), keepsIndex: false) { e in
                     if step.admits(e) { body(e) }
                     if step.due { read = step.count }
                 }.index
@@ -240,7 +259,7 @@ final class TraceSource {
         passes += 1
         if readsInPlace {
             inputReads += 1
-            index = try kept ?? input.fileIndex(progress: progress)
+            madeIndex = try kept(keeping: true) ?? input.fileIndex(progress: progress)
             if let index {
                 notes = index.notes
                 hosts = index.hosts
@@ -248,7 +267,7 @@ final class TraceSource {
             }
         } else {
             try makeCopy()
-            index = try reading(copy!.path).forEachIndexing(progress: progressOfPass(1), keepsIndex: false) { _ in }.index
+            madeIndex = try reading(copy!.path).forEachIndexing(progress: progressOfPass(1), keepsIndex: false) { _ in }.index
         }
         if let index { selection.count(runtimes: index.runtimes.map(\.key), events: index.events) }
         try selection.check()
