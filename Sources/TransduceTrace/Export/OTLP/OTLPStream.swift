@@ -126,6 +126,7 @@ package struct OTLPStream {
     /// events ``consumeMissed(_:)`` then takes.
     package mutating func beginMissedPass(_ batch: [TraceIndex.Key]) {
         missedBreakdowns = ResumeBreakdowns(missed: batch, keepsWindows: true)
+        missedPassIsDone = false
         origins = Origins()
     }
 
@@ -135,13 +136,15 @@ package struct OTLPStream {
         if missedBreakdowns == nil { beginMissedPass(breakdowns.missed) }
         origins.consume(e)
         missedBreakdowns?.consume(e)
+        missedPassIsDone = missedBreakdowns?.isDone == true
         guard missedBreakdowns?.found.isEmpty == false, let found = missedBreakdowns?.takeWithWindows() else { return }
         for (b, window) in found { add(b, window) }
     }
 
     /// Whether the pass ``beginMissedPass(_:)`` began has broken down every request of its batch
-    /// (``ResumeBreakdowns/isDone``): the rest of the events can be left unread.
-    package var missedPassIsDone: Bool { missedBreakdowns?.isDone == true }
+    /// (``ResumeBreakdowns/isDone``): the rest of the events can be left unread. (Stored: see
+    /// ``ResumeBreakdowns/isDone``.)
+    package private(set) var missedPassIsDone = false
 
     /// Hands over the last batch; call once, after the last pass.
     package mutating func finish() { flush() }
