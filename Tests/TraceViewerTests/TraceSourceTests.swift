@@ -38,18 +38,7 @@ import TransduceTestSupport
     @Test func passesOfRequestsThatWaitedLongEndWhenDone() async throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let dir = TemporaryDirectory()
-        let wavePath = dir.file("wave.tdtrace")
-        try TraceGenerator(template: demo).write(events: 5_000, processes: 16, runtimes: 1, to: wavePath)
-        let wave = try TraceFileReader(path: wavePath).readAll().events
-        let length = wave.map(\.time).max()! - wave.map(\.time).min()! + 1
-        let events = (0..<4).flatMap { n in
-            wave.map {
-                var e = $0
-                e.process += UInt32(1_000 * n)
-                e.time += UInt64(n) * length
-                return e
-            }
-        }
+        let events = try TraceGenerator(template: demo).waves(4, events: 5_000, runtimes: 16, scratch: dir.file("wave.tdtrace"))
         let file = dir.file("waves.tdtrace")
         try TraceFileWriter.write(Trace(events: events), to: file)
         let say = ["TRACE_VIEW_SAY_READS": "1"]
