@@ -13,6 +13,14 @@ struct BenchRun: Sendable {
     /// The scale figures' sizes: 1M and 10M events (50k and 500k with --quick), 100M too with
     /// --scale-100m (a 100M-event trace takes ~10 GB of disk and an hour of every view).
     var scale100M = false
+    /// The generated shapes the scale figures are measured on (`--shapes few,many,long`): all
+    /// three in a full run, the default one in a quick run (CI's, which has a minute and a half).
+    var shapes: [ViewScale.Shape]?
+    var scaleShapes: [ViewScale.Shape] { shapes ?? (quick ? [.few] : ViewScale.Shape.allCases) }
+    /// Runs of each view a scale figure is the median of (`--view-runs N`): 3, or 1 in a quick
+    /// run (a 100M-event trace's views run once whatever it says).
+    var viewRuns: Int?
+    var scaleRepetitions: Int { viewRuns ?? (quick ? 1 : 3) }
 
     /// What a quick run divides the loops' sizes by.
     var scaleDown: Int { quick ? 20 : 1 }
@@ -32,7 +40,7 @@ struct BenchRun: Sendable {
     }
 
     static let usage =
-        "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT] [--views-only] [--scale-100m] [--clock-check SECONDS]\n"
+        "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT] [--views-only] [--scale-100m] [--shapes few,many,long] [--view-runs N] [--clock-check SECONDS]\n"
 
     static func parse(_ arguments: [String]) async throws -> BenchRun {
         var run = BenchRun()
@@ -58,6 +66,19 @@ struct BenchRun: Sendable {
                 ClockCheck.runAndExit(seconds: seconds)
             case "--views-only": run.viewsOnly = true
             case "--scale-100m": run.scale100M = true
+            case "--shapes":
+                let names = args.isEmpty ? [] : args.removeFirst().split(separator: ",").map(String.init)
+                let shapes = names.compactMap(ViewScale.Shape.init(rawValue:))
+                guard !shapes.isEmpty, shapes.count == names.count else {
+                    fail("usage: transduce-bench --shapes LIST (of few, many, long, comma-separated)\n")
+                }
+                run.shapes = shapes
+            case "--view-runs":
+                guard let runs = args.first.flatMap(Int.init), (1...99).contains(runs) else {
+                    fail("usage: transduce-bench --view-runs N (1 to 99)\n")
+                }
+                args.removeFirst()
+                run.viewRuns = runs
             case "--generate-trace":
                 // A realistic trace of about EVENTS events (TraceGenerator), from 2 processes of 8
                 // runtimes or from RUNTIMES processes of one: --generate-trace FILE EVENTS [RUNTIMES]

@@ -39,7 +39,7 @@ enum Table {
         _ run: BenchRun, _ figures: [Figure], scaleFailures: [String: String], lttngNote: String
     ) throws {
         let thresholds = try Thresholds()
-        let keys = order + ViewScale.keys(sizes: run.scaleSizes.map(\.name))
+        let keys = order + ViewScale.keys(sizes: run.scaleSizes.map(\.name), shapes: run.scaleShapes)
         print("")
         print("| key | value | spread | target | met |")
         print("|---|---|---|---|---|")

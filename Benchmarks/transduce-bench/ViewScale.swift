@@ -7,8 +7,43 @@ import TransduceTrace
 /// The `view_<command>_<size>_*` figures: every trace-view analysis run on generated traces
 /// (``TraceGenerator``) of two sizes ten times apart, each in a process of its own under a 4 GiB
 /// address-space limit (`prlimit --as`), measured by GNU time: CPU seconds (user + system) and
-/// peak resident memory. `growth` is CPU(large) ÷ CPU(small): 10 is linear.
+/// peak resident memory. `growth` is CPU(large) ÷ CPU(small): 10 is linear. Each of the
+/// generator's three shapes (``Shape``) is measured alike; the keys of the others than the
+/// default name it (`view_<command>_many_<size>_*`, `view_<command>_long_<size>_*`).
 enum ViewScale {
+    /// A shape of generated trace: what a view's bounds must hold in besides the number of events.
+    enum Shape: String, CaseIterable, Sendable {
+        /// 16 runtimes in 2 processes (the demo's run repeated by each).
+        case few
+        /// A runtime per 128 events, each in a process of its own (a runtime per connection or
+        /// document: 78,126 at 10M events, about half of them open at once).
+        case many
+        /// 16 runtimes whose first `request(load)` is resumed only after their last round: a
+        /// request whose window spans its runtime's whole run.
+        case long
+
+        /// What the shape's keys say after the command's name ("" for the default).
+        var infix: String { self == .few ? "" : rawValue + "_" }
+
+        /// Writes a trace of this shape of about `events` events to `path`: how many it wrote, and
+        /// a request of process 40000's runtime 1 in the middle of its run.
+        func write(_ generator: TraceGenerator, events: Int, to path: String) throws -> (events: Int, request: UInt64) {
+            switch self {
+            case .few: try generator.write(events: events, to: path)
+            case .many: try generator.write(events: events, processes: max(1, events / 128), runtimes: 1, to: path)
+            case .long: try generator.write(events: events, longWindows: true, to: path)
+            }
+        }
+
+        var described: String {
+            switch self {
+            case .few: "16 runtimes in 2 processes"
+            case .many: "a runtime per 128 events, a process each"
+            case .long: "16 runtimes, each with a request waiting its whole run"
+            }
+        }
+    }
+
     /// A command by its key, and its arguments for a trace file.
     struct Command: Sendable {
         var key: String
@@ -83,65 +118,94 @@ enum ViewScale {
     /// 100M events), and
     /// returns the figures and the failures by key.
     static func figures(
-        traceView: String, sizes: [(name: String, events: Int)], repetitions: Int
+        traceView: String, sizes: [(name: String, events: Int)], shapes: [Shape], repetitions: Int
     ) async throws -> (figures: [Figure], failures: [String: String]) {
         let generator = try await TraceGenerator.recorded()
         var figures: [Figure] = []
         var failures: [String: String] = [:]
         var cpu: [String: [Double]] = [:]
-        for size in sizes {
-            let file = NSTemporaryDirectory() + "transduce-bench-scale-\(getpid())-\(size.name).tdtrace"
-            let scratch = file + ".out"
-            defer {
-                try? FileManager.default.removeItem(atPath: file)
-                try? FileManager.default.removeItem(atPath: file + ".tdidx")
-                try? FileManager.default.removeItem(atPath: scratch)
+        for shape in shapes {
+            for size in sizes {
+                let (found, failed) = try measure(
+                    traceView: traceView, generator: generator, shape: shape, size: size, repetitions: repetitions,
+                    cpu: &cpu)
+                figures += found
+                failures.merge(failed) { $1 }
             }
-            let (written, request) = try generator.write(events: size.events, to: file)
-            print("  (generated \(written) events from 16 runtimes in 2 processes for the \(size.name) figures)")
             for command in commands {
-                var samples: [(cpu: Double, rssMB: Double)] = []
-                // 100M-event runs take minutes each: one of them.
-                for _ in 0..<(size.events >= 100_000_000 ? 1 : repetitions) {
-                    command.prepare?(file)
-                    switch run(traceView, command.arguments(file, scratch, request)) {
-                    case .measured(let c, let r): samples.append((c, r))
-                    case .failed(let why): failures["view_\(command.key)_\(size.name)_cpu_s"] = why
-                    }
-                }
-                if command.key == "csv_requests", !samples.isEmpty, let python = Subprocess.which("python3") {
-                    // What a data tool pays to read the table: Python's csv module, every row.
-                    let read = "import csv, sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))))"
-                    let start = MonotonicClock.now()
-                    if let r = try? Subprocess.run(python, ["-c", read, scratch], output: .discard, timeout: 900), r.status == 0 {
-                        let f = Figure(
-                            key: "csv_requests_\(size.name)_python_s", value: Double(MonotonicClock.now() - start) / 1e9, min: 0,
-                            max: 0, unit: "s")
-                        figures.append(f)
-                        print("  \(f.key): \(fmt(f.value, 2)) s (wall)")
-                    }
-                }
-                guard !samples.isEmpty else {
-                    print(
-                        "  view_\(command.key)_\(size.name): failed: \(failures["view_\(command.key)_\(size.name)_cpu_s"] ?? "")")
-                    continue
-                }
-                let cpus = samples.map(\.cpu).sorted()
-                let rss = samples.map(\.rssMB).sorted()
-                cpu[command.key, default: []].append(cpus[cpus.count / 2])
-                for f in [
-                    Figure(
-                        key: "view_\(command.key)_\(size.name)_cpu_s", value: cpus[cpus.count / 2], min: cpus.first!,
-                        max: cpus.last!, unit: "s"),
-                    Figure(
-                        key: "view_\(command.key)_\(size.name)_rss_mb", value: rss[rss.count / 2], min: rss.first!,
-                        max: rss.last!, unit: "MB"),
-                ] {
-                    figures.append(f)
-                    print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
+                // CPU(10M) ÷ CPU(1M), and CPU(100M) ÷ CPU(10M) when measured: 10 is linear.
+                guard let list = cpu[shape.infix + command.key], list.count >= 2 else { continue }
+                for (i, suffix) in [(1, ""), (2, "_100m")] where i < list.count && list[i - 1] > 0 {
+                    let growth = Figure(
+                        key: "view_\(command.key)_\(shape.infix)growth\(suffix)", value: list[i] / list[i - 1], min: 0, max: 0,
+                        unit: "×")
+                    figures.append(growth)
+                    print("  \(growth.key): \(fmt(growth.value, 2)) ×")
                 }
             }
-            // The TUI in a terminal: the first rows, the whole, its memory (one run: wall time).
+        }
+        return (figures, failures)
+    }
+
+    /// Every command on a generated trace of `shape` and `size`; each command's median CPU is
+    /// appended to `cpu` (by shape and command) for the growth figures.
+    private static func measure(
+        traceView: String, generator: TraceGenerator, shape: Shape, size: (name: String, events: Int), repetitions: Int,
+        cpu: inout [String: [Double]]
+    ) throws -> (figures: [Figure], failures: [String: String]) {
+        var figures: [Figure] = []
+        var failures: [String: String] = [:]
+        let file = NSTemporaryDirectory() + "transduce-bench-scale-\(getpid())-\(shape)-\(size.name).tdtrace"
+        let scratch = file + ".out"
+        defer {
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: file + ".tdidx")
+            try? FileManager.default.removeItem(atPath: scratch)
+        }
+        let (written, request) = try shape.write(generator, events: size.events, to: file)
+        print("  (generated \(written) events, \(shape.described), for the \(shape.infix)\(size.name) figures)")
+        let name = shape.infix + size.name
+        for command in commands {
+            let key = "view_\(command.key)_\(name)"
+            var samples: [(cpu: Double, rssMB: Double)] = []
+            // 100M-event runs take minutes each: one of them.
+            for _ in 0..<(size.events >= 100_000_000 ? 1 : repetitions) {
+                command.prepare?(file)
+                switch run(traceView, command.arguments(file, scratch, request)) {
+                case .measured(let c, let r): samples.append((c, r))
+                case .failed(let why): failures[key + "_cpu_s"] = why
+                }
+            }
+            if command.key == "csv_requests", shape == .few, !samples.isEmpty, let python = Subprocess.which("python3") {
+                // What a data tool pays to read the table: Python's csv module, every row.
+                let read = "import csv, sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))))"
+                let start = MonotonicClock.now()
+                if let r = try? Subprocess.run(python, ["-c", read, scratch], output: .discard, timeout: 900), r.status == 0 {
+                    let f = Figure(
+                        key: "csv_requests_\(size.name)_python_s", value: Double(MonotonicClock.now() - start) / 1e9, min: 0,
+                        max: 0, unit: "s")
+                    figures.append(f)
+                    print("  \(f.key): \(fmt(f.value, 2)) s (wall)")
+                }
+            }
+            guard !samples.isEmpty else {
+                print("  \(key): failed: \(failures[key + "_cpu_s"] ?? "")")
+                continue
+            }
+            let cpus = samples.map(\.cpu).sorted()
+            let rss = samples.map(\.rssMB).sorted()
+            cpu[shape.infix + command.key, default: []].append(cpus[cpus.count / 2])
+            for f in [
+                Figure(key: key + "_cpu_s", value: cpus[cpus.count / 2], min: cpus.first!, max: cpus.last!, unit: "s"),
+                Figure(key: key + "_rss_mb", value: rss[rss.count / 2], min: rss.first!, max: rss.last!, unit: "MB"),
+            ] {
+                figures.append(f)
+                print("  \(f.key): \(fmt(f.value, 2)) \(f.unit) \(f.spread)")
+            }
+        }
+        // The TUI in a terminal: the first rows, the whole, its memory (one run: wall time), on
+        // the default shape.
+        if shape == .few {
             switch TUIScreen.figures(traceView: traceView, trace: file, size: size.name) {
             case .success(let found):
                 for f in found { print("  \(f.key): \(fmt(f.value, 2)) \(f.unit)") }
@@ -149,16 +213,6 @@ enum ViewScale {
             case .failure(let failure):
                 failures["view_tui_first_screen_\(size.name)_s"] = failure.why
                 print("  view_tui_first_screen_\(size.name): failed: \(failure.why)")
-            }
-        }
-        for command in commands {
-            // CPU(10M) ÷ CPU(1M), and CPU(100M) ÷ CPU(10M) when measured: 10 is linear.
-            guard let list = cpu[command.key], list.count >= 2 else { continue }
-            for (i, suffix) in [(1, ""), (2, "_100m")] where i < list.count && list[i - 1] > 0 {
-                let growth = Figure(
-                    key: "view_\(command.key)_growth\(suffix)", value: list[i] / list[i - 1], min: 0, max: 0, unit: "×")
-                figures.append(growth)
-                print("  \(growth.key): \(fmt(growth.value, 2)) ×")
             }
         }
         return (figures, failures)
@@ -176,10 +230,13 @@ enum ViewScale {
     }
 
     /// Every key, in table order.
-    static func keys(sizes: [String]) -> [String] {
-        commands.flatMap { c in
-            sizes.flatMap { ["view_\(c.key)_\($0)_cpu_s", "view_\(c.key)_\($0)_rss_mb"] } + ["view_\(c.key)_growth"]
-                + (sizes.count > 2 ? ["view_\(c.key)_growth_100m"] : [])
+    static func keys(sizes: [String], shapes: [Shape]) -> [String] {
+        shapes.flatMap { shape in
+            commands.flatMap { c in
+                sizes.flatMap { ["view_\(c.key)_\(shape.infix)\($0)_cpu_s", "view_\(c.key)_\(shape.infix)\($0)_rss_mb"] }
+                    + ["view_\(c.key)_\(shape.infix)growth"]
+                    + (sizes.count > 2 ? ["view_\(c.key)_\(shape.infix)growth_100m"] : [])
+            }
         } + sizes.map { "csv_requests_\($0)_python_s" }
             + sizes.flatMap {
                 ["view_tui_first_screen_\($0)_s", "view_tui_whole_screen_\($0)_s", "view_tui_screen_\($0)_rss_mb"]

@@ -17,7 +17,8 @@ import Foundation
 
     // The views at scale first: with --views-only, nothing else.
     let scale = try await ViewScale.figures(
-        traceView: BenchRun.beside("trace-view"), sizes: run.scaleSizes, repetitions: run.quick ? 1 : 3)
+        traceView: BenchRun.beside("trace-view"), sizes: run.scaleSizes, shapes: run.scaleShapes,
+        repetitions: run.scaleRepetitions)
     if run.viewsOnly { try ViewScale.writeAndExit(scale, json: run.jsonPath) }
 
     try await RuntimeFigures.collect(run, into: table)
