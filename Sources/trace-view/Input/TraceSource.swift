@@ -131,19 +131,27 @@ final class TraceSource {
     /// the first pass and ``index`` alike); else only whether there is one is kept, and it is
     /// looked up again when asked for (a second look costs a fraction of a pass).
     private func kept(keeping: Bool) -> TraceFileIndex? {
-        if let keptLookup { return keptLookup }
-        if keptIsMissing { return nil }
+        switch keptLookup {
+        case .held(let index): return index
+        case .missing: return nil
+        case .unknown, .present: break
+        }
         guard readsInPlace, let identity = TraceFileIndex.identity(of: path),
             let found = TraceInput.keptIndex(of: path, identity: identity)
         else {
-            keptIsMissing = true
+            keptLookup = .missing
             return nil
         }
-        if keeping { keptLookup = found }
+        keptLookup = keeping ? .held(found) : .present
         return found
     }
-    private var keptLookup: TraceFileIndex?
-    private var keptIsMissing = false
+    /// What is known of the kept index: not looked up yet, not there (or not trusted), there
+    /// (looked up again when asked for), or held.
+    private enum KeptLookup {
+        case unknown, missing, present
+        case held(TraceFileIndex)
+    }
+    private var keptLookup = KeptLookup.unknown
 
     /// The file every pass reads, and that the index (``index``) reads stretches of: the trace
     /// file, or its copy. Nil before the first pass, and for a source read once.

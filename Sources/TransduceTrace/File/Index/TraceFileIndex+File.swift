@@ -237,7 +237,7 @@ extension TraceFileIndex {
         }
         /// A u32 count, then that many items of at least `minimum` bytes each.
         mutating func list<T>(minimum: Int, _ item: (inout Cursor) throws -> T) throws -> [T] {
-            let n = try each(minimum: minimum)
+            let n = try count(minimum: minimum)
             var out: [T] = []
             out.reserveCapacity(n)
             for _ in 0..<n { out.append(try item(&self)) }
@@ -246,11 +246,11 @@ extension TraceFileIndex {
 
         /// A u32 count, then that many items of at least `minimum` bytes each, each read by `item`.
         mutating func each(minimum: Int, _ item: (inout Cursor) throws -> Void) throws {
-            for _ in 0..<(try each(minimum: minimum)) { try item(&self) }
+            for _ in 0..<(try count(minimum: minimum)) { try item(&self) }
         }
 
         /// A u32 count of items of at least `minimum` bytes each, checked against what is left.
-        private mutating func each(minimum: Int) throws -> Int {
+        private mutating func count(minimum: Int) throws -> Int {
             let n = Int(try u32())
             guard n <= (end - at) / minimum else { throw Refusal(description: "a count larger than the index") }
             return n
