@@ -14,8 +14,12 @@ struct BreakdownKeeper {
     private var byDispatch: [UInt64: [UInt64]] = [:]
     private var byCycle: [UInt64: [UInt64]] = [:]
     private var byTask: [UInt64: [UInt64]] = [:]
-    /// The kept events, with their positions, ascending from `head`.
-    private(set) var events: [(position: Int, event: TraceEvent)] = []
+    /// The kept events, with their positions, ascending from `head` (``KeptEvent``: compact,
+    /// their runtime and process the keeper's).
+    private(set) var events: [KeptEvent] = []
+    /// The runtime and process of every event kept (from the first).
+    private var runtime: UInt64 = 0
+    private var process: UInt32 = 0
     private(set) var head = 0
     /// When the kept events are let go of what nothing reads.
     private var compactAt = Self.firstCompaction
@@ -86,7 +90,8 @@ struct BreakdownKeeper {
     /// dispatched now starts (``RequestWindows``'s gate state before it takes the dispatch in).
     mutating func consume(_ e: TraceEvent, at position: Int, windowStart: Int?) {
         if isTracking { route(e, at: position, windowStart: windowStart) }
-        events.append((position, e))
+        if events.isEmpty { (runtime, process) = (e.runtime, e.process) }
+        events.append(KeptEvent(e, at: position))
     }
 
     /// Starts following what `waiting` (open requests: their dispatches and where their windows
@@ -99,7 +104,8 @@ struct BreakdownKeeper {
         isTracking = true
         for w in waiting { open(w.dispatch, first: w.first) }
         var gate = RequestWindows.Runtime()
-        for (position, e) in events[head...] {
+        for kept in events[head...] {
+            let (position, e) = (kept.position, kept.event(runtime: runtime, process: process))
             let start = e.isTaskReentry ? gate.windowStart(dispatchedAt: e.time, position: position) : nil
             route(e, at: position, windowStart: start)
             gate.follow(e, at: position)
@@ -163,7 +169,7 @@ struct BreakdownKeeper {
         }
         // Both ascending: one sweep.
         var i = 0
-        var kept: [(position: Int, event: TraceEvent)] = []
+        var kept: [KeptEvent] = []
         for item in events[head...] {
             while i < merged.count, merged[i].upperBound < item.position { i += 1 }
             if i < merged.count && merged[i].contains(item.position) { kept.append(item) }
@@ -208,8 +214,8 @@ struct BreakdownKeeper {
 
     /// The kept events from `first` on that `reads` reads (every one when nil).
     func events(from first: Int, reading reads: BreakdownReads?) -> [(position: Int, event: TraceEvent)] {
-        let from = firstIndex(atOrAfter: first)
-        guard let reads else { return Array(events[from...]) }
-        return events[from...].filter { reads.reads($0.position) }
+        events[firstIndex(atOrAfter: first)...].lazy.filter { reads?.reads($0.position) ?? true }.map {
+            ($0.position, $0.event(runtime: runtime, process: process))
+        }
     }
 }
