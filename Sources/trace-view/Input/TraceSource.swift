@@ -134,7 +134,7 @@ final class TraceSource {
         switch keptLookup {
         case .held(let index): return index
         case .missing: return nil
-        case .unknown, .present: break
+        case .unknown: break
         }
         guard readsInPlace, let identity = TraceFileIndex.identity(of: path),
             let found = TraceInput.keptIndex(of: path, identity: identity)
@@ -142,13 +142,13 @@ final class TraceSource {
             keptLookup = .missing
             return nil
         }
-        keptLookup = keeping ? .held(found) : .present
+        if keeping { keptLookup = .held(found) }
         return found
     }
-    /// What is known of the kept index: not looked up yet, not there (or not trusted), there
-    /// (looked up again when asked for), or held.
+    /// What is known of the kept index: not looked up yet (or found and not kept: looked up
+    /// again when asked for), not there (or not trusted), or held.
     private enum KeptLookup {
-        case unknown, missing, present
+        case unknown, missing
         case held(TraceFileIndex)
     }
     private var keptLookup = KeptLookup.unknown
