@@ -75,27 +75,23 @@ import TransduceTrace
         // Each exporter is timed where it runs: the wait to resume this test's task on a busy
         // concurrency pool is neither's.
         async let reference = OTLPReader.withReceiver(mode.name) { port, log in
-            let (run, took) = try await offThePool {
-                let started = ContinuousClock.now
-                let run = try Subprocess.run(
+            let (run, took) = try await timedOffThePool {
+                try Subprocess.run(
                     Self.python,
                     [
                         Self.root + "/scripts/otlp-reference-export.py", "http://127.0.0.1:\(port)/v1/traces", mode.compression,
                         mode.timeout,
                     ], output: .captureSeparately, timeout: 120)
-                return (run, ContinuousClock.now - started)
             }
             let result = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
             return (success: result?["success"] as? Bool, posts: try Self.posts(log), errors: run.errors, took: took)
         }
         async let ours = OTLPReader.withReceiver(mode.name) { port, log in
-            let (run, took) = try await offThePool {
-                let started = ContinuousClock.now
-                let run = try traceViewBlocking([
+            let (run, took) = try await timedOffThePool {
+                try traceViewBlocking([
                     "export", "--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:\(port)", "--compression",
                     mode.compression, "--timeout", mode.timeout, fixtures + "/demo.jsonl",
                 ])
-                return (run, ContinuousClock.now - started)
             }
             return (status: run.status, posts: try Self.posts(log), errors: run.err, took: took)
         }
@@ -146,14 +142,11 @@ import TransduceTrace
                 Self.python, [Self.root + "/scripts/otlp-reference-export.py", url, "none", "4"], output: .captureSeparately,
                 timeout: 60)
         }
-        // Timed where it runs: the wait to resume this test's task on a busy concurrency pool is
-        // not trace-view's (plain `swift test` once measured 63 s across the await).
-        let (mine, took) = try await offThePool {
-            let started = ContinuousClock.now
-            let run = try traceViewBlocking([
+        // Timed where it runs (``timedOffThePool``), not across the await.
+        let (mine, took) = try await timedOffThePool {
+            try traceViewBlocking([
                 "export", "--format", "otlp", "--otlp-endpoint", url, "--timeout", "4", fixtures + "/demo.jsonl",
             ])
-            return (run, ContinuousClock.now - started)
         }
         let theirs = try JSONSerialization.jsonObject(with: Data(try await reference.output.utf8)) as? [String: Any]
         #expect(theirs?["success"] as? Bool == false)
