@@ -38,6 +38,34 @@ import TransduceTestSupport
         #expect(ranges.rangeCount == 3 && ranges.contains(2) && !ranges.contains(3) && ranges.contains(.max))
     }
 
+    /// Frozen into one table, each runtime's ranges answer as its own set does; a runtime the
+    /// table lacks holds nothing.
+    @Test func anIDRangeTableHoldsWhatEachRuntimesSetHolds() {
+        var numbers = SeededRandom(seed: 11)
+        var sets: [RuntimeKey: IDRanges] = [:]
+        var oracle: [RuntimeKey: Set<UInt64>] = [:]
+        // Runtimes with no range, one, and many; keys not in insertion order.
+        for r in [9, 2, 40, 7, 1_000] as [UInt64] {
+            let key = RuntimeKey(rawValue: r)
+            sets[key] = IDRanges()
+            oracle[key] = []
+            for i in 0..<(r == 40 ? 0 : r * 20) {
+                let id = numbers.next(below: 3) == 0 ? numbers.next(below: i + 1) : i
+                sets[key]!.insert(id)
+                oracle[key]!.insert(id)
+            }
+        }
+        let table = IDRangeTable(sets)
+        for (key, ids) in oracle {
+            for id in 0..<20_100 as Range<UInt64> {
+                #expect(table.contains(id, in: key) == ids.contains(id), "runtime \(key), id \(id)")
+            }
+        }
+        #expect(!table.contains(0, in: RuntimeKey(rawValue: 3)))
+        #expect(!table.contains(0, in: RuntimeKey(rawValue: 5_000)))
+        #expect(!IDRangeTable([:]).contains(0, in: RuntimeKey(rawValue: 1)))
+    }
+
     /// A small table answers as a dictionary does, holding few entries in an array and many in a
     /// dictionary, and back to few when emptied.
     @Test func aSmallTableHoldsWhatADictionaryHolds() {

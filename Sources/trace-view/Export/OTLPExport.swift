@@ -27,7 +27,7 @@ enum OTLPExport {
         try source.pass { census.consume($0) }
         let (emit, finish) = try sink(total: census.requests)
         var stream = OTLPStream(
-            census: census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
+            census: consume census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
             maxKept: ExportFormat.maxKept, emit: emit)
         try source.pass { if !stream.stopped { stream.consume($0) } }
         let missed = stream.missed

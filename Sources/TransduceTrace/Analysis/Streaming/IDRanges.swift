@@ -31,6 +31,15 @@ struct IDRanges: Sendable {
         (0..<bounds.count / 2).partitionPoint { bounds[2 * $0 + 1] >= id }
     }
 
+    /// The ranges' bounds, lower and upper of each in turn, ascending.
+    var bounds: [UInt64] {
+        switch storage {
+        case .empty: []
+        case .one(let lower, let upper): [lower, upper]
+        case .many(let bounds): bounds
+        }
+    }
+
     func contains(_ id: UInt64) -> Bool {
         switch storage {
         case .empty: return false
