@@ -448,6 +448,9 @@ import TransduceTestSupport
         }
         let batches = resumed.missedBatches
         #expect(batches.count >= 4, "a bound this small misses requests of every wave")
+        // Every runtime stopped with nothing open: none is held, though each rejected a dispatch
+        // after its stop (it was, a state and an event each, until the pass ended).
+        #expect(resumed.runtimesHeld == 0)
         var reads: [Int] = []
         for batch in batches {
             var pass = ResumeBreakdowns(missed: batch)

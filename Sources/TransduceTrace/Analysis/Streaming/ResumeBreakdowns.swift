@@ -18,6 +18,8 @@ package struct ResumeBreakdowns {
     private var keptCount = 0
     /// The most events kept at once.
     package private(set) var peakKept = 0
+    /// How many runtimes' states it holds (a runtime's goes once it stopped with nothing open).
+    package var runtimesHeld: Int { kept.count }
     private var position = 0
     /// The breakdowns found and not yet taken, in resume order.
     package private(set) var found: [LatencyBreakdown] = []
@@ -38,6 +40,9 @@ package struct ResumeBreakdowns {
     /// not consumed, and no other request is broken down).
     private let only: Set<TraceIndex.Key>?
     private let onlyRuntimes: Set<RuntimeKey>
+    /// What runtimes whose states went saw (their `seen`), of those with a request in
+    /// ``missed``: the batches are made from it.
+    private var seenOfReleased: [RuntimeKey: Int] = [:]
     /// In a pass of missed requests: those not yet resumed.
     private var waiting: Set<TraceIndex.Key> = []
 
@@ -56,6 +61,8 @@ package struct ResumeBreakdowns {
         var seen = 0
         /// Events appended since the runtime's last trim.
         var sinceTrim = 0
+        /// Whether a request of it is in ``missed``.
+        var missedAny = false
         var count: Int { keeper.count }
     }
 
@@ -86,8 +93,16 @@ package struct ResumeBreakdowns {
         let runtime = e.runtimeKey
         if only != nil && !onlyRuntimes.contains(runtime) { return }
         defer { position += 1 }
-        let slot = kept.slot(runtime) { Kept() }
         windows.consume(e)
+        // An event of a runtime with no state and nothing open after it (its first, or one after
+        // its stop, such as a dispatch it rejected) is read by no window: it would only be kept
+        // until the next trim, which never comes for a runtime that stopped.
+        guard
+            let slot = kept.slot(runtime) ?? (windows.earliestOpen(runtime: runtime) == nil ? nil : kept.slot(runtime) { Kept() })
+        else {
+            if windows.hasResumed { for r in windows.takeResumed() { breakDown(r) } }
+            return
+        }
         switch e.kind {
         case .dispatch where e.isAwaitedDispatch:
             // Its reads are followed from where its window starts (kept: no earlier than what a
@@ -127,7 +142,9 @@ package struct ResumeBreakdowns {
         // of what no open window needs).
         if kept[slot: slot].sinceTrim >= 4_096 || e.kind == .runtimeStop {
             kept[slot: slot].sinceTrim = 0
-            keptCount -= kept[slot: slot].keeper.drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
+            let earliestOpen = windows.earliestOpen(runtime: runtime)
+            keptCount -= kept[slot: slot].keeper.drop(before: earliestOpen ?? position + 1)
+            if e.kind == .runtimeStop && earliestOpen == nil && kept[slot: slot].keeper.isIdle { release(slot, of: runtime) }
         }
         if keptCount > maxKept { letGoOfTheOldest() }
     }
@@ -168,7 +185,8 @@ package struct ResumeBreakdowns {
         var batch: [TraceIndex.Key] = []
         var events = 0
         for r in runtimes {
-            let seen = kept.state(keys[r.keys.lowerBound].runtime)?.seen ?? 0
+            let runtime = keys[r.keys.lowerBound].runtime
+            let seen = (kept.state(runtime)?.seen ?? 0) + (seenOfReleased[runtime] ?? 0)
             if !batch.isEmpty && events + seen > maxKept {
                 batches.append(batch)
                 batch = []
@@ -192,6 +210,7 @@ package struct ResumeBreakdowns {
         missed = []
         let batches = batches(of: &keys)
         kept = PerRuntime()
+        seenOfReleased = [:]
         return batches
     }
 
@@ -224,7 +243,12 @@ package struct ResumeBreakdowns {
         }
         let keeper = kept[slot: slot].keeper
         guard keeper.count > 0, keeper.events[keeper.head].position <= r.first else {
-            if missed.count < Self.maxMissed { missed.append(key) } else { missedOverflow = true }
+            if missed.count < Self.maxMissed {
+                missed.append(key)
+                kept[slot: slot].missedAny = true
+            } else {
+                missedOverflow = true
+            }
             return
         }
         let index = TraceIndex(keeper.events(from: r.first, reading: reads).map(\.event))
@@ -232,6 +256,14 @@ package struct ResumeBreakdowns {
             found.append(b)
             if keepsWindows { windowsFound.append(index) }
         }
+    }
+
+    /// Lets go of the state of a runtime that stopped with nothing open or kept (a trace of a
+    /// runtime per connection names tens of thousands one after another: at 10M events in 78,126
+    /// runtimes, their states took 15 MB), noting what it saw if a request of it was missed.
+    private mutating func release(_ slot: Int, of runtime: RuntimeKey) {
+        if kept[slot: slot].missedAny { seenOfReleased[runtime, default: 0] += kept[slot: slot].seen }
+        kept.release(slot, leaving: Kept())
     }
 
     /// Lets go of the oldest events of the runtimes keeping most until at most 7/8 of `maxKept`
