@@ -198,6 +198,32 @@ import TransduceTestSupport
         #expect(TraceFileIndex.load(sidecarOf: path, identity: identity).index == nil)
     }
 
+    /// `report` of a file with no index kept indexes it in a pass of its own before its first
+    /// (the builder's memory gone before the view's), keeps it, and writes the page a run with
+    /// the index kept writes; where it cannot be kept, the run holds it and writes the same.
+    @Test func reportIndexesAFileInAPassOfItsOwnFirst() async throws {
+        let dir = TemporaryDirectory()
+        let path = try Self.twoProcessDemo(in: dir)
+        let sidecar = TraceFileIndex.sidecarPath(of: path)
+        let say = ["TRACE_VIEW_SAY_READS": "1"]
+        let first = try await traceView(["report", path], environment: say)
+        #expect(first.status == 0, "\(first.err)")
+        #expect(first.err.contains("and the input once more to index it"), "\(first.err)")
+        #expect(FileManager.default.fileExists(atPath: sidecar))
+        let reads = try #require(traceViewReads(first.err))
+        #expect(reads.input == reads.passes + 1)
+        let again = try await traceView(["report", path], environment: say)
+        #expect(again.status == 0 && again.out == first.out, "\(again.err)")
+        #expect(!again.err.contains("to index it") && traceViewReads(again.err)?.input == reads.passes)
+        // A directory at the index's name: not kept, held for the run, the same page.
+        try FileManager.default.removeItem(atPath: sidecar)
+        try FileManager.default.createDirectory(atPath: sidecar + "/inside", withIntermediateDirectories: true)
+        let unkept = try await traceView(["report", path], environment: say)
+        #expect(unkept.status == 0 && unkept.out == first.out, "\(unkept.err)")
+        #expect(unkept.err.contains("to index it"), "\(unkept.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sidecar) == ["inside"])
+    }
+
     /// Where the index cannot be kept (here a directory holds its name: root ignores a
     /// read-only directory), it serves the run it was built for, and leaves nothing behind.
     @Test func anIndexThatCannotBeKeptStillServesItsRun() async throws {

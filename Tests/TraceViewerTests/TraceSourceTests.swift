@@ -112,7 +112,11 @@ import TransduceTestSupport
             #expect(fromOthers[0] == expected, "\(view): JSON Lines differs from the trace file")
             #expect(fromOthers[1] == expected, "\(view): standard input differs from the trace file")
             let inPlace = try #require(traceViewReads(fromFile.err), "\(view): \(fromFile.err)")
-            #expect(inPlace.passes >= 1 && inPlace.input == inPlace.passes, "\(view): \(inPlace)")
+            // The first view that seeks (`report`) indexes the file in a pass of its own, before
+            // its first; the later ones find the index it kept.
+            let indexedApart = fromFile.err.contains("and the input once more to index it")
+            #expect(indexedApart == (view == ["report"]), "\(view): \(fromFile.err)")
+            #expect(inPlace.passes >= 1 && inPlace.input == inPlace.passes + (indexedApart ? 1 : 0), "\(view): \(inPlace)")
             for (name, err) in [("JSON Lines", fromJSONL.err), ("standard input", fromPipe.errors)] {
                 let copied = try #require(traceViewReads(err), "\(view) of \(name): \(err)")
                 #expect(copied.input == 1 && copied.passes == inPlace.passes, "\(view) of \(name): \(copied)")

@@ -39,7 +39,7 @@ enum TUICommand: Subcommand {
         if TerminalSession.available {
             // On a terminal: the screen comes at once and fills while the trace is read on a
             // thread of its own (BrowserFeed), in bounded memory whatever the trace's length.
-            let feed = BrowserFeed(source: try TraceSource(args, access: .seeks))
+            let feed = BrowserFeed(source: try TraceSource(args, access: .seeksIndexingAlong))
             return try browse(feed: feed, title: title, ascii: args.flag("ascii"), palette: try palette(args))
         }
         // Printed whole: read as a stream (the first pass, then a second for the largest parts
