@@ -548,3 +548,56 @@ import TransduceTestSupport
         }
     }
 }
+
+/// The gate analysis's recent holds: what held the gate during each wait, however the runtime
+/// went between quiet (nothing pending: a short ring) and a backlog (the ring grows).
+@Suite struct RecentHoldsTests {
+    @Test func aWaitIsHeldByEveryCycleInItsWayAcrossQuietAndBusySpells() {
+        var events: [TraceEvent] = []
+        var t: UInt64 = 0
+        var cycle: UInt64 = 0
+        func run(_ dispatch: UInt64, _ label: String, holding: UInt64) {
+            cycle += 1
+            events += [enter(cycle, dispatch, at: t), transduce(cycle, label, at: t), leave(cycle, at: t + holding)]
+            t += holding + 1
+        }
+        // Quiet: 20 posts, each entering at once (the short ring wraps).
+        for d in 1...20 as ClosedRange<UInt64> {
+            t += 1
+            events.append(dispatch(d, "post", "quiet", at: t))
+            run(d, "quiet", holding: 1)
+        }
+        // A backlog: a request waits behind 70 posts dispatched with it (the ring grows from the
+        // short one, wrapped, and wraps again at its full size).
+        let waitStart = t + 1
+        events.append(dispatch(100, "request", "waiter", at: waitStart))
+        for d in 101...170 as ClosedRange<UInt64> { events.append(dispatch(d, "post", "busy\(d)", at: waitStart)) }
+        t = waitStart + 1
+        let busyFirst = cycle + 1
+        for d in 101...170 as ClosedRange<UInt64> { run(d, "busy\(d)", holding: d == 150 ? 50 : 2) }
+        run(100, "waiter", holding: 1)
+        events.append(resume(100, at: t))
+        // Quiet again, then a second request behind 3 posts.
+        for d in 200...230 as ClosedRange<UInt64> {
+            t += 1
+            events.append(dispatch(d, "post", "quiet", at: t))
+            run(d, "quiet", holding: 1)
+        }
+        let second = t + 1
+        events.append(dispatch(300, "request", "second", at: second))
+        for d in 301...303 as ClosedRange<UInt64> { events.append(dispatch(d, "post", "late\(d)", at: second)) }
+        t = second + 1
+        let lateFirst = cycle + 1
+        for d in 301...303 as ClosedRange<UInt64> { run(d, "late\(d)", holding: 100) }
+        run(300, "second", holding: 1)
+        var report = ContentionReport()
+        for e in events { report.consume(e) }
+        let waits = Dictionary(uniqueKeysWithValues: report.longestWaits.map { ($0.dispatch, $0) })
+        // Every cycle that held the gate in the wait, oldest first, and none before it: the
+        // last 64 (``ContentionReport/history``) of a wait behind 70.
+        #expect(waits[100]?.heldBy.map(\.cycle) == Array((busyFirst + 6)..<(busyFirst + 70)))
+        #expect(waits[300]?.heldBy.map(\.cycle) == Array(lateFirst..<(lateFirst + 3)))
+        // The request's tail names the longest of them.
+        #expect(report.requestTails["waiter"]?.slowest.first?.holder == "waiting behind busy150")
+    }
+}
