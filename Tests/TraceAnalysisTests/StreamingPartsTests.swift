@@ -601,3 +601,81 @@ import TransduceTestSupport
         #expect(report.requestTails["waiter"]?.slowest.first?.holder == "waiting behind busy150")
     }
 }
+
+/// The cycles table against a plain model of it: a queue of every admission not entered yet,
+/// cleared of a runtime's at its stop, over runtimes that come and go (hundreds of them, each
+/// leaving admissions that never enter, some dispatching again after their stop).
+@Suite struct CycleRowsTests {
+    @Test func rowsAreThoseOfAQueueClearedAtEachStop() {
+        var numbers = SeededRandom(seed: 3)
+        var events: [TraceEvent] = []
+        var t: UInt64 = 0
+        var next: [UInt64: UInt64] = [:]  // each runtime's next id
+        var live = Set<UInt64>(1...40)
+        var born: UInt64 = 40
+        for _ in 0..<15_000 {
+            t += 1
+            let r = live.sorted()[Int(numbers.next(below: UInt64(live.count)))]
+            let id = next[r, default: 1]
+            switch numbers.next(below: 10) {
+            case 0..<5:
+                // An admission; most enter at once, some never.
+                events.append(
+                    e(.dispatch, at: t, runtime: r) {
+                        $0.dispatch = id; $0.label = "l\(id % 7)"; $0.code = 1
+                    })
+                if numbers.next(below: 4) != 0 {
+                    events.append(
+                        e(.cycleEnter, at: t, runtime: r) {
+                            $0.cycle = id; $0.dispatch = id
+                        })
+                    events.append(e(.effect, at: t, runtime: r) { $0.cycle = id })
+                    events.append(e(.cycleLeave, at: t, runtime: r) { $0.cycle = id })
+                }
+                next[r] = id + 1
+            case 5:
+                // A cycle of an admission queued earlier (or of one not in the trace).
+                let old = id > 1 ? numbers.next(below: id - 1) + 1 : 0
+                events.append(
+                    e(.cycleEnter, at: t, runtime: r) {
+                        $0.cycle = 1_000_000 + id; $0.dispatch = old
+                    })
+                events.append(e(.cycleLeave, at: t, runtime: r) { $0.cycle = 1_000_000 + id })
+                next[r] = id + 1
+            case 6 where live.count > 1:
+                events.append(e(.runtimeStop, at: t, runtime: r))
+                // Most go; some dispatch again after their stop.
+                if numbers.next(below: 5) != 0 { live.remove(r) }
+                born += 1
+                live.insert(born)
+            default:
+                break
+            }
+        }
+        var table = CycleRows()
+        var rows: [CycleRows.Row] = []
+        for e in events {
+            table.consume(e)
+            rows += table.take()
+        }
+        rows += table.finish()
+        // The model.
+        var queued: [TraceIndex.Key: (time: UInt64, label: String)] = [:]
+        var expected: [(RuntimeKey, UInt64, String, UInt64?)] = []
+        for e in events {
+            let key = TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)
+            switch e.kind {
+            case .dispatch: queued[key] = (e.time, e.label)
+            case .cycleEnter:
+                let admission = queued.removeValue(forKey: key)
+                expected.append((e.runtimeKey, e.cycle, admission?.label ?? "", admission.map { e.time - $0.time }))
+            case .runtimeStop: queued = queued.filter { $0.key.runtime != e.runtimeKey }
+            default: break
+            }
+        }
+        #expect(rows.count == expected.count && rows.count > 5_000)
+        for (row, want) in zip(rows, expected) {
+            #expect(row.runtime == want.0 && row.cycle == want.1 && row.label == want.2 && row.waited == want.3)
+        }
+    }
+}
