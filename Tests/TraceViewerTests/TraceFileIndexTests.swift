@@ -201,7 +201,8 @@ import TransduceTestSupport
     /// A request id that more runtimes hold than a view reads the stretches of
     /// (``TraceFileIndex/maxCandidates``) is answered from the index alone: nothing is read,
     /// and `sequence` asks which one, naming them. (Each one's stretch was read and held: 621 MB
-    /// and 21 s at 10M events in 78,126 runtimes.) One of them, picked, is read as before.
+    /// and 21 s at 10M events in 78,126 runtimes; 574 MB without the index.) One of them,
+    /// picked, is read as before.
     @Test func aRequestManyRuntimesHoldIsNamedFromTheIndexAlone() async throws {
         let dir = TemporaryDirectory()
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
@@ -226,10 +227,17 @@ import TransduceTestSupport
         let one = try index.findLifecycle(
             of: id, path: path, admits: { $0.runtimeKey == key }, admitsRuntime: { $0 == key })
         #expect(one.found.passes >= 1 && one.found.runtimes == [key] && one.found.stretches[key] != nil)
-        let asked = try await traceView(["sequence", "--request", "\(id)", path])
-        #expect(
-            asked.status == 64 && asked.err.contains("(\(processes) runtimes); pick one with --runtime and --pid"), "\(asked.err)"
-        )
+        // Without the index: one pass names them, following no runtime's lifecycle past 64 (each
+        // one's was kept), and the few that hold it in a narrower trace are followed whole.
+        let unread = LifecycleWindow.find(dispatch: id) { events.forEach($0) }
+        #expect(unread.runtimes.count == processes && unread.stretches.isEmpty && unread.passes == 1)
+        let few = LifecycleWindow.find(dispatch: id) { body in events.filter { $0.process < 110 }.forEach(body) }
+        #expect(few.runtimes.count == 10 && few.stretches.count == 10)
+        for index in [true, false] {
+            let asked = try await traceView(["sequence", "--request", "\(id)", path] + (index ? [] : ["--no-index"]))
+            #expect(asked.status == 64, "\(asked.err)")
+            #expect(asked.err.contains("(\(processes) runtimes); pick one with --runtime and --pid"), "\(asked.err)")
+        }
         let picked = try await traceView([
             "sequence", "--request", "\(id)", "--pid", "130", "--runtime", "\(demo[0].runtime)", path,
         ])

@@ -100,10 +100,13 @@ struct RecentlyDone<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var next = 0
     let capacity: Int
 
-    init(capacity: Int) {
+    /// At most `capacity` whole; storage for `reserving` of them (at most `capacity`) made now,
+    /// the rest as they come (a table kept per runtime, for tens of thousands of runtimes,
+    /// makes none up front).
+    init(capacity: Int, reserving: Int = 1 << 16) {
         self.capacity = capacity
         order = []
-        order.reserveCapacity(min(capacity, 1 << 16))
+        order.reserveCapacity(min(capacity, reserving))
     }
 
     /// The value of `key`, if it is still here.

@@ -2,7 +2,7 @@ extension TraceFileIndex {
     /// The most runtimes ``findLifecycle(of:path:admits:admitsRuntime:margin:)`` reads the
     /// stretches of, to find which of them hold the dispatch; past it, the runtimes the index
     /// says hold it are named unread, for the caller to pick one of.
-    package static let maxCandidates = 64
+    package static let maxCandidates = LifecycleWindow.maxRuntimes
 
     /// Finds dispatch #`dispatch`'s lifecycle (`LifecycleWindow/find(dispatch:maxPasses:read:)`)
     /// in the file at `path` that this index describes, reading only from the place its view
