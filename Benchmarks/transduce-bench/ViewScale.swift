@@ -137,7 +137,7 @@ enum ViewScale {
                 guard let list = cpu[shape.infix + command.key], list.count >= 2 else { continue }
                 for (i, suffix) in [(1, ""), (2, "_100m")] where i < list.count && list[i - 1] > 0 {
                     let growth = Figure(
-                        key: "view_\(command.key)_\(shape.infix)growth\(suffix)", value: list[i] / list[i - 1], min: 0, max: 0,
+                        key: key(command.key, shape, "growth" + suffix), value: list[i] / list[i - 1], min: 0, max: 0,
                         unit: "×")
                     figures.append(growth)
                     print("  \(growth.key): \(fmt(growth.value, 2)) ×")
@@ -164,9 +164,8 @@ enum ViewScale {
         }
         let (written, request) = try shape.write(generator, events: size.events, to: file)
         print("  (generated \(written) events, \(shape.described), for the \(shape.infix)\(size.name) figures)")
-        let name = shape.infix + size.name
         for command in commands {
-            let key = "view_\(command.key)_\(name)"
+            let key = key(command.key, shape, size.name)
             var samples: [(cpu: Double, rssMB: Double)] = []
             // 100M-event runs take minutes each: one of them.
             for _ in 0..<(size.events >= 100_000_000 ? 1 : repetitions) {
@@ -229,13 +228,19 @@ enum ViewScale {
         exit(scale.failures.isEmpty ? 0 : 1)
     }
 
+    /// The key of `command`'s figure `rest` (a size, or `growth`) on `shape`: the one spelling
+    /// of a view figure's key (`view_<command>_<shape>_<rest>`, no shape for the default).
+    static func key(_ command: String, _ shape: Shape, _ rest: String) -> String {
+        "view_\(command)_\(shape.infix)\(rest)"
+    }
+
     /// Every key, in table order.
     static func keys(sizes: [String], shapes: [Shape]) -> [String] {
         shapes.flatMap { shape in
             commands.flatMap { c in
-                sizes.flatMap { ["view_\(c.key)_\(shape.infix)\($0)_cpu_s", "view_\(c.key)_\(shape.infix)\($0)_rss_mb"] }
-                    + ["view_\(c.key)_\(shape.infix)growth"]
-                    + (sizes.count > 2 ? ["view_\(c.key)_\(shape.infix)growth_100m"] : [])
+                sizes.flatMap { [key(c.key, shape, $0) + "_cpu_s", key(c.key, shape, $0) + "_rss_mb"] }
+                    + [key(c.key, shape, "growth")]
+                    + (sizes.count > 2 ? [key(c.key, shape, "growth_100m")] : [])
             }
         } + sizes.map { "csv_requests_\($0)_python_s" }
             + sizes.flatMap {
