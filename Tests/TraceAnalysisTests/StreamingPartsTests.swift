@@ -561,35 +561,34 @@ import TransduceTestSupport
             events += [enter(cycle, dispatch, at: t), transduce(cycle, label, at: t), leave(cycle, at: t + holding)]
             t += holding + 1
         }
-        // Quiet: 20 posts, each entering at once (the short ring wraps).
-        for d in 1...20 as ClosedRange<UInt64> {
-            t += 1
-            events.append(dispatch(d, "post", "quiet", at: t))
-            run(d, "quiet", holding: 1)
+        // Posts each entering at once: nothing pending when they leave.
+        func quiet(_ ids: ClosedRange<UInt64>) {
+            for d in ids {
+                t += 1
+                events.append(dispatch(d, "post", "quiet", at: t))
+                run(d, "quiet", holding: 1)
+            }
         }
-        // A backlog: a request waits behind 70 posts dispatched with it (the ring grows from the
-        // short one, wrapped, and wraps again at its full size).
-        let waitStart = t + 1
-        events.append(dispatch(100, "request", "waiter", at: waitStart))
-        for d in 101...170 as ClosedRange<UInt64> { events.append(dispatch(d, "post", "busy\(d)", at: waitStart)) }
-        t = waitStart + 1
-        let busyFirst = cycle + 1
-        for d in 101...170 as ClosedRange<UInt64> { run(d, "busy\(d)", holding: d == 150 ? 50 : 2) }
-        run(100, "waiter", holding: 1)
-        events.append(resume(100, at: t))
-        // Quiet again, then a second request behind 3 posts.
-        for d in 200...230 as ClosedRange<UInt64> {
-            t += 1
-            events.append(dispatch(d, "post", "quiet", at: t))
-            run(d, "quiet", holding: 1)
+        // A request dispatched with posts it waits behind; returns the first of their cycles.
+        func backlog(_ request: UInt64, _ label: String, behind posts: ClosedRange<UInt64>, holding: (UInt64) -> UInt64)
+            -> UInt64
+        {
+            let start = t + 1
+            events.append(dispatch(request, "request", label, at: start))
+            for d in posts { events.append(dispatch(d, "post", "busy\(d)", at: start)) }
+            t = start + 1
+            let first = cycle + 1
+            for d in posts { run(d, "busy\(d)", holding: holding(d)) }
+            run(request, label, holding: 1)
+            events.append(resume(request, at: t))
+            return first
         }
-        let second = t + 1
-        events.append(dispatch(300, "request", "second", at: second))
-        for d in 301...303 as ClosedRange<UInt64> { events.append(dispatch(d, "post", "late\(d)", at: second)) }
-        t = second + 1
-        let lateFirst = cycle + 1
-        for d in 301...303 as ClosedRange<UInt64> { run(d, "late\(d)", holding: 100) }
-        run(300, "second", holding: 1)
+        // Quiet (the short ring wraps); a request behind 70 posts (the ring grows from the short
+        // one, wrapped, and wraps again at its full size); quiet again; a request behind 3.
+        quiet(1...20)
+        let busyFirst = backlog(100, "waiter", behind: 101...170) { $0 == 150 ? 50 : 2 }
+        quiet(200...230)
+        let lateFirst = backlog(300, "second", behind: 301...303) { _ in 100 }
         var report = ContentionReport()
         for e in events { report.consume(e) }
         let waits = Dictionary(uniqueKeysWithValues: report.longestWaits.map { ($0.dispatch, $0) })
