@@ -7,7 +7,8 @@
 struct IDRangeTable: Sendable {
     /// The runtimes, ascending.
     private let runtimes: [RuntimeKey]
-    /// Where each runtime's bounds start in `bounds` (one more than `runtimes`: the end).
+    /// Where each runtime's ranges start (indexes in ranges of `bounds`; one more than
+    /// `runtimes`: the end).
     private let starts: [Int]
     /// Every runtime's ranges' bounds in turn, lower and upper of each range, ascending.
     private let bounds: [UInt64]
@@ -21,7 +22,7 @@ struct IDRangeTable: Sendable {
         bounds.reserveCapacity(sets.values.reduce(0) { $0 + 2 * $1.rangeCount })
         for runtime in runtimes {
             bounds += sets[runtime]!.bounds
-            starts.append(bounds.count)
+            starts.append(bounds.count / 2)
         }
         self.starts = starts
         self.bounds = bounds
@@ -31,9 +32,6 @@ struct IDRangeTable: Sendable {
     func contains(_ id: UInt64, in runtime: RuntimeKey) -> Bool {
         let r = runtimes.partitionPoint { $0 >= runtime }
         guard r < runtimes.count, runtimes[r] == runtime else { return false }
-        let (start, end) = (starts[r] / 2, starts[r + 1] / 2)
-        // The first of the runtime's ranges whose upper bound is at least `id`.
-        let i = (start..<end).partitionPoint { bounds[2 * $0 + 1] >= id }
-        return i < end && bounds[2 * i] <= id
+        return IDRanges.contains(id, in: bounds, among: starts[r]..<starts[r + 1])
     }
 }

@@ -26,9 +26,17 @@ struct IDRanges: Sendable {
         }
     }
 
-    /// The index (in ranges) of the first range whose upper bound is at least `id`.
-    private static func firstNotBelow(_ id: UInt64, in bounds: [UInt64]) -> Int {
-        (0..<bounds.count / 2).partitionPoint { bounds[2 * $0 + 1] >= id }
+    /// The index (in ranges) of the first range whose upper bound is at least `id`, of the
+    /// ranges `among` of `bounds` (every one by default).
+    private static func firstNotBelow(_ id: UInt64, in bounds: [UInt64], among: Range<Int>? = nil) -> Int {
+        (among ?? 0..<bounds.count / 2).partitionPoint { bounds[2 * $0 + 1] >= id }
+    }
+
+    /// Whether one of the ranges `among` (indexes in ranges) of `bounds` (lower and upper of each
+    /// range in turn, ascending) holds `id`: for a set's own bounds, or a stretch of a table's.
+    static func contains(_ id: UInt64, in bounds: [UInt64], among: Range<Int>) -> Bool {
+        let i = firstNotBelow(id, in: bounds, among: among)
+        return i < among.upperBound && bounds[2 * i] <= id
     }
 
     /// The ranges' bounds, lower and upper of each in turn, ascending.
@@ -44,9 +52,7 @@ struct IDRanges: Sendable {
         switch storage {
         case .empty: return false
         case .one(let lower, let upper): return lower <= id && id <= upper
-        case .many(let bounds):
-            let i = Self.firstNotBelow(id, in: bounds)
-            return i < bounds.count / 2 && bounds[2 * i] <= id
+        case .many(let bounds): return Self.contains(id, in: bounds, among: 0..<bounds.count / 2)
         }
     }
 
