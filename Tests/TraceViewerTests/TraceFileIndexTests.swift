@@ -199,14 +199,14 @@ import TransduceTestSupport
     }
 
     /// A request id that more runtimes hold than a view reads the stretches of
-    /// (``TraceFileIndex/maxCandidates``) is answered from the index alone: nothing is read,
+    /// (``LifecycleWindow/maxRuntimes``) is answered from the index alone: nothing is read,
     /// and `sequence` asks which one, naming them. (Each one's stretch was read and held: 621 MB
     /// and 21 s at 10M events in 78,126 runtimes; 574 MB without the index.) One of them,
     /// picked, is read as before.
     @Test func aRequestManyRuntimesHoldIsNamedFromTheIndexAlone() async throws {
         let dir = TemporaryDirectory()
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
-        let processes = TraceFileIndex.maxCandidates + 6
+        let processes = LifecycleWindow.maxRuntimes + 6
         let events = (0..<processes).flatMap { n in
             demo.map {
                 var e = $0

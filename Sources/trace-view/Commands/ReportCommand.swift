@@ -34,8 +34,8 @@ enum ReportCommand: Subcommand {
         var cycles = ReportCycles(limit: limits.cycles)
         var totals = ReportTotals()
         // Read as a stream, through the index of the file the passes read (the trace file's,
-        // found or built in a pass of its own first, or its copy's) for the diagrams; a second pass finds
-        // the largest parts (as tui).
+        // found or built in a pass of its own first, or its copy's) for the diagrams; a second
+        // pass finds the largest parts (as tui).
         let read = { (body: (TraceEvent) -> Void) throws in
             guard source.passes == 0 else { return try source.pass(body) }
             try source.pass {

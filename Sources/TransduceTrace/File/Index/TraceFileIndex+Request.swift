@@ -1,17 +1,12 @@
 extension TraceFileIndex {
-    /// The most runtimes ``findLifecycle(of:path:admits:admitsRuntime:margin:)`` reads the
-    /// stretches of, to find which of them hold the dispatch; past it, the runtimes the index
-    /// says hold it are named unread, for the caller to pick one of.
-    package static let maxCandidates = LifecycleWindow.maxRuntimes
-
     /// Finds dispatch #`dispatch`'s lifecycle (`LifecycleWindow/find(dispatch:maxPasses:read:)`)
     /// in the file at `path` that this index describes, reading only from the place its view
     /// reaches back to (``plan(dispatch:admits:)``) until it is settled past every place the
     /// dispatch can be, and `margin` events more (records of several threads come slightly out
     /// of order). Only the events `admits` accepts count, of the runtimes `admitsRuntime` accepts
     /// (the same selection). No runtime has it when the plan has no start; when more than
-    /// ``maxCandidates`` may (the index's ranges of their dispatches hold it), nothing is read and
-    /// the found runtimes are those, without stretches.
+    /// `LifecycleWindow/maxRuntimes` may (the index's ranges of their dispatches hold it),
+    /// nothing is read and the found runtimes are those, without stretches.
     ///
     /// The stretches it finds count positions from the plan's start: read them with
     /// ``events(of:runtime:from:path:admits:)``.
@@ -20,7 +15,7 @@ extension TraceFileIndex {
         margin: Int = TraceFileFormat.eventsPerChunk
     ) throws -> (found: LifecycleWindow.Found, plan: Plan) {
         let plan = self.plan(dispatch: dispatch, admits: admitsRuntime)
-        guard let start = plan.start, plan.runtimes.count <= Self.maxCandidates else {
+        guard let start = plan.start, plan.runtimes.count <= LifecycleWindow.maxRuntimes else {
             // None, or more runtimes than a view reads at once for the caller to pick one of (each
             // one's stretch would be read and held: 665 MB at 10M events in 78,126 runtimes):
             // named from the index alone.
