@@ -20,6 +20,21 @@ import TransduceTestSupport
         #expect(read.counts.events == UInt64(trace.events.count))
     }
 
+    /// `forEach` decodes into one event, assigning a text only when its id changes: in any order
+    /// of labels set, emptied and repeated, host kinds and payloads, it hands over what was written.
+    @Test func forEachHandsOverEveryEventAsWritten() throws {
+        var numbers = SeededRandom(seed: 3)
+        for round in 0..<20 {
+            var events = trace.events
+            for i in events.indices.reversed() { events.swapAt(i, Int(numbers.next(below: UInt64(i + 1)))) }
+            if round % 2 == 1 { events += events.prefix(Int(numbers.next(below: UInt64(events.count)))) }
+            let reader = try TraceFileReader(bytes: Trace(events: events).binaryBytes())
+            var read: [TraceEvent] = []
+            reader.forEach { read.append($0) }
+            #expect(read == events && reader.notes.isEmpty && reader.eventCount == events.count)
+        }
+    }
+
     @Test func jsonLinesRoundTripKeepsEveryKindAndField() throws {
         let read = JSONLinesReader(bytes: trace.jsonLinesBytes()).readAll()
         #expect(read.notes.isEmpty)

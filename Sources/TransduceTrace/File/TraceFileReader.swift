@@ -28,7 +28,8 @@ public final class TraceFileReader {
     public private(set) var footer: TraceCounts?
     /// Byte offset of the next unread chunk.
     public private(set) var offset = 0
-    /// Events returned so far.
+    /// Events returned so far (while ``forEach(while:_:)`` hands them over, counted once a chunk:
+    /// a caller that needs the position of each event counts them itself).
     public private(set) var eventCount = 0
     /// The host of each process seen so far (from the file's process chunks).
     public private(set) var hosts: [UInt32: String] = [:]
@@ -162,26 +163,38 @@ public final class TraceFileReader {
     /// `continues` says so (asked before each event): the loop a view reads a whole file with,
     /// decoding a chunk's records with the string table and process loaded once per chunk.
     public func forEach(while continues: () -> Bool = { true }, _ body: (TraceEvent) throws -> Void) rethrows {
+        // One event, decoded into again and again: an event returned from the decoder was
+        // copied (a retain of each of its three strings) and the returned one destroyed (a
+        // release of each), a tenth of `summary`'s time.
+        var event = TraceEvent(kind: .eventDropped, time: 0, thread: 0, runtime: 0)
+        var held = HeldTexts()
+        let kinds = TraceRecordLayout.kinds
         while continues(), nextChunkWithEvents() {
             let strings = self.strings
             var index = chunkIndex
             let count = chunkEvents
+            // Counted in a local, put back once a chunk (and before a note, which says the
+            // count): a stored property of a class changed once an event costs a dynamic
+            // exclusivity check each time.
+            var counted = index
             defer {
                 chunkIndex = index
+                eventCount += index - counted
             }
-            // One event, decoded into again and again: an event returned from the decoder was
-            // copied (a retain of each of its three strings) and the returned one destroyed (a
-            // release of each), a tenth of `summary`'s time.
-            var event = TraceEvent(kind: .eventDropped, time: 0, thread: 0, runtime: 0)
             while index < count {
                 guard continues() else { return }
-                guard decodeRecord(at: 4 + index * TraceFileFormat.recordSize, strings: strings, into: &event) else {
+                if let damage = decodeRecord(
+                    at: 4 + index * TraceFileFormat.recordSize, strings: strings, kinds: kinds, into: &event,
+                    holding: &held)
+                {
+                    eventCount += index - counted
+                    counted = index
+                    note(damage.message, at: damage.offset)
                     finished = true
                     chunkEvents = 0
                     return
                 }
                 index += 1
-                eventCount += 1
                 try body(event)
             }
         }
@@ -345,30 +358,58 @@ public final class TraceFileReader {
     @inline(__always)
     private func decodeRecord(at base: Int, strings: [String]) -> TraceEvent? {
         var event = TraceEvent(kind: .eventDropped, time: 0, thread: 0, runtime: 0)
-        return decodeRecord(at: base, strings: strings, into: &event) ? event : nil
+        var held = HeldTexts()
+        if let damage = decodeRecord(
+            at: base, strings: strings, kinds: TraceRecordLayout.kinds, into: &event, holding: &held)
+        {
+            note(damage.message, at: damage.offset)
+            return nil
+        }
+        return event
     }
 
-    /// Decodes the record at `base` of the current chunk into `event`, every field of it: `false`
-    /// (with a note) when the record is damaged, and `event` is then unchanged.
-    private func decodeRecord(at base: Int, strings: [String], into event: inout TraceEvent) -> Bool {
+    /// The string ids of the texts an event decoded into holds (0, the empty string, for a new
+    /// one): a text is assigned only when its id changes.
+    private struct HeldTexts {
+        var label = 0
+        var label2 = 0
+        var payload = 0
+    }
+
+    /// Decodes the record at `base` of the current chunk into `event` (whose texts are those of
+    /// `held`), every field of it; when the record is damaged, says what is wrong and where (for
+    /// a note), and `event` is then unchanged.
+    @inline(__always)
+    private func decodeRecord(
+        at base: Int, strings: [String], kinds: [TraceEvent.Kind?], into event: inout TraceEvent,
+        holding held: inout HeldTexts
+    ) -> (message: String, offset: Int)? {
         let b = UnsafeRawBufferPointer(start: chunk, count: chunkLength)
-        guard let kind = TraceEvent.Kind(rawValue: b[base + Int(CLTTNG_RECORD_KIND)]) else {
-            note("unknown event kind \(b[base])", at: chunkOffset + base)
-            return false
+        guard let kind = kinds[Int(b[base + Int(CLTTNG_RECORD_KIND)])] else {
+            return ("unknown event kind \(b[base])", chunkOffset + base)
         }
         let (label32, label2_32) = TraceRecordLayout.labels(in: b, at: base)
         let label = Int(label32)
-        let label2 = Int(label2_32)
-        guard label < strings.count, label2 < strings.count else {
-            note("event refers to an undefined string", at: chunkOffset + base)
-            return false
+        let second = Int(label2_32)
+        guard label < strings.count, second < strings.count else {
+            return ("event refers to an undefined string", chunkOffset + base)
         }
-        event = TraceRecordLayout.decode(kind, from: b, at: base)
+        TraceRecordLayout.decode(kind, from: b, at: base, into: &event)
         event.process = process
-        if label != 0 { event.label = strings[label] }
-        if label2 != 0 {
-            if kind == .runtimeStart { event.label2 = strings[label2] } else { event.payload = strings[label2] }
+        // A runtimeStart's second text is its host kind; every other kind's is its payload.
+        let (label2, payload) = kind == .runtimeStart ? (second, 0) : (0, second)
+        if label != held.label {
+            event.label = strings[label]
+            held.label = label
         }
-        return true
+        if label2 != held.label2 {
+            event.label2 = strings[label2]
+            held.label2 = label2
+        }
+        if payload != held.payload {
+            event.payload = strings[payload]
+            held.payload = payload
+        }
+        return nil
     }
 }

@@ -304,5 +304,7 @@ struct TraceInput {
 private final class HostTable {
     var hosts: [UInt32: String] = [:]
     var lossesUnknown = false
-    var stop = false
+    /// Asked before every event: unchecked, because a dynamic exclusivity check of it cost more
+    /// than the read it guards (only the reading thread sets it, from within the read).
+    @exclusivity(unchecked) var stop = false
 }

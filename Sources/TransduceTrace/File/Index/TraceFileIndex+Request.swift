@@ -26,10 +26,13 @@ extension TraceFileIndex {
         }
         let found = try LifecycleWindow.find(dispatch: dispatch) { body, settled in
             let reader = try self.reader(path: path, from: start)
+            // Counted here: the reader counts once a chunk while it hands events over.
+            var position = reader.eventCount
             var stopAt = Int.max
-            reader.forEach(while: { reader.eventCount < stopAt }) { event in
+            reader.forEach(while: { position < stopAt }) { event in
+                position += 1
                 if admits(event) { body(event) }
-                if stopAt == .max, reader.eventCount >= plan.through, settled() { stopAt = reader.eventCount + margin }
+                if stopAt == .max, position >= plan.through, settled() { stopAt = position + margin }
             }
         }
         return (found, plan)
