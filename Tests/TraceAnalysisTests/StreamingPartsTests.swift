@@ -101,6 +101,40 @@ import TransduceTestSupport
         #expect(few.entries.map(\.key) == [9, 7, 1])
     }
 
+    /// Runtime slots through growth and removals (which move later entries back across the gap,
+    /// around the table's end too): every key's slot is the dictionary's after every step.
+    @Test func runtimeSlotsHoldWhatADictionaryHolds() {
+        var numbers = SeededRandom(seed: 11)
+        var slots = RuntimeSlots()
+        var oracle: [RuntimeKey: Int] = [:]
+        // Few keys (crowded, so searches run on and wrap) and keys of many processes.
+        let spaces: [(UInt64) -> RuntimeKey] = [
+            { RuntimeKey(rawValue: $0) }, { RuntimeKey(process: UInt32($0 % 977), runtime: $0 / 977 + 1) },
+        ]
+        for (round, key) in spaces.enumerated() {
+            for step in 0..<30_000 {
+                let growing = (step / 3_000) % 2 == 0
+                let k = key(numbers.next(below: round == 0 ? 48 : 5_000))
+                if growing || numbers.next(below: 3) == 0 {
+                    slots[k] = step
+                    oracle[k] = step
+                } else {
+                    slots[k] = nil
+                    oracle[k] = nil
+                }
+                #expect(slots.count == oracle.count)
+                if step % 97 == 0 {
+                    for k in oracle.keys { #expect(slots[k] == oracle[k]) }
+                }
+                #expect(slots[k] == oracle[k])
+                #expect(slots[key(numbers.next(below: 100_000) + 100_000)] == nil)
+            }
+            for k in oracle.keys { slots[k] = nil }
+            oracle = [:]
+            #expect(slots.count == 0)
+        }
+    }
+
     /// A released slot goes to the next runtime that needs one; the released runtime is named by
     /// no key, and an event of it later makes it a new state.
     @Test func aReleasedSlotIsGivenToTheNextRuntime() {

@@ -9,7 +9,7 @@
 /// not with every runtime the stream named (a trace of a runtime per connection names tens of
 /// thousands one after another).
 package struct PerRuntime<State> {
-    private var slots: [RuntimeKey: Int] = [:]
+    private var slots = RuntimeSlots()
     private var states: [State] = []
     /// Each slot's key (a released slot's stays until the slot is given again).
     private var slotKeys: [RuntimeKey] = []
