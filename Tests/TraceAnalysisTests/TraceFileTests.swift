@@ -87,6 +87,107 @@ import TransduceTestSupport
         }
     }
 
+    /// A descriptor lends each chunk where it read it (a file's blocks, a pipe's pieces of any
+    /// size, chunks across them): whole, cut at any length or with a byte flipped, the events and
+    /// notes are those of the same bytes copied from memory.
+    @Test func chunksLentByADescriptorReadAsCopiedOnes() throws {
+        var events = trace.events
+        for i in 0..<12_000 {
+            var e = TraceEvent(kind: .transduce, time: UInt64(i), thread: 1, runtime: UInt64(1 + i % 3))
+            e.label = "event-\(i % 11)"
+            e.process = UInt32(1 + i / 7 % 2)
+            events.append(e)
+        }
+        let whole = Trace(events: events).binaryBytes()
+        let dir = TemporaryDirectory()
+        var cases: [(name: String, bytes: [UInt8])] = [("whole", whole)]
+        for length in stride(from: 16, to: whole.count, by: whole.count / 23) {
+            cases.append(("cut", Array(whole.prefix(length))))
+        }
+        for position in stride(from: 16, to: whole.count, by: whole.count / 17) {
+            var damaged = whole
+            damaged[position] ^= 0x40
+            cases.append(("flipped", damaged))
+        }
+        for (i, (name, bytes)) in cases.enumerated() {
+            let copied = try TraceFileReader(bytes: bytes, name: name).readAll()
+            let path = dir.file("\(i).tdtrace")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            let fromFile = try TraceFileReader(source: #require(DescriptorSource(path: path)), name: name).readAll()
+            let fromPipe = try Self.readThroughPipe(bytes, name: name, piece: 1 + i * 977 % 5_000)
+            for read in [fromFile, fromPipe] {
+                #expect(read.events == copied.events && read.notes == copied.notes, "\(name) \(i)")
+                #expect(read.hosts == copied.hosts)
+            }
+            if name == "whole" { #expect(copied.events == events && copied.notes.isEmpty) }
+        }
+    }
+
+    /// A descriptor's reads and loans of any size (a loan larger than its block, across blocks,
+    /// past the end) take the bytes in order.
+    @Test func aDescriptorLendsAndReadsTheBytesInOrder() {
+        let bytes = (0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let writer = Thread {
+            var at = 0
+            while at < bytes.count {
+                let n = bytes[at..<min(at + 70_001, bytes.count)].withUnsafeBytes { write(writeEnd, $0.baseAddress!, $0.count) }
+                guard n > 0 else { break }
+                at += n
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        let source = DescriptorSource(descriptor: readEnd, closes: true)
+        var taken: [UInt8] = []
+        var sizes = [12, 850, 1_300_000, 1, 1 << 20, 17, 200_000]
+        var lends = true
+        while true {
+            let size = sizes.removeFirst()
+            sizes.append(size)
+            lends.toggle()
+            if lends {
+                guard let lent = source.lend(size) else { break }
+                taken += lent
+            } else {
+                var buffer = [UInt8](repeating: 0, count: size)
+                let n = source.read(into: &buffer, count: size)
+                taken += buffer.prefix(n)
+                if n < size { break }
+            }
+        }
+        // A loan past the end takes nothing: what is left is read.
+        var rest = [UInt8](repeating: 0, count: 1 << 22)
+        let n = source.read(into: &rest, count: rest.count)
+        taken += rest.prefix(n)
+        #expect(taken.count == bytes.count && taken == bytes)
+    }
+
+    /// `bytes` read by a trace reader from a pipe they are written to in pieces of `piece` bytes.
+    static func readThroughPipe(_ bytes: [UInt8], name: String, piece: Int) throws -> Trace {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let writer = Thread {
+            var at = 0
+            while at < bytes.count {
+                let n = bytes[at..<min(at + piece, bytes.count)].withUnsafeBytes { write(writeEnd, $0.baseAddress!, $0.count) }
+                guard n > 0 else { break }
+                at += n
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        let source = DescriptorSource(descriptor: readEnd, closes: true)
+        let read = try TraceFileReader(source: source, name: name).readAll()
+        // The rest (after damage) is read too, so the writer ends before the pipe is closed.
+        var rest = [UInt8](repeating: 0, count: 1 << 16)
+        while source.read(into: &rest, count: rest.count) > 0 {}
+        return read
+    }
+
     @Test func flippedBytesAreDetected() throws {
         let bytes = trace.binaryBytes()
         for position in stride(from: 16, to: bytes.count, by: 5) {

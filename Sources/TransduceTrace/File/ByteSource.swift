@@ -10,6 +10,11 @@ package protocol ByteSource: AnyObject {
     /// Reads up to `count` bytes to `buffer`, which holds at least that many; returns how many
     /// were read (fewer only at the end of the input).
     func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int
+
+    /// The next `count` bytes, taken as ``read(to:count:)`` would take them, where the source
+    /// keeps them: valid until the source is next called. Nil, with nothing taken, when it cannot
+    /// lend them (fewer are left, or it keeps no bytes of its own): ``read(to:count:)`` them.
+    func lend(_ count: Int) -> UnsafeRawBufferPointer?
 }
 
 extension ByteSource {
@@ -18,19 +23,28 @@ extension ByteSource {
         precondition(buffer.count >= count)
         return buffer.withUnsafeMutableBytes { read(to: $0.baseAddress!, count: count) }
     }
+
+    package func lend(_ count: Int) -> UnsafeRawBufferPointer? { nil }
 }
 
-/// A file descriptor (standard input, a pipe, a FIFO, a file), read with `read(2)` a block at a
+/// A file descriptor (a file, standard input, a pipe, a FIFO), read with `read(2)` a block at a
 /// time: a trace's chunks can be a few events each (a process chunk before each run of one
 /// process's events), and two system calls a chunk cost more than decoding it. A pipe's read
 /// returns what is there, so a live stream is not held back waiting for a block to fill.
+///
+/// What it read is lent in place (``lend(_:)``), so a reader decodes a chunk where it was read
+/// to: copying every chunk out of the block (4% of `summary`) and the calls a read made cost
+/// more than the chunks of a few events they moved.
 package final class DescriptorSource: ByteSource {
     private let descriptor: Int32
     private let closes: Bool
-    /// Bytes read and not yet taken: `stash[start..<end]`.
-    private var stash: [UInt8] = []
-    private var start = 0
-    private var end = 0
+    // Read and changed on every read of a chunk, by the one thread that reads: unchecked, since
+    // a dynamic exclusivity check of each cost more than the read itself.
+    /// Bytes read and not yet taken: `stash[start..<end]`, of `capacity`.
+    @exclusivity(unchecked) private var stash: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity = DescriptorSource.block
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
     private var failed = false
     /// The `errno` of a failed read, if one failed (the input then ends there).
     package private(set) var error: Int32 = 0
@@ -40,42 +54,75 @@ package final class DescriptorSource: ByteSource {
     package init(descriptor: Int32, closes: Bool) {
         self.descriptor = descriptor
         self.closes = closes
+        stash = .allocate(byteCount: Self.block, alignment: 16)
     }
-    deinit { if closes { close(descriptor) } }
+
+    /// Opens `path` to read; nil (with `errno` set) when it cannot.
+    package convenience init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.init(descriptor: descriptor, closes: true)
+    }
+
+    deinit {
+        stash.deallocate()
+        if closes { close(descriptor) }
+    }
 
     /// The next `count` bytes (fewer at the end of the input), left to be read: how an input is
     /// told apart without losing its start.
     package func peek(_ count: Int) -> [UInt8] {
-        while end - start < count && more() {}
-        return Array(stash[start..<min(end, start + count)])
+        while end - start < count && more(atLeast: count) {}
+        return Array(UnsafeRawBufferPointer(start: stash + start, count: min(end - start, count)))
     }
 
     package func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         var filled = 0
         while filled < count {
-            if start == end && !more() { break }
+            if start == end && !more(atLeast: 1) { break }
             let n = min(count - filled, end - start)
-            stash.withUnsafeBytes { from in
-                (buffer + filled).copyMemory(from: from.baseAddress! + start, byteCount: n)
-            }
+            (buffer + filled).copyMemory(from: stash + start, byteCount: n)
             start += n
             filled += n
         }
         return filled
     }
 
-    /// Reads once more after what is stashed (moving that to the front); false at the end or on
-    /// a failure.
-    private func more() -> Bool {
+    package func lend(_ count: Int) -> UnsafeRawBufferPointer? {
+        while end - start < count {
+            if !more(atLeast: count) { return nil }
+        }
+        defer { start += count }
+        return UnsafeRawBufferPointer(start: stash + start, count: count)
+    }
+
+    /// Moves to byte `offset` of a file, forgetting what was read ahead; `false` if it cannot.
+    package func seek(to offset: Int) -> Bool {
+        guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { return false }
+        (start, end, failed) = (0, 0, false)
+        return true
+    }
+
+    /// Reads once more after what is stashed (moving that to the front, in a stash that holds
+    /// `count` bytes at least); false at the end or on a failure.
+    private func more(atLeast count: Int) -> Bool {
         guard !failed else { return false }
         if start > 0 {
-            stash.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) }
+            stash.copyMemory(from: stash + start, byteCount: end - start)
             end -= start
             start = 0
         }
-        if stash.count - end < Self.block { stash += [UInt8](repeating: 0, count: Self.block - (stash.count - end)) }
+        // Room for `count`, and half a block to read into after what is kept: grown only for
+        // a chunk larger than a block.
+        if capacity < count || capacity - end < Self.block / 2 {
+            let wanted = max(count, end + Self.block)
+            let larger = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 16)
+            larger.copyMemory(from: stash, byteCount: end)
+            stash.deallocate()
+            (stash, capacity) = (larger, wanted)
+        }
         while true {
-            let n = stash.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + end, Self.block) }
+            let n = systemRead(descriptor, stash + end, min(Self.block, capacity - end))
             if n > 0 {
                 end += n
                 return true
@@ -86,15 +133,6 @@ package final class DescriptorSource: ByteSource {
             return false
         }
     }
-}
-
-final class FileSource: ByteSource {
-    private let file: UnsafeMutablePointer<FILE>
-    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
-    deinit { fclose(file) }
-    func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int { fread(buffer, 1, count, file) }
-    /// Moves to byte `offset` of the file; `false` if it cannot.
-    func seek(to offset: Int) -> Bool { fseeko(file, off_t(offset), SEEK_SET) == 0 }
 }
 
 final class MemorySource: ByteSource {

@@ -34,10 +34,10 @@ public final class JSONLinesReader {
 
     /// Opens `path`; throws ``TraceFileError`` when it cannot be opened.
     public convenience init(path: String) throws {
-        guard let file = fopen(path, "rb") else {
+        guard let file = DescriptorSource(path: path) else {
             throw TraceFileError(.cannotOpen, path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
-        self.init(source: FileSource(file), name: path)
+        self.init(source: file, name: path)
     }
 
     /// Reads JSON Lines held in memory; `name` appears in notes.

@@ -8,7 +8,7 @@ import CTraceRing
 
 /// Streams the events of a binary trace file (``TraceFileFormat``) one at a time.
 ///
-/// Memory stays bounded whatever the input: one chunk buffer (at most about 5 MiB) and the string
+/// Memory stays bounded whatever the input: one chunk (at most about 5 MiB) and the string
 /// table (at most ``TraceFileFormat/maxTotalStringBytes``). A file that is not a trace at all
 /// (bad magic, unknown version, too short) throws ``TraceFileError`` from `init`. Damage later in
 /// the file (truncation, a checksum mismatch, an impossible length or kind) ends the stream: every
@@ -40,10 +40,13 @@ public final class TraceFileReader {
     private var strings: [String] = [""]
     private var stringBytes = 0
     /// The current chunk's payload: raw memory, not an array, so that decoding a record is loads
-    /// from a pointer (no uniqueness or exclusivity checks per event).
+    /// from a pointer (no uniqueness or exclusivity checks per event). Where the source lent it
+    /// (``ByteSource/lend(_:)``), or ``chunk`` when it was read there.
+    @exclusivity(unchecked) private var payload: UnsafeRawPointer
+    /// Where a chunk the source does not lend is read to.
     private var chunk: UnsafeMutableRawPointer
     private var chunkCapacity = 0
-    private var chunkLength = 0
+    @exclusivity(unchecked) private var chunkLength = 0
     /// A chunk header's bytes (reused: a trace can have a chunk every few events).
     private let header = UnsafeMutableRawPointer.allocate(byteCount: TraceFileFormat.chunkHeaderSize, alignment: 8)
     private var chunkEvents = 0
@@ -75,10 +78,10 @@ public final class TraceFileReader {
 
     /// Opens `path` and checks its header.
     public convenience init(path: String) throws {
-        guard let file = fopen(path, "rb") else {
+        guard let file = DescriptorSource(path: path) else {
             throw TraceFileError(.cannotOpen, path: path, offset: 0, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
-        try self.init(source: FileSource(file), name: path)
+        try self.init(source: file, name: path)
     }
 
     /// Opens `path` (checking its header) and starts reading at `point`, found by an earlier read
@@ -87,7 +90,7 @@ public final class TraceFileReader {
     package convenience init(path: String, resumingAt point: Resume, strings: [String], hosts: [UInt32: String]) throws {
         try self.init(path: path)
         guard point.offset >= TraceFileFormat.headerSize, point.strings < strings.count, point.position >= 0,
-            let file = source as? FileSource, file.seek(to: point.offset)
+            let file = source as? DescriptorSource, file.seek(to: point.offset)
         else {
             throw TraceFileError(.badResumePoint, path: path, offset: point.offset, reason: "cannot start reading at this offset")
         }
@@ -109,6 +112,7 @@ public final class TraceFileReader {
         self.source = source
         self.path = name
         chunk = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 8)
+        payload = UnsafeRawPointer(chunk)
         var header = [UInt8](repeating: 0, count: TraceFileFormat.headerSize)
         let got = source.read(into: &header, count: header.count)
         if got < 8 || Array(header.prefix(8)) != TraceFileFormat.magic {
@@ -221,7 +225,13 @@ public final class TraceFileReader {
     /// Loads the next chunk; `false` at the end or on damage.
     private func readChunk() -> Bool {
         let headerSize = TraceFileFormat.chunkHeaderSize
-        let got = source.read(to: header, count: headerSize)
+        let got: Int
+        if let lent = source.lend(headerSize) {
+            header.copyMemory(from: lent.baseAddress!, byteCount: headerSize)
+            got = headerSize
+        } else {
+            got = source.read(to: header, count: headerSize)
+        }
         if got == 0 {
             if footer == nil { note("no footer: the file is truncated", at: offset) }
             return false
@@ -255,21 +265,26 @@ public final class TraceFileReader {
             note("impossible length \(length) for a \(tag) chunk", at: offset)
             return false
         }
-        if chunkCapacity < length {
-            chunk.deallocate()
-            chunk = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 8)
-            chunkCapacity = length
-        }
         // A damaged chunk leaves no events to decode behind it.
         chunkEvents = 0
         chunkIndex = 0
-        let read = source.read(to: chunk, count: length)
-        guard read == length else {
-            note("truncated \(tag) chunk (\(read) of \(length) bytes)", at: offset)
-            return false
+        if let lent = source.lend(length) {
+            payload = lent.baseAddress!
+        } else {
+            if chunkCapacity < length {
+                chunk.deallocate()
+                chunk = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 8)
+                chunkCapacity = length
+            }
+            let read = source.read(to: chunk, count: length)
+            guard read == length else {
+                note("truncated \(tag) chunk (\(read) of \(length) bytes)", at: offset)
+                return false
+            }
+            payload = UnsafeRawPointer(chunk)
         }
         chunkLength = length
-        let payload = UnsafeRawBufferPointer(start: chunk, count: length)
+        let payload = UnsafeRawBufferPointer(start: self.payload, count: length)
         let actual = CRC32.checksum(payload)
         guard actual == crc else {
             note("checksum mismatch in a \(tag) chunk (damaged bytes)", at: offset)
@@ -384,7 +399,7 @@ public final class TraceFileReader {
         at base: Int, strings: [String], kinds: [TraceEvent.Kind?], into event: inout TraceEvent,
         holding held: inout HeldTexts
     ) -> (message: String, offset: Int)? {
-        let b = UnsafeRawBufferPointer(start: chunk, count: chunkLength)
+        let b = UnsafeRawBufferPointer(start: payload, count: chunkLength)
         guard let kind = kinds[Int(b[base + Int(CLTTNG_RECORD_KIND)])] else {
             return ("unknown event kind \(b[base])", chunkOffset + base)
         }
