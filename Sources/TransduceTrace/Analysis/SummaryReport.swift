@@ -81,16 +81,24 @@ public struct SummaryReport: TraceConsumer, Sendable {
             unlistedEvents += 1
             return
         }
-        table[slot: i].first = min(table[slot: i].first, e.time)
-        table[slot: i].last = max(table[slot: i].last, e.time)
-        table[slot: i].events += 1
+        // One access to the state for every event (each is a uniqueness check of the table).
+        table[slot: i].take(e)
+    }
+}
+
+extension SummaryReport.RuntimeInfo {
+    /// Takes the next event of its runtime.
+    fileprivate mutating func take(_ e: TraceEvent) {
+        first = min(first, e.time)
+        last = max(last, e.time)
+        events += 1
         switch e.kind {
         case .runtimeStart:
-            table[slot: i].transducer = e.label
-            table[slot: i].host = e.label2
-            table[slot: i].queueCapacity = e.count
+            transducer = e.label
+            host = e.label2
+            queueCapacity = e.count
         case .runtimeStop:
-            table[slot: i].stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
+            stop = e.codeName + (e.label.isEmpty ? "" : " (\(e.label))")
         default: break
         }
     }

@@ -20,24 +20,28 @@ import CTraceRing
 /// print(reader.notes, reader.footer as Any)
 /// ```
 public final class TraceFileReader {
+    // The state read and changed at every chunk (a trace of several processes has one every
+    // few events) is `@exclusivity(unchecked)`: a reader is used by one thread at a time, and
+    // the dynamic exclusivity checks of these cost 3% of `summary`.
+
     /// The file's path (or the name given for a stream), as errors and notes say it.
     public let path: String
     /// What could not be read, with byte offsets; empty for a whole file.
     public private(set) var notes: [String] = []
     /// The footer's counts, once the stream reached it.
-    public private(set) var footer: TraceCounts?
+    @exclusivity(unchecked) public private(set) var footer: TraceCounts?
     /// Byte offset of the next unread chunk.
-    public private(set) var offset = 0
+    @exclusivity(unchecked) public private(set) var offset = 0
     /// Events returned so far (while ``forEach(while:_:)`` hands them over, counted once a chunk:
     /// a caller that needs the position of each event counts them itself).
-    public private(set) var eventCount = 0
+    @exclusivity(unchecked) public private(set) var eventCount = 0
     /// The host of each process seen so far (from the file's process chunks).
-    public private(set) var hosts: [UInt32: String] = [:]
-    private var process: UInt32 = 0
+    @exclusivity(unchecked) public private(set) var hosts: [UInt32: String] = [:]
+    @exclusivity(unchecked) private var process: UInt32 = 0
     private var version: UInt16 = 0
 
     private let source: ByteSource
-    private var strings: [String] = [""]
+    @exclusivity(unchecked) private var strings: [String] = [""]
     private var stringBytes = 0
     /// The current chunk's payload: raw memory, not an array, so that decoding a record is loads
     /// from a pointer (no uniqueness or exclusivity checks per event). Where the source lent it
@@ -49,10 +53,10 @@ public final class TraceFileReader {
     @exclusivity(unchecked) private var chunkLength = 0
     /// A chunk header's bytes (reused: a trace can have a chunk every few events).
     private let header = UnsafeMutableRawPointer.allocate(byteCount: TraceFileFormat.chunkHeaderSize, alignment: 8)
-    private var chunkEvents = 0
-    private var chunkIndex = 0
-    private var chunkOffset = 0
-    private var finished = false
+    @exclusivity(unchecked) private var chunkEvents = 0
+    @exclusivity(unchecked) private var chunkIndex = 0
+    @exclusivity(unchecked) private var chunkOffset = 0
+    @exclusivity(unchecked) private var finished = false
 
     /// A place an events chunk starts, where reading can begin again (``init(path:resumingAt:strings:hosts:)``):
     /// its chunk header's byte offset and what a reader knows there.
@@ -72,7 +76,7 @@ public final class TraceFileReader {
     }
     /// Told of each events chunk as it is loaded, before its events are handed out (an index
     /// builder keeps some of them as places to start again).
-    package var onEventsChunk: ((Resume) -> Void)?
+    @exclusivity(unchecked) package var onEventsChunk: ((Resume) -> Void)?
     /// Every string the file defined so far (id → text; id 0 is the empty string).
     package var definedStrings: [String] { strings }
 

@@ -27,7 +27,7 @@ package struct RuntimeSlots {
 
     /// The slot of `key`, if it has one; setting `nil` removes it.
     package subscript(key: RuntimeKey) -> Int? {
-        get {
+        @inline(__always) get {
             let (position, found) = find(key.rawValue)
             return found ? Int(values[position]) : nil
         }
