@@ -10,24 +10,28 @@ struct BenchRun: Sendable {
     var callgrindPath: String?
     /// Only the `view_*` scale figures (generated traces; minutes at full size).
     var viewsOnly = false
+    /// The memory-bound run (`--bounds`, CI's): only the scale figures, every view once at 1M
+    /// events on the three shapes, and a failure (status 1) when a figure misses its target.
+    var bounds = false
     /// The scale figures' sizes: 1M and 10M events (50k and 500k with --quick), 100M too with
     /// --scale-100m (a 100M-event trace takes ~10 GB of disk and an hour of every view).
     var scale100M = false
     /// The generated shapes the scale figures are measured on (`--shapes few,many,long`): all
     /// three in a full run, the default one in a quick run (CI's, which has a minute and a half).
     var shapes: [ViewScale.Shape]?
-    var scaleShapes: [ViewScale.Shape] { shapes ?? (quick ? [.few] : ViewScale.Shape.allCases) }
+    var scaleShapes: [ViewScale.Shape] { shapes ?? (quick && !bounds ? [.few] : ViewScale.Shape.allCases) }
     /// Runs of each view a scale figure is the median of (`--view-runs N`): 3, or 1 in a quick
     /// run (a 100M-event trace's views run once whatever it says).
     var viewRuns: Int?
-    var scaleRepetitions: Int { viewRuns ?? (quick ? 1 : 3) }
+    var scaleRepetitions: Int { viewRuns ?? (quick || bounds ? 1 : 3) }
 
     /// What a quick run divides the loops' sizes by.
     var scaleDown: Int { quick ? 20 : 1 }
     /// Rounds of each interleaved pair and repetitions of each measurement.
     var reps: Int { quick ? 3 : 9 }
     var scaleSizes: [(name: String, events: Int)] {
-        quick
+        if bounds { return [("1m", 1_000_000)] }
+        return quick
             ? [("50k", 50_000), ("500k", 500_000)]
             : [("1m", 1_000_000), ("10m", 10_000_000)] + (scale100M ? [("100m", 100_000_000)] : [])
     }
@@ -40,7 +44,7 @@ struct BenchRun: Sendable {
     }
 
     static let usage =
-        "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT] [--views-only] [--scale-100m] [--shapes few,many,long] [--view-runs N] [--clock-check SECONDS]\n"
+        "usage: transduce-bench [--json FILE] [--quick] [--callgrind CALLGRIND_OUTPUT] [--views-only] [--bounds] [--scale-100m] [--shapes few,many,long] [--view-runs N] [--clock-check SECONDS]\n"
 
     static func parse(_ arguments: [String]) async throws -> BenchRun {
         var run = BenchRun()
@@ -65,6 +69,7 @@ struct BenchRun: Sendable {
                 }
                 ClockCheck.runAndExit(seconds: seconds)
             case "--views-only": run.viewsOnly = true
+            case "--bounds": (run.bounds, run.viewsOnly) = (true, true)
             case "--scale-100m": run.scale100M = true
             case "--shapes":
                 let names = args.isEmpty ? [] : args.removeFirst().split(separator: ",").map(String.init)

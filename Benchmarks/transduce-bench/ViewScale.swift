@@ -194,6 +194,15 @@ enum ViewScale {
             let cpus = samples.map(\.cpu).sorted()
             let rss = samples.map(\.rssMB).sorted()
             cpu[shape.infix + command.key, default: []].append(cpus[cpus.count / 2])
+            if command.key == "summary", shape == .few, cpus[0] > 0 {
+                // Reading speed: events a CPU second, in millions (issue 46 asks 20 a core).
+                let rate = { (seconds: Double) in Double(written) / seconds / 1e6 }
+                let f = Figure(
+                    key: "summary_\(size.name)_mevents_per_cpu_s", value: rate(cpus[cpus.count / 2]), min: rate(cpus.last!),
+                    max: rate(cpus.first!), unit: "M/s")
+                figures.append(f)
+                print("  \(f.key): \(fmt(f.value, 1)) \(f.unit) \(f.spread)")
+            }
             for f in [
                 Figure(key: key + "_cpu_s", value: cpus[cpus.count / 2], min: cpus.first!, max: cpus.last!, unit: "s"),
                 Figure(key: key + "_rss_mb", value: rss[rss.count / 2], min: rss.first!, max: rss.last!, unit: "MB"),
@@ -217,15 +226,33 @@ enum ViewScale {
         return (figures, failures)
     }
 
-    /// The `--views-only` end: the figures (and failures) as JSON at `json`, when given.
-    static func writeAndExit(_ scale: (figures: [Figure], failures: [String: String]), json path: String?) throws -> Never {
+    /// The `--views-only` end: the figures (and failures) as JSON at `json`, when given. Exits 1
+    /// when a view failed, and (`holdingTargets`) when a figure misses its target, each named
+    /// with its bound.
+    static func writeAndExit(
+        _ scale: (figures: [Figure], failures: [String: String]), json path: String?, holdingTargets: Bool = false
+    ) throws -> Never {
         if let path {
             var json: [String: Any] = scale.failures
             for f in scale.figures { json[f.key] = f.value }
             let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .prettyPrinted])
             try data.write(to: URL(fileURLWithPath: path))
         }
-        exit(scale.failures.isEmpty ? 0 : 1)
+        var missed = 0
+        if holdingTargets {
+            let thresholds = try Thresholds()
+            for f in scale.figures {
+                guard let target = thresholds.target(of: f.key), !target.met(by: f.value) else { continue }
+                print("missed: \(f.key) is \(fmt(f.value, 2)) \(f.unit), its target \(target.shown)")
+                missed += 1
+            }
+            for (key, why) in scale.failures.sorted(by: { $0.key < $1.key }) { print("failed: \(key): \(why)") }
+            print(
+                missed == 0 && scale.failures.isEmpty
+                    ? "every view within its targets (\(scale.figures.count) figures)"
+                    : "\(missed) figures missed their targets, \(scale.failures.count) views failed")
+        }
+        exit(scale.failures.isEmpty && missed == 0 ? 0 : 1)
     }
 
     /// The key of `command`'s figure `rest` (a size, or `growth`) on `shape`: the one spelling
@@ -242,7 +269,7 @@ enum ViewScale {
                     + [key(c.key, shape, "growth")]
                     + (sizes.count > 2 ? [key(c.key, shape, "growth_100m")] : [])
             }
-        } + sizes.map { "csv_requests_\($0)_python_s" }
+        } + sizes.map { "csv_requests_\($0)_python_s" } + sizes.map { "summary_\($0)_mevents_per_cpu_s" }
             + sizes.flatMap {
                 ["view_tui_first_screen_\($0)_s", "view_tui_whole_screen_\($0)_s", "view_tui_screen_\($0)_rss_mb"]
             }

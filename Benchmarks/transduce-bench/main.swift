@@ -19,7 +19,7 @@ import Foundation
     let scale = try await ViewScale.figures(
         traceView: BenchRun.beside("trace-view"), sizes: run.scaleSizes, shapes: run.scaleShapes,
         repetitions: run.scaleRepetitions)
-    if run.viewsOnly { try ViewScale.writeAndExit(scale, json: run.jsonPath) }
+    if run.viewsOnly { try ViewScale.writeAndExit(scale, json: run.jsonPath, holdingTargets: run.bounds) }
 
     try await RuntimeFigures.collect(run, into: table)
     RecorderFigures.collect(run, into: table)
