@@ -59,8 +59,10 @@ package struct RuntimeSlots {
 
     private mutating func insert(_ key: UInt64, _ slot: Int32, at position: Int) {
         precondition(slot >= 0, "a slot is a non-negative index")
-        // At most half full, so that a search ends after a few positions.
-        if (count + 1) * 2 > values.count {
+        // At most three quarters full: a search ends after a few positions (linear probing
+        // looks at about 2.5 for a key it finds and 8.5 for one it does not, at the most), and
+        // 78,126 runtimes take 1.5 MB, less than a `Dictionary` of them.
+        if (count + 1) * 4 > values.count * 3 {
             grow()
             insert(key, slot, at: find(key).position)
             return
