@@ -127,20 +127,7 @@ import TransduceTestSupport
     /// past the end) take the bytes in order.
     @Test func aDescriptorLendsAndReadsTheBytesInOrder() {
         let bytes = (0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        let writer = Thread {
-            var at = 0
-            while at < bytes.count {
-                let n = bytes[at..<min(at + 70_001, bytes.count)].withUnsafeBytes { write(writeEnd, $0.baseAddress!, $0.count) }
-                guard n > 0 else { break }
-                at += n
-            }
-            close(writeEnd)
-        }
-        writer.start()
-        let source = DescriptorSource(descriptor: readEnd, closes: true)
+        let source = DescriptorSource(descriptor: Self.pipeWriting(bytes, piece: 70_001), closes: true)
         var taken: [UInt8] = []
         var sizes = [12, 850, 1_300_000, 1, 1 << 20, 17, 200_000]
         var lends = true
@@ -165,8 +152,9 @@ import TransduceTestSupport
         #expect(taken.count == bytes.count && taken == bytes)
     }
 
-    /// `bytes` read by a trace reader from a pipe they are written to in pieces of `piece` bytes.
-    static func readThroughPipe(_ bytes: [UInt8], name: String, piece: Int) throws -> Trace {
+    /// The read end of a pipe that a thread writes `bytes` to in pieces of `piece` bytes, then
+    /// closes: read it to its end (the writer waits while the pipe is full).
+    static func pipeWriting(_ bytes: [UInt8], piece: Int) -> Int32 {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -180,7 +168,12 @@ import TransduceTestSupport
             close(writeEnd)
         }
         writer.start()
-        let source = DescriptorSource(descriptor: readEnd, closes: true)
+        return readEnd
+    }
+
+    /// `bytes` read by a trace reader from a pipe they are written to in pieces of `piece` bytes.
+    static func readThroughPipe(_ bytes: [UInt8], name: String, piece: Int) throws -> Trace {
+        let source = DescriptorSource(descriptor: pipeWriting(bytes, piece: piece), closes: true)
         let read = try TraceFileReader(source: source, name: name).readAll()
         // The rest (after damage) is read too, so the writer ends before the pipe is closed.
         var rest = [UInt8](repeating: 0, count: 1 << 16)
