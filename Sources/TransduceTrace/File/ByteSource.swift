@@ -135,16 +135,31 @@ package final class DescriptorSource: ByteSource {
     }
 }
 
+/// Bytes held in memory (tests, the fuzzers), lent in place as a descriptor's are, so that
+/// what reads them takes the same paths as a file's reader.
 final class MemorySource: ByteSource {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeMutableRawBufferPointer
     private var position = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = .allocate(byteCount: bytes.count, alignment: 16)
+        bytes.withUnsafeBytes { self.bytes.copyMemory(from: $0) }
+    }
+
+    deinit { bytes.deallocate() }
+
     func read(to buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         let n = min(count, bytes.count - position)
         guard n > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+        buffer.copyMemory(from: bytes.baseAddress! + position, byteCount: n)
         position += n
         return n
+    }
+
+    func lend(_ count: Int) -> UnsafeRawBufferPointer? {
+        guard count <= bytes.count - position else { return nil }
+        defer { position += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
     }
 }
 
