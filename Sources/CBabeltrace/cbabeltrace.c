@@ -11,6 +11,18 @@
 
 #define MAX_FIELDS 32
 #define TEXT_BUFFER 65536
+#define LAYOUTS 64
+
+/* How a payload member is read. MEMBER_SKIPPED: not read nor handed over (see layout_of). */
+enum member_kind { MEMBER_UNSIGNED, MEMBER_SIGNED, MEMBER_STRING, MEMBER_ARRAY, MEMBER_OTHER, MEMBER_SKIPPED };
+
+/* A payload class's members, worked out once: the first MAX_FIELDS of them. */
+struct layout {
+    const bt_field_class *class;
+    uint64_t members;
+    const char *names[MAX_FIELDS];
+    enum member_kind kinds[MAX_FIELDS];
+};
 
 typedef struct reader {
     cbt_callback callback;
@@ -27,6 +39,7 @@ typedef struct reader {
        stream's beginning and end, so a class or trace freed with its streams is never used. */
     const bt_field_class *context_class;
     int64_t vtid_index, vpid_index;
+    enum member_kind vtid_kind, vpid_kind;
     const bt_trace *host_trace;
     const char *host_name;
     /* The clock class seen last and its offset and origin, read when it changes (forgotten with
@@ -34,15 +47,20 @@ typedef struct reader {
     const bt_clock_class *offset_clock;
     int64_t offset_ns;
     int offset_unix;
+    uint64_t frequency;
+    /* Payload classes worked out (their members' names and how each is read), by the class's
+       address, in a direct-mapped cache: asking libbabeltrace2 each event for every member's
+       name and type was a tenth of a read. Forgotten with the classes above. */
+    struct layout *layouts[LAYOUTS];
+    /* How many times the classes were forgotten (cbt_event's `generation`). */
+    uint64_t generation;
 } reader;
 
 int cbt_available(void) { return 1; }
 
-static uint64_t clock_ns(const bt_message *message) {
-    const bt_clock_snapshot *snapshot = bt_message_event_borrow_default_clock_snapshot_const(message);
-    const bt_clock_class *clock = bt_clock_snapshot_borrow_clock_class_const(snapshot);
-    uint64_t value = bt_clock_snapshot_get_value(snapshot);
-    uint64_t frequency = bt_clock_class_get_frequency(clock);
+/* The event's time in nanoseconds, from its clock's value at `frequency`. */
+static uint64_t clock_ns(const bt_message *message, uint64_t frequency) {
+    uint64_t value = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(message));
     if (frequency == 1000000000ull || frequency == 0) return value;
     return (uint64_t)((long double)value * 1e9L / (long double)frequency);
 }
@@ -60,28 +78,29 @@ static int64_t clock_offset(const bt_clock_class *clock) {
     return (int64_t)ns;
 }
 
-/* Fills `out` from a field; returns 0 when the field's type is not representable. */
-static int convert(reader *r, int index, const bt_field *field, cbt_field *out) {
-    bt_field_class_type type = bt_field_get_class_type(field);
+static enum member_kind member_kind_of(bt_field_class_type type) {
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) return MEMBER_UNSIGNED;
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) return MEMBER_SIGNED;
+    if (type == BT_FIELD_CLASS_TYPE_STRING) return MEMBER_STRING;
+    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY)) return MEMBER_ARRAY;
+    return MEMBER_OTHER;
+}
+
+/* Fills `out` from a field of `kind`; returns 0 when the field's type is not representable. */
+static int convert(reader *r, int index, enum member_kind kind, const bt_field *field, cbt_field *out) {
     out->is_text = 0;
     out->integer = 0;
     out->text = NULL;
     out->text_length = 0;
-    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-        out->integer = bt_field_integer_unsigned_get_value(field);
-        return 1;
-    }
-    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
-        out->integer = (uint64_t)bt_field_integer_signed_get_value(field);
-        return 1;
-    }
-    if (type == BT_FIELD_CLASS_TYPE_STRING) {
+    switch (kind) {
+    case MEMBER_UNSIGNED: out->integer = bt_field_integer_unsigned_get_value(field); return 1;
+    case MEMBER_SIGNED: out->integer = (uint64_t)bt_field_integer_signed_get_value(field); return 1;
+    case MEMBER_STRING:
         out->is_text = 1;
         out->text = bt_field_string_get_value(field);
         out->text_length = (uint32_t)bt_field_string_get_length(field);
         return 1;
-    }
-    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY)) {
+    case MEMBER_ARRAY: {
         /* A text sequence that was not turned into a string: bytes as 8-bit integers. */
         uint64_t n = bt_field_array_get_length(field);
         if (n > 255) n = 255;
@@ -94,7 +113,42 @@ static int convert(reader *r, int index, const bt_field *field, cbt_field *out) 
         out->text_length = (uint32_t)n;
         return 1;
     }
+    case MEMBER_OTHER:
+    case MEMBER_SKIPPED: return 0;
+    }
     return 0;
+}
+
+/* The layout of payload class `class`, from the cache or worked out now; NULL when out of memory. */
+static const struct layout *layout_of(reader *r, const bt_field_class *class) {
+    struct layout **slot = &r->layouts[((uintptr_t)class >> 4) % LAYOUTS];
+    if (*slot && (*slot)->class == class) return *slot;
+    if (!*slot && !(*slot = malloc(sizeof(struct layout)))) return NULL;
+    struct layout *layout = *slot;
+    layout->class = class;
+    layout->members = bt_field_class_structure_get_member_count(class);
+    if (layout->members > MAX_FIELDS) layout->members = MAX_FIELDS;
+    for (uint64_t i = 0; i < layout->members; i++) {
+        const bt_field_class_structure_member *member = bt_field_class_structure_borrow_member_by_index_const(class, i);
+        layout->names[i] = bt_field_class_structure_member_get_name(member);
+        /* A sequence's length (LTTng names it `_NAME_length`) is in the sequence itself: members
+           whose names begin with an underscore are not handed over (a sixth of an event's). */
+        layout->kinds[i] = layout->names[i][0] == '_' ? MEMBER_SKIPPED
+                           : member_kind_of(bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(member)));
+    }
+    return layout;
+}
+
+/* Forgets every class worked out: at each stream's beginning and end, so that a class freed with
+   its streams is never used. */
+static void forget_classes(reader *r) {
+    r->generation++;
+    r->context_class = NULL;
+    r->host_trace = NULL;
+    r->offset_clock = NULL;
+    for (int i = 0; i < LAYOUTS; i++) {
+        if (r->layouts[i]) r->layouts[i]->class = NULL;
+    }
 }
 
 static int64_t member_index(const bt_field_class *structure, const char *name) {
@@ -106,31 +160,39 @@ static int64_t member_index(const bt_field_class *structure, const char *name) {
     return -1;
 }
 
-static uint32_t integer_of(const bt_field *context, int64_t index) {
-    if (index < 0) return 0;
-    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
-    bt_field_class_type type = bt_field_get_class_type(field);
-    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-        return (uint32_t)bt_field_integer_signed_get_value(field);
-    if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-        return (uint32_t)bt_field_integer_unsigned_get_value(field);
-    return 0;
+/* The kind of member `index` of `structure` (MEMBER_OTHER when it has none). */
+static enum member_kind kind_of_member(const bt_field_class *structure, int64_t index) {
+    if (index < 0) return MEMBER_OTHER;
+    const bt_field_class_structure_member *member =
+        bt_field_class_structure_borrow_member_by_index_const(structure, (uint64_t)index);
+    return member_kind_of(bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(member)));
 }
 
-/* The event's vtid and vpid from its common context (0 where it has none). */
+static uint32_t integer_of(const bt_field *context, int64_t index, enum member_kind kind) {
+    if (kind != MEMBER_SIGNED && kind != MEMBER_UNSIGNED) return 0;
+    const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(context, (uint64_t)index);
+    if (kind == MEMBER_SIGNED) return (uint32_t)bt_field_integer_signed_get_value(field);
+    return (uint32_t)bt_field_integer_unsigned_get_value(field);
+}
+
+/* The event's vtid and vpid from its common context (0 where it has none). The context's class
+ * is worked out when it changes: which members they are, and how each is read. */
 static void context_of(reader *r, const bt_event *event, uint32_t *vtid, uint32_t *vpid) {
     *vtid = 0;
     *vpid = 0;
     const bt_field *context = bt_event_borrow_common_context_field_const(event);
-    if (!context || bt_field_get_class_type(context) != BT_FIELD_CLASS_TYPE_STRUCTURE) return;
+    if (!context) return;
     const bt_field_class *class = bt_field_borrow_class_const(context);
     if (class != r->context_class) {
         r->context_class = class;
-        r->vtid_index = member_index(class, "vtid");
-        r->vpid_index = member_index(class, "vpid");
+        int structure = bt_field_class_get_type(class) == BT_FIELD_CLASS_TYPE_STRUCTURE;
+        r->vtid_index = structure ? member_index(class, "vtid") : -1;
+        r->vpid_index = structure ? member_index(class, "vpid") : -1;
+        r->vtid_kind = structure ? kind_of_member(class, r->vtid_index) : MEMBER_OTHER;
+        r->vpid_kind = structure ? kind_of_member(class, r->vpid_index) : MEMBER_OTHER;
     }
-    *vtid = integer_of(context, r->vtid_index);
-    *vpid = integer_of(context, r->vpid_index);
+    *vtid = integer_of(context, r->vtid_index, r->vtid_kind);
+    *vpid = integer_of(context, r->vpid_index, r->vpid_kind);
 }
 
 static const char *hostname_of(reader *r, const bt_event *event) {
@@ -150,13 +212,16 @@ static void deliver(reader *r, const bt_message *message) {
     const bt_event_class *class = bt_event_borrow_class_const(event);
     cbt_event out;
     out.name = bt_event_class_get_name(class);
+    out.event_class = class;
+    out.generation = r->generation;
     const bt_clock_class *clock = bt_message_event_borrow_stream_class_default_clock_class_const(message);
-    out.clock_ns = clock ? clock_ns(message) : 0;
     if (clock != r->offset_clock) {
         r->offset_clock = clock;
         r->offset_ns = clock ? clock_offset(clock) : 0;
         r->offset_unix = clock ? (int)bt_clock_class_origin_is_unix_epoch(clock) : 0;
+        r->frequency = clock ? bt_clock_class_get_frequency(clock) : 0;
     }
+    out.clock_ns = clock ? clock_ns(message, r->frequency) : 0;
     out.clock_offset_ns = r->offset_ns;
     out.clock_is_unix = r->offset_unix;
     context_of(r, event, &out.vtid, &out.vpid);
@@ -164,16 +229,14 @@ static void deliver(reader *r, const bt_message *message) {
     out.field_count = 0;
     out.fields = r->fields;
     const bt_field *payload = bt_event_borrow_payload_field_const(event);
-    if (payload) {
-        const bt_field_class *payload_class = bt_field_borrow_class_const(payload);
-        uint64_t members = bt_field_class_structure_get_member_count(payload_class);
-        for (uint64_t i = 0; i < members && out.field_count < MAX_FIELDS; i++) {
-            const bt_field_class_structure_member *member =
-                bt_field_class_structure_borrow_member_by_index_const(payload_class, i);
+    const struct layout *layout = payload ? layout_of(r, bt_field_borrow_class_const(payload)) : NULL;
+    if (layout) {
+        for (uint64_t i = 0; i < layout->members; i++) {
+            if (layout->kinds[i] == MEMBER_SKIPPED) continue;
             const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(payload, i);
             cbt_field *f = &r->fields[out.field_count];
-            if (convert(r, (int)out.field_count, field, f)) {
-                f->name = bt_field_class_structure_member_get_name(member);
+            if (convert(r, (int)out.field_count, layout->kinds[i], field, f)) {
+                f->name = layout->names[i];
                 out.field_count++;
             }
         }
@@ -198,9 +261,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         if (!r->stopped && type == BT_MESSAGE_TYPE_EVENT) {
             deliver(r, messages[i]);
         } else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || type == BT_MESSAGE_TYPE_STREAM_END) {
-            r->context_class = NULL;
-            r->host_trace = NULL;
-            r->offset_clock = NULL;
+            forget_classes(r);
         } else if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
             uint64_t lost = 0;
             if (bt_message_discarded_events_get_count(messages[i], &lost) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
@@ -333,6 +394,12 @@ done:
     return result;
 }
 
+static void free_reader(reader *r) {
+    if (!r) return;
+    for (int i = 0; i < LAYOUTS; i++) free(r->layouts[i]);
+    free(r);
+}
+
 /* What both readers start from: a reader counting into `losses` (zeroed first; into a scratch
  * of its own when the caller passes NULL) and the source's parameters with an empty "inputs"
  * array. NULL when out of memory, with nothing left allocated. */
@@ -376,7 +443,7 @@ int cbt_read_ctf(const char *path, cbt_callback callback, void *context, cbt_los
     result = run_graph("fs", params, r, NULL, error, error_size);
 done:
     bt_value_put_ref(params);
-    free(r);
+    free_reader(r);
     return result;
 }
 
@@ -394,7 +461,7 @@ int cbt_read_live(const char *url, cbt_callback callback, cbt_idle_callback idle
     result = run_graph("lttng-live", params, r, idle, error, error_size);
 done:
     bt_value_put_ref(params);
-    free(r);
+    free_reader(r);
     return result;
 }
 

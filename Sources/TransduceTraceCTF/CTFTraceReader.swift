@@ -103,15 +103,32 @@ public enum CTFTraceReader {
 
     /// Calls `body` with each `transduce:*` event in time order, with its process (`vpid`) and
     /// thread (`vtid`). With `process`, only events of that process are read (needs `vpid`).
-    @discardableResult
     ///
     /// With `recordTag`, only events of processes that started a runtime with that
     /// `TRANSDUCE_RECORD_TAG` (`trace-view record` tags its command's processes) are read.
+    @discardableResult
     public static func read(
         path: String, process: Int32? = nil, recordTag: String? = nil, _ body: (TraceEvent) -> Void
     ) throws -> Result {
+        let texts = CTFTextTable()
+        return try read(path: path, process: process, recordTag: recordTag, texts: texts) { event, label, label2 in
+            var event = event
+            event.label = texts.string(label)
+            event.label2 = texts.string(label2)
+            body(event)
+        }
+    }
+
+    /// Reads as ``read(path:process:recordTag:_:)`` does, but hands each event over with its
+    /// texts as numbers of `texts` (its `label` and `label2`, which stay empty in the event): no
+    /// `String` is made.
+    @discardableResult
+    package static func read(
+        path: String, process: Int32? = nil, recordTag: String? = nil, texts: CTFTextTable,
+        _ body: (TraceEvent, _ label: UInt32, _ label2: UInt32) -> Void
+    ) throws -> Result {
         try withoutActuallyEscaping(body) { body in
-            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) }, tag: recordTag)
+            let context = Context(body: body, process: process.map { UInt32(bitPattern: $0) }, tag: recordTag, texts: texts)
             return try context.finish(name: path) { losses, error, size in
                 cbt_read_ctf(path, Context.deliver, Unmanaged.passUnretained(context).toOpaque(), losses, error, size)
             }
@@ -126,9 +143,25 @@ public enum CTFTraceReader {
     public static func readLive(
         url: String, recordTag: String? = nil, idle: () -> Bool, _ body: (TraceEvent) -> Void
     ) throws -> Result {
+        let texts = CTFTextTable()
+        return try readLive(url: url, recordTag: recordTag, texts: texts, idle: idle) { event, label, label2 in
+            var event = event
+            event.label = texts.string(label)
+            event.label2 = texts.string(label2)
+            body(event)
+        }
+    }
+
+    /// Reads as ``readLive(url:recordTag:idle:_:)`` does, with the events' texts as numbers of
+    /// `texts`, as ``read(path:process:recordTag:texts:_:)`` hands them over.
+    @discardableResult
+    package static func readLive(
+        url: String, recordTag: String? = nil, texts: CTFTextTable, idle: () -> Bool,
+        _ body: (TraceEvent, _ label: UInt32, _ label2: UInt32) -> Void
+    ) throws -> Result {
         try withoutActuallyEscaping(body) { body in
             try withoutActuallyEscaping(idle) { idle in
-                let context = Context(body: body, process: nil, tag: recordTag)
+                let context = Context(body: body, process: nil, tag: recordTag, texts: texts)
                 context.idle = idle
                 return try context.finish(name: url) { losses, error, size in
                     cbt_read_live(
@@ -189,46 +222,61 @@ public enum CTFTraceReader {
         String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// One read's state, shared with the C callbacks.
+    /// One read's state, shared with the C callbacks. Used by one thread: its per-event
+    /// state goes unchecked for exclusive access.
     private final class Context {
-        var body: (TraceEvent) -> Void
+        let body: (TraceEvent, UInt32, UInt32) -> Void
         var idle: (() -> Bool)?
         var result = Result()
         let process: UInt32?
         let tag: String?
         var tagged = Set<UInt32>()
-        var classes = ClassMaps()
-        init(body: @escaping (TraceEvent) -> Void, process: UInt32?, tag: String?) {
+        /// The process whose tag was checked last (`UInt64.max`: none yet), and the process whose
+        /// host was looked for last: each is looked at again only when the process changes.
+        @exclusivity(unchecked) var lastTagged = UInt64.max
+        @exclusivity(unchecked) var lastHostProcess = UInt64.max
+        @exclusivity(unchecked) var mapper: CTFEventMapper
+        init(body: @escaping (TraceEvent, UInt32, UInt32) -> Void, process: UInt32?, tag: String?, texts: CTFTextTable) {
             self.body = body
             self.process = process
             self.tag = tag
+            mapper = CTFEventMapper(texts: texts)
+        }
+
+        /// The C reader's callback: ``handle(_:)`` on the context, which the read holds (so
+        /// it is used without a retain and release an event).
+        static let deliver: cbt_callback = { event, raw in
+            guard let event, let raw else { return 1 }
+            return Unmanaged<Context>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.handle(event) }
         }
 
         /// Maps one event and hands it on, unless it is of a process not asked for.
-        static let deliver: cbt_callback = { event, raw in
-            guard let event, let raw else { return 1 }
-            let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
-            if let process = context.process, event.pointee.vpid != process { return 0 }
-            if let tag = context.tag {
-                let vpid = event.pointee.vpid
-                if !context.tagged.contains(vpid) {
+        func handle(_ event: UnsafePointer<cbt_event>) -> Int32 {
+            let vpid = event.pointee.vpid
+            if let process, vpid != process { return 0 }
+            if UInt64(vpid) != lastTagged, let tag {
+                if !tagged.contains(vpid) {
                     guard CTFTraceReader.recordTag(of: event.pointee) == tag else { return 0 }
-                    context.tagged.insert(vpid)
+                    tagged.insert(vpid)
+                }
+                lastTagged = UInt64(vpid)
+            }
+            // A local event (its texts empty, nothing counted) handed over without a copy.
+            var mapped = TraceEvent(kind: .runtimeStart, time: 0, runtime: 0)
+            guard let labels = mapper.map(event.pointee, into: &mapped) else { return 0 }
+            if result.wallClockOffset == nil, event.pointee.clock_is_unix != 0 {
+                result.wallClockOffset = event.pointee.clock_offset_ns
+                result.firstTime = mapped.time
+            }
+            if UInt64(vpid) != lastHostProcess {
+                lastHostProcess = UInt64(vpid)
+                if result.hosts[vpid] == nil, result.hosts.count < 65_536, let host = event.pointee.hostname,
+                    host.pointee != 0
+                {
+                    result.hosts[vpid] = String(cString: host)
                 }
             }
-            guard var mapped = CTFTraceReader.map(event.pointee, classes: &context.classes, notes: &context.result.notes)
-            else { return 0 }
-            mapped.process = event.pointee.vpid
-            if context.result.wallClockOffset == nil, event.pointee.clock_is_unix != 0 {
-                context.result.wallClockOffset = event.pointee.clock_offset_ns
-                context.result.firstTime = mapped.time
-            }
-            if context.result.hosts[mapped.process] == nil, context.result.hosts.count < 65_536,
-                let host = event.pointee.hostname, host.pointee != 0
-            {
-                context.result.hosts[mapped.process] = String(cString: host)
-            }
-            context.body(mapped)
+            body(mapped, labels.label, labels.label2)
             return 0
         }
 
@@ -243,6 +291,7 @@ public enum CTFTraceReader {
                 throw ReadError(code: .init(status: status), path: name, message: CTFTraceReader.message(error))
             }
             var result = self.result
+            result.notes = mapper.notes
             result.discardedEvents = losses.discarded_events
             result.uncountedDiscards = losses.discarded_events_uncounted
             result.discardedPackets = losses.discarded_packets
@@ -272,7 +321,6 @@ public enum CTFTraceReader {
 
     /// How the provider writes an empty text (transduce_tp.h says why).
     public static let emptyText = "\u{2205}"
-    private static let emptyTextBytes = Array(emptyText.utf8)
 
     /// The `record_tag` of a `runtime_start` event, or nil for any other event.
     static func recordTag(of raw: cbt_event) -> String? {
@@ -286,84 +334,5 @@ public enum CTFTraceReader {
             return tag == emptyText ? "" : tag
         }
         return ""
-    }
-
-    /// What an event class's fields are to the schema, worked out at its first event, so the
-    /// others are mapped by field position: no name read, compared or hashed per event.
-    struct ClassMap {
-        /// Its kind; nil for a `transduce:` class this reader does not know.
-        var kind: TraceEvent.Kind?
-        var unknownNote: String?
-        /// Each field's name (the class's own storage), to tell a later event has this layout.
-        var names: [UnsafePointer<CChar>?]
-        /// Each field's place in the schema, by field position.
-        var slots: [TraceSchema.Field?]
-        var runtime: Int?
-
-        init?(_ raw: cbt_event) {
-            let name = String(cString: raw.name)
-            guard name.hasPrefix("transduce:") else { return nil }
-            names = (0..<Int(raw.field_count)).map { raw.fields[$0].name }
-            let fieldNames = (0..<Int(raw.field_count)).map { String(cString: raw.fields[$0].name) }
-            kind = TraceEvent.Kind(lttngName: String(name.dropFirst("transduce:".count)))
-            guard let kind else {
-                unknownNote = "unknown event \(name) skipped"
-                slots = []
-                return
-            }
-            let schema = TraceSchema.fields(of: kind)
-            // A name given twice sets its slot twice, the last winning (the provider never does).
-            slots = fieldNames.map { field in schema.first { $0.name == field } }
-            runtime = fieldNames.firstIndex(of: "runtime")
-        }
-
-        func describes(_ raw: cbt_event) -> Bool {
-            names.count == Int(raw.field_count) && names.indices.allSatisfy { names[$0] == raw.fields[$0].name }
-        }
-    }
-
-    /// The class maps of one read, by event class name (the class's own storage, stable while the
-    /// read lasts); bounded, past which a class is worked out at each event.
-    struct ClassMaps {
-        var byName: [UnsafeRawPointer: ClassMap?] = [:]
-        static let limit = 4_096
-
-        mutating func map(for raw: cbt_event) -> ClassMap? {
-            let key = UnsafeRawPointer(raw.name)!
-            if let known = byName[key], known?.describes(raw) ?? true { return known }
-            let made = ClassMap(raw)
-            if byName.count < Self.limit || byName[key] != nil { byName[key] = made }
-            return made
-        }
-    }
-
-    static func map(_ raw: cbt_event, classes: inout ClassMaps, notes: inout [String]) -> TraceEvent? {
-        guard let cls = classes.map(for: raw) else { return nil }
-        guard let kind = cls.kind else {
-            if notes.count < 100, let note = cls.unknownNote { notes.append(note) }
-            return nil
-        }
-        func text(_ field: cbt_field) -> String {
-            guard let pointer = field.text, field.text_length > 0 else { return "" }
-            return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(field.text_length)) {
-                let bytes = UnsafeBufferPointer(start: $0, count: Int(field.text_length))
-                // The empty text's mark, told by its bytes (a String comparison an event cost more).
-                return bytes.elementsEqual(emptyTextBytes) ? "" : String(decoding: bytes, as: UTF8.self)
-            }
-        }
-        var event = TraceEvent(
-            kind: kind, time: raw.clock_ns, thread: raw.vtid, runtime: cls.runtime.map { raw.fields[$0].integer } ?? 0)
-        for (i, schemaField) in cls.slots.enumerated() {
-            guard let schemaField else { continue }
-            let field = raw.fields[i]
-            let ok =
-                field.is_text != 0
-                ? event.set(schemaField.slot, text: text(field))
-                : event.set(schemaField.slot, integer: field.integer)
-            if !ok && notes.count < 100 {
-                notes.append("transduce:\(kind.lttngName): field \(schemaField.name) has an unexpected value")
-            }
-        }
-        return event
     }
 }

@@ -24,6 +24,12 @@ typedef struct cbt_field {
 typedef struct cbt_event {
     /* Event class name, e.g. "transduce:dispatch". */
     const char *name;
+    /* The event's class: the same address for every event of the class while `generation` stays
+     * the same (it changes whenever a stream begins or ends, after which a class may be gone
+     * and its address given to another), so a reader may key what it worked out for a class by
+     * this address within a generation. */
+    const void *event_class;
+    uint64_t generation;
     /* The default clock's value converted to nanoseconds (CLOCK_MONOTONIC for LTTng-UST). */
     uint64_t clock_ns;
     /* The clock's offset from its origin in nanoseconds (the clock class's `offset`: for LTTng,
@@ -36,6 +42,9 @@ typedef struct cbt_event {
     uint32_t vpid;
     /* The `hostname` entry of the trace's environment, or "" (never NULL). */
     const char *hostname;
+    /* The payload's members that can be handed over (integers and texts), at most 32, except
+     * those whose names begin with an underscore: LTTng's sequence lengths (`_NAME_length`),
+     * which the sequence itself carries. */
     uint32_t field_count;
     const cbt_field *fields;
 } cbt_event;

@@ -16,6 +16,11 @@ package struct TraceFileEncoder {
     private var referenceIDs: [UInt64: UInt32] = [0: 0]
     /// The buffer ``append(records:process:text:into:)`` encodes events chunks in.
     private var events: [UInt8] = []
+    /// ``append(_:label:label2:text:into:)``'s state: how many of its caller's text numbers are
+    /// written, and the events chunk's payload it fills (a count, then ``numberedCount`` records).
+    private var numberedStrings: UInt32 = 0
+    private var numbered: [UInt8] = []
+    private var numberedCount = 0
 
     /// Starts a file (its header is part of the first buffer handed out).
     package init(hosts: [UInt32: String] = [:]) {
@@ -98,6 +103,48 @@ package struct TraceFileEncoder {
         events = chunk
     }
 
+    /// Appends `event` with texts its caller numbered: `label` and `label2` (the event's `label`,
+    /// `label2` and `payload` are not read) are numbers given out from 1, in the order the texts
+    /// are first seen, 0 being the empty text; `text(n)` gives the bytes of number `n`. The
+    /// numbers are the file's string ids as they are: each one not yet written is written, in
+    /// order and once, before the chunk that first uses it. So no text is hashed here, and no
+    /// `String` is made. A file is encoded either this way or by the other appends, not both.
+    package mutating func append(
+        _ event: TraceEvent, label: UInt32, label2: UInt32, text: (UInt32) -> UnsafeRawBufferPointer,
+        into sink: ([UInt8]) -> Void
+    ) {
+        if event.process != process {
+            emitNumbered()
+            startProcess(event.process)
+        }
+        while numberedStrings < max(label, label2) {
+            numberedStrings += 1
+            appendString(numberedStrings, text(numberedStrings))
+        }
+        let size = TraceRecordLayout.size
+        if numbered.isEmpty { numbered = [UInt8](repeating: 0, count: 4 + TraceFileFormat.eventsPerChunk * size) }
+        numbered.withUnsafeMutableBytes {
+            TraceRecordLayout.encode(event, label: label, label2: label2, into: $0, at: 4 + numberedCount * size)
+        }
+        numberedCount += 1
+        if numberedCount == TraceFileFormat.eventsPerChunk {
+            emitNumbered()
+            sink(out)
+            out.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes the events ``append(_:label:label2:text:into:)`` holds as a chunk into `out`.
+    private mutating func emitNumbered() {
+        guard numberedCount > 0 else { return }
+        let length = 4 + numberedCount * TraceRecordLayout.size
+        numbered.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt32(numberedCount).littleEndian, toByteOffset: 0, as: UInt32.self)
+            TraceFileWriter.appendChunk(.events, UnsafeRawBufferPointer(rebasing: bytes[..<length]), to: &out)
+        }
+        numberedCount = 0
+    }
+
     private mutating func referenceID(_ reference: UInt64, _ text: (UInt64, Bool) -> String) -> UInt32 {
         if let id = referenceIDs[reference] { return id }
         let id = id(text(reference, false))
@@ -119,16 +166,28 @@ package struct TraceFileEncoder {
         if let id = ids[string] { return id }
         let id = UInt32(ids.count)
         ids[string] = id
-        var payload: [UInt8] = []
-        payload.appendLE(id)
-        payload.append(contentsOf: Array(string.utf8).prefix(TraceFileFormat.maxStringBytes))
-        TraceFileWriter.appendChunk(.string, payload, to: &out)
+        var string = string
+        string.withUTF8 { appendString(id, UnsafeRawBufferPointer($0)) }
         return id
+    }
+
+    /// Writes string `id` (its first ``TraceFileFormat/maxStringBytes`` bytes) into `out`.
+    private mutating func appendString(_ id: UInt32, _ text: UnsafeRawBufferPointer) {
+        var payload: [UInt8] = []
+        payload.reserveCapacity(4 + min(text.count, TraceFileFormat.maxStringBytes))
+        payload.appendLE(id)
+        payload.append(contentsOf: text.prefix(TraceFileFormat.maxStringBytes))
+        TraceFileWriter.appendChunk(.string, payload, to: &out)
     }
 
     /// Writes the events appended so far (a live reader calls it while no new data comes, so its
     /// reader sees them without waiting for a full chunk).
     package mutating func flush(into sink: ([UInt8]) -> Void) {
+        if numberedCount > 0 {
+            emitNumbered()
+            sink(out)
+            out.removeAll(keepingCapacity: true)
+        }
         guard !pending.isEmpty else { return }
         // Strings first, then the records that use them.
         var labelIDs: [(UInt32, UInt32)] = []

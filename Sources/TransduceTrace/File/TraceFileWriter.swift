@@ -100,6 +100,10 @@ public enum TraceFileWriter {
     }
 
     static func appendChunk(_ tag: TraceFileFormat.Tag, _ payload: [UInt8], to out: inout [UInt8]) {
+        payload.withUnsafeBytes { appendChunk(tag, $0, to: &out) }
+    }
+
+    static func appendChunk(_ tag: TraceFileFormat.Tag, _ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         let start = out.count
         let header = TraceFileFormat.chunkHeaderSize
         out.append(contentsOf: repeatElement(0, count: header))

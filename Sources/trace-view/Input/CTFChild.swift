@@ -100,26 +100,29 @@ enum CTFChild {
             }
         }
         var count: UInt64 = 0
+        // The events' texts, each numbered once by its bytes: the numbers are the file's string
+        // ids (no `String` is made per event, and no text hashed twice).
+        let texts = CTFTextTable()
         do {
             let tag = arguments.count == 2 ? arguments[1] : nil
             let result: CTFTraceReader.Result
             if live {
                 // While no data comes, what was read so far goes to the parent at once.
                 result = try CTFTraceReader.readLive(
-                    url: arguments[0], recordTag: tag,
+                    url: arguments[0], recordTag: tag, texts: texts,
                     idle: {
                         LiveBudget.progress()
                         encoder.flush(into: sink)
                         return failed  // the parent is gone
                     }
-                ) { event in
-                    encoder.append(event, into: sink)
+                ) { event, label, label2 in
+                    encoder.append(event, label: label, label2: label2, text: texts.text, into: sink)
                     count += 1
                     if count & 255 == 0 { LiveBudget.progress() }
                 }
             } else {
-                result = try CTFTraceReader.read(path: arguments[0], recordTag: tag) { event in
-                    encoder.append(event, into: sink)
+                result = try CTFTraceReader.read(path: arguments[0], recordTag: tag, texts: texts) { event, label, label2 in
+                    encoder.append(event, label: label, label2: label2, text: texts.text, into: sink)
                     count += 1
                 }
             }

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TransduceTestSupport
+import TransduceTraceCTF
+
+@testable import TransduceTrace
+
+/// The CTF reading child's own parts: its table of texts numbered by their bytes, and the
+/// encoder's numbered path that writes them as the file's strings (no LTTng needed); and the
+/// child as a whole, against each process's ring and against the in-process reader.
+@Suite struct CTFReadingTests {
+    /// Texts a user's labels may be: empty, the provider's empty mark, combining marks, bytes
+    /// that are not UTF-8, texts that differ only in their last byte or their length, and
+    /// thousands of distinct ones (the table grows many times).
+    static func corpus() -> [[UInt8]] {
+        var generator = SystemRandomNumberGenerator()
+        var texts: [[UInt8]] = [
+            [], Array(CTFTraceReader.emptyText.utf8), Array("e\u{0301}".utf8), Array("\u{0301}".utf8),
+            [0xFF, 0xFE, 0x00, 0x41], Array("load".utf8), Array("load ".utf8), Array("loae".utf8), [0],
+            Array(repeating: 0x61, count: 8), Array(repeating: 0x61, count: 9), Array(repeating: 0x61, count: 7),
+            Array(repeating: 0x62, count: 70_000),
+        ]
+        for i in 0..<5_000 { texts.append(Array("label-\(i)".utf8)) }
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 1...40, using: &generator)
+            texts.append((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        return texts
+    }
+
+    @Test func textsAreNumberedOnceByTheirBytesInTheOrderFirstSeen() {
+        let table = CTFTextTable()
+        var oracle: [[UInt8]: UInt32] = [[]: 0, Array(CTFTraceReader.emptyText.utf8): 0]
+        var order: [[UInt8]] = [[]]
+        // Every text three times, shuffled: a number never changes once given.
+        let texts = Self.corpus()
+        for text in (texts + texts + texts).shuffled() {
+            let number = text.withUnsafeBytes { table.number($0) }
+            if let known = oracle[text] {
+                #expect(number == known, "\(text.prefix(12)) was \(known), now \(number)")
+            } else {
+                #expect(Int(number) == order.count, "a new text is numbered next")
+                oracle[text] = number
+                order.append(text)
+            }
+        }
+        #expect(table.count == order.count)
+        for (number, text) in order.enumerated() {
+            #expect(Array(table.text(UInt32(number))) == text)
+            #expect(table.string(UInt32(number)) == String(decoding: text, as: UTF8.self))
+        }
+        #expect(table.string(0) == "")
+    }
+
+    /// Events encoded with numbered texts read back as the same events encoded with strings,
+    /// across processes that interleave, flushes in the middle of a chunk and texts longer than
+    /// a string chunk holds.
+    @Test func numberedTextsEncodeAsStringsDo() throws {
+        let texts = Self.corpus()
+        let table = CTFTextTable()
+        var events: [TraceEvent] = []
+        var numbers: [(UInt32, UInt32)] = []
+        for i in 0..<6_000 {
+            var event = TraceEvent(
+                kind: i % 7 == 0 ? .runtimeStart : .dispatch, time: UInt64(i), thread: UInt32(i % 5), runtime: UInt64(i % 3))
+            event.process = [10, 10, 11, 12, 10][i % 5]
+            event.dispatch = UInt64(i)
+            let label = texts[(i * 7_919) % texts.count]
+            let second = event.kind == .runtimeStart ? texts[(i * 104_729) % texts.count] : []
+            let n = (label.withUnsafeBytes { table.number($0) }, second.withUnsafeBytes { table.number($0) })
+            event.label = table.string(n.0)
+            event.label2 = table.string(n.1)
+            events.append(event)
+            numbers.append(n)
+        }
+        var byStrings: [UInt8] = []
+        var strings = TraceFileEncoder()
+        var byNumbers: [UInt8] = []
+        var numbered = TraceFileEncoder()
+        for (i, event) in events.enumerated() {
+            strings.append(event, into: { byStrings += $0 })
+            var bare = event
+            bare.label = "unread"
+            bare.label2 = "unread"
+            numbered.append(bare, label: numbers[i].0, label2: numbers[i].1, text: table.text, into: { byNumbers += $0 })
+            if i % 1_500 == 700 { numbered.flush(into: { byNumbers += $0 }) }
+        }
+        let counts = TraceCounts(events: UInt64(events.count))
+        strings.finish(counts: counts, into: { byStrings += $0 })
+        numbered.finish(counts: counts, into: { byNumbers += $0 })
+        let expected = try TraceFileReader(bytes: byStrings).readAll()
+        let read = try TraceFileReader(bytes: byNumbers).readAll()
+        #expect(read.notes == [], "\(read.notes.prefix(3))")
+        #expect(expected.notes == [])
+        #expect(read.events.count == events.count)
+        let differ = read.events.indices.first { $0 < expected.events.count && read.events[$0] != expected.events[$0] }
+        #expect(differ == nil, "event \(differ ?? -1) differs: \(differ.map { read.events[$0] }.debugDescription)")
+        #expect(read.counts == expected.counts)
+        // The long text was cut where a string chunk ends, as the string path cuts it.
+        #expect(read.events.contains { $0.label.utf8.count == TraceFileFormat.maxStringBytes })
+    }
+}
+
+extension LTTngTests {
+    /// The reading child (trace-view's way into every CTF trace) hands over what each process's
+    /// ring recorded, field for field, and exactly what the in-process reader reads, event for
+    /// event in the same order: three processes at once, each with the same labels.
+    @Test(.enabled(if: LTTngTools.available)) func theReadingChildHandsOverWhatEachRingRecorded() async throws {
+        let dir = TemporaryDirectory()
+        let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
+        let ctf = dir.file("ctf")
+        let script = "for i in 1 2 3; do \"$0\" --repeat 3 \"$1/ring-$i.tdtrace\" & done; wait"
+        let recorded = try await traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
+        #expect(recorded.status == 0, "\(recorded.output)")
+
+        let jsonl = dir.file("events.jsonl")
+        let exported = try await traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])
+        #expect(exported.status == 0, "\(exported.err)")
+        let child = JSONLinesReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: jsonl)))).readAll()
+        #expect(child.notes == [], "\(child.notes.prefix(3))")
+
+        // The in-process reader, of these processes alone.
+        var rings: [UInt32: [TraceEvent]] = [:]
+        for i in 1...3 {
+            let trace = try TraceFileReader(path: dir.file("ring-\(i).tdtrace")).readAll()
+            let pid = try #require(trace.events.first?.process)
+            rings[pid] = trace.events
+        }
+        let inProcess = try CTFTraceReader.readAll(path: ctf).events.filter { rings[$0.process] != nil }
+        #expect(child.events.count == inProcess.count)
+        let differ = child.events.indices.first { $0 < inProcess.count && child.events[$0] != inProcess[$0] }
+        #expect(
+            differ == nil, "event \(differ ?? -1) differs: \(differ.map { (child.events[$0], inProcess[$0]) }.debugDescription)")
+
+        for (pid, ring) in rings {
+            var remaining: [Comparable: Int] = [:]
+            for e in ring { remaining[Comparable(e), default: 0] += 1 }
+            var unknown = 0
+            for e in child.events where e.process == pid {
+                let key = Comparable(e)
+                if let n = remaining[key] { remaining[key] = n == 1 ? nil : n - 1 } else { unknown += 1 }
+            }
+            #expect(unknown == 0, "pid \(pid): \(unknown) events not in its ring")
+            #expect(remaining.isEmpty, "pid \(pid): ring events the child did not hand over: \(remaining.keys.prefix(2))")
+        }
+        #expect(Set(child.events.map(\.process)) == Set(rings.keys))
+        #expect(!child.hosts.isEmpty, "each process's host is handed over")
+    }
+}
