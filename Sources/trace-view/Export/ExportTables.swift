@@ -13,7 +13,9 @@ enum ExportTables {
         columns: SlowCommand.table.columns.filter { !["parts", "trace_id", "parent_span_id"].contains($0.name) }
             + LatencyBreakdown.Part.Kind.allCases.map { Column(column($0), "time in \($0.rawValue) parts (see slow)", .integer) }
             + [Column("slowest_holder", "the cycle that held the gate longest while it waited (its event label)")],
-        row: "resumed awaited request, in resume order")
+        row:
+            "resumed awaited request, in resume order; then those whose windows reached back past what the first pass keeps (a second pass reads them), batch by batch, each in resume order"
+    )
 
     static let cycles = TableSchema(
         columns: [
