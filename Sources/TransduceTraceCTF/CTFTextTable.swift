@@ -1,3 +1,5 @@
+import TransduceTrace
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -104,6 +106,14 @@ package final class CTFTextTable {
         let made = String(decoding: text(number), as: UTF8.self)
         strings[Int(number)] = made
         return made
+    }
+
+    /// `event` with its `label` and `label2` set to texts `label` and `label2`.
+    package func event(_ event: TraceEvent, label: UInt32, label2: UInt32) -> TraceEvent {
+        var event = event
+        event.label = string(label)
+        event.label2 = string(label2)
+        return event
     }
 
     private func grow() {

@@ -111,11 +111,8 @@ public enum CTFTraceReader {
         path: String, process: Int32? = nil, recordTag: String? = nil, _ body: (TraceEvent) -> Void
     ) throws -> Result {
         let texts = CTFTextTable()
-        return try read(path: path, process: process, recordTag: recordTag, texts: texts) { event, label, label2 in
-            var event = event
-            event.label = texts.string(label)
-            event.label2 = texts.string(label2)
-            body(event)
+        return try read(path: path, process: process, recordTag: recordTag, texts: texts) {
+            body(texts.event($0, label: $1, label2: $2))
         }
     }
 
@@ -144,11 +141,8 @@ public enum CTFTraceReader {
         url: String, recordTag: String? = nil, idle: () -> Bool, _ body: (TraceEvent) -> Void
     ) throws -> Result {
         let texts = CTFTextTable()
-        return try readLive(url: url, recordTag: recordTag, texts: texts, idle: idle) { event, label, label2 in
-            var event = event
-            event.label = texts.string(label)
-            event.label2 = texts.string(label2)
-            body(event)
+        return try readLive(url: url, recordTag: recordTag, texts: texts, idle: idle) {
+            body(texts.event($0, label: $1, label2: $2))
         }
     }
 
