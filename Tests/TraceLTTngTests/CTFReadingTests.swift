@@ -107,11 +107,7 @@ extension LTTngTests {
     /// event in the same order: three processes at once, each with the same labels.
     @Test(.enabled(if: LTTngTools.available)) func theReadingChildHandsOverWhatEachRingRecorded() async throws {
         let dir = TemporaryDirectory()
-        let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
-        let ctf = dir.file("ctf")
-        let script = "for i in 1 2 3; do \"$0\" --repeat 3 \"$1/ring-$i.tdtrace\" & done; wait"
-        let recorded = try await traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
-        #expect(recorded.status == 0, "\(recorded.output)")
+        let (ctf, rings) = try await recordExamples(3, repeats: 3, in: dir)
 
         let jsonl = dir.file("events.jsonl")
         let exported = try await traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])
@@ -120,12 +116,6 @@ extension LTTngTests {
         #expect(child.notes == [], "\(child.notes.prefix(3))")
 
         // The in-process reader, of these processes alone.
-        var rings: [UInt32: [TraceEvent]] = [:]
-        for i in 1...3 {
-            let trace = try TraceFileReader(path: dir.file("ring-\(i).tdtrace")).readAll()
-            let pid = try #require(trace.events.first?.process)
-            rings[pid] = trace.events
-        }
         let inProcess = try CTFTraceReader.readAll(path: ctf).events.filter { rings[$0.process] != nil }
         #expect(child.events.count == inProcess.count)
         let differ = child.events.indices.first { $0 < inProcess.count && child.events[$0] != inProcess[$0] }

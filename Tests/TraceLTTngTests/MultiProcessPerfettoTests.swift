@@ -15,19 +15,8 @@ extension LTTngTests {
         @Test(.enabled(if: LTTngTools.available && PerfettoUI.available))
         func threeProcessesOfTwoRuntimesExportCleanToPerfetto() async throws {
             let dir = TemporaryDirectory()
-            let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
-            let ctf = dir.file("ctf")
-            let script = "for i in 1 2 3; do \"$0\" --repeat 2 \"$1/ring-$i.tdtrace\" & done; wait"
-            let recorded = try await traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
-            #expect(recorded.status == 0, "\(recorded.output)")
-
             // What each process's ring holds, by pid.
-            var rings: [UInt32: [TraceEvent]] = [:]
-            for i in 1...3 {
-                let trace = try TraceFileReader(path: dir.file("ring-\(i).tdtrace")).readAll()
-                let pid = try #require(trace.events.first?.process)
-                rings[pid] = trace.events
-            }
+            let (ctf, rings) = try await recordExamples(3, repeats: 2, in: dir)
             // The session's events of these processes alone (the record's tag), in trace order.
             let jsonl = dir.file("events.jsonl")
             let exported = try await traceView(["export", "--format", "jsonl", "--output", jsonl, ctf])

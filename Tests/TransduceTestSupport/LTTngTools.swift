@@ -86,6 +86,26 @@ package func traceViewRecord(_ arguments: [String]) async throws -> (status: Int
     try await offThePool { try traceViewRecordBlocking(arguments) }
 }
 
+/// `count` processes of `TracedExample --repeat repeats` started at once under `trace-view
+/// record --output DIR/ctf`, each keeping its ring (the ground truth of its own events): the
+/// CTF directory, and each process's ring events by pid.
+package func recordExamples(_ count: Int, repeats: Int, in dir: TemporaryDirectory) async throws -> (
+    ctf: String, rings: [UInt32: [TraceEvent]]
+) {
+    let example = try #require(builtProduct("TracedExample"), "TracedExample was not built")
+    let ctf = dir.file("ctf")
+    let script = "for i in $(seq \(count)); do \"$0\" --repeat \(repeats) \"$1/ring-$i.tdtrace\" & done; wait"
+    let recorded = try await traceViewRecord(["--output", ctf, "--", "/bin/sh", "-c", script, example, dir.path])
+    #expect(recorded.status == 0, "\(recorded.output)")
+    var rings: [UInt32: [TraceEvent]] = [:]
+    for i in 1...count {
+        let trace = try TraceFileReader(path: dir.file("ring-\(i).tdtrace")).readAll()
+        let pid = try #require(trace.events.first?.process)
+        rings[pid] = trace.events
+    }
+    return (ctf, rings)
+}
+
 /// ``traceViewRecord(_:)`` on the calling thread.
 package func traceViewRecordBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
     expectOffThePool("trace-view record")
