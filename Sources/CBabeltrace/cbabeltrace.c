@@ -11,7 +11,7 @@
 
 #define MAX_FIELDS 32
 #define TEXT_BUFFER 65536
-#define LAYOUTS 64
+#define LAYOUTS 256
 
 /* How a payload member is read. MEMBER_SKIPPED: not read nor handed over (see layout_of). */
 enum member_kind { MEMBER_UNSIGNED, MEMBER_SIGNED, MEMBER_STRING, MEMBER_ARRAY, MEMBER_OTHER, MEMBER_SKIPPED };
@@ -49,9 +49,11 @@ typedef struct reader {
     int offset_unix;
     uint64_t frequency;
     /* Payload classes worked out (their members' names and how each is read), by the class's
-       address, in a direct-mapped cache: asking libbabeltrace2 each event for every member's
-       name and type was a tenth of a read. Forgotten with the classes above. */
+       address, in an open-addressed table of `layouts_used` (see layout_of): asking
+       libbabeltrace2 each event for every member's name and type was a tenth of a read.
+       Forgotten with the classes above. */
     struct layout *layouts[LAYOUTS];
+    int layouts_used;
     /* How many times the classes were forgotten (cbt_event's `generation`). */
     uint64_t generation;
 } reader;
@@ -119,21 +121,34 @@ static int convert(reader *r, int index, enum member_kind kind, const bt_field *
     return 0;
 }
 
-/* The layout of payload class `class`, from the cache or worked out now; NULL when out of memory. */
+/* The layout of payload class `class`, from the table or worked out now; NULL when out of memory.
+ * The table is open-addressed (a multiplicative hash, linear probing) and forgotten whole when
+ * three quarters full, so two classes in use never push each other out at every event. */
 static const struct layout *layout_of(reader *r, const bt_field_class *class) {
-    struct layout **slot = &r->layouts[((uintptr_t)class >> 4) % LAYOUTS];
-    if (*slot && (*slot)->class == class) return *slot;
-    if (!*slot && !(*slot = malloc(sizeof(struct layout)))) return NULL;
-    struct layout *layout = *slot;
+    size_t i = (size_t)(((uint64_t)(uintptr_t)class * 0x9E3779B97F4A7C15ull) >> 56) % LAYOUTS;
+    while (r->layouts[i] && r->layouts[i]->class) {
+        if (r->layouts[i]->class == class) return r->layouts[i];
+        i = (i + 1) % LAYOUTS;
+    }
+    if (r->layouts_used >= LAYOUTS * 3 / 4) {
+        for (int j = 0; j < LAYOUTS; j++) {
+            if (r->layouts[j]) r->layouts[j]->class = NULL;
+        }
+        r->layouts_used = 0;
+        i = (size_t)(((uint64_t)(uintptr_t)class * 0x9E3779B97F4A7C15ull) >> 56) % LAYOUTS;
+    }
+    if (!r->layouts[i] && !(r->layouts[i] = malloc(sizeof(struct layout)))) return NULL;
+    struct layout *layout = r->layouts[i];
+    r->layouts_used++;
     layout->class = class;
     layout->members = bt_field_class_structure_get_member_count(class);
     if (layout->members > MAX_FIELDS) layout->members = MAX_FIELDS;
-    for (uint64_t i = 0; i < layout->members; i++) {
-        const bt_field_class_structure_member *member = bt_field_class_structure_borrow_member_by_index_const(class, i);
-        layout->names[i] = bt_field_class_structure_member_get_name(member);
+    for (uint64_t m = 0; m < layout->members; m++) {
+        const bt_field_class_structure_member *member = bt_field_class_structure_borrow_member_by_index_const(class, m);
+        layout->names[m] = bt_field_class_structure_member_get_name(member);
         /* A sequence's length (LTTng names it `_NAME_length`) is in the sequence itself: members
            whose names begin with an underscore are not handed over (a sixth of an event's). */
-        layout->kinds[i] = layout->names[i][0] == '_' ? MEMBER_SKIPPED
+        layout->kinds[m] = layout->names[m][0] == '_' ? MEMBER_SKIPPED
                            : member_kind_of(bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(member)));
     }
     return layout;
@@ -149,6 +164,7 @@ static void forget_classes(reader *r) {
     for (int i = 0; i < LAYOUTS; i++) {
         if (r->layouts[i]) r->layouts[i]->class = NULL;
     }
+    r->layouts_used = 0;
 }
 
 static int64_t member_index(const bt_field_class *structure, const char *name) {

@@ -34,7 +34,7 @@ struct CTFEventMapper {
     /// The classes by address, and a direct-mapped cache of it in front; and the generation
     /// they are of.
     private var byClass: [UnsafeRawPointer: Int] = [:]
-    private var recent: [(key: UnsafeRawPointer?, index: Int)] = Array(repeating: (nil, 0), count: 64)
+    private var recent: [(key: UnsafeRawPointer?, index: Int)] = Array(repeating: (nil, 0), count: 256)
     private var generation: UInt64 = 0
 
     init(texts: CTFTextTable) { self.texts = texts }
@@ -123,7 +123,9 @@ struct CTFEventMapper {
             generation = raw.generation
         }
         let key = raw.event_class!
-        let slot = Int(truncatingIfNeeded: UInt(bitPattern: key) >> 4) & (recent.count - 1)
+        // A multiply spreads the addresses (allocations a few words apart) over the cache's
+        // 256 places; a class that meets another there is found in the dictionary instead.
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
         if recent[slot].key == key { return recent[slot].index }
         let index: Int
         if let known = byClass[key] {

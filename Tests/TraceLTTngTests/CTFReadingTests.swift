@@ -1,9 +1,10 @@
+import CBabeltrace
 import Foundation
 import Testing
 import TransduceTestSupport
-import TransduceTraceCTF
 
 @testable import TransduceTrace
+@testable import TransduceTraceCTF
 
 /// The CTF reading child's own parts: its table of texts numbered by their bytes, and the
 /// encoder's numbered path that writes them as the file's strings (no LTTng needed); and the
@@ -98,6 +99,117 @@ import TransduceTraceCTF
         #expect(read.counts == expected.counts)
         // The long text was cut where a string chunk ends, as the string path cuts it.
         #expect(read.events.contains { $0.label.utf8.count == TraceFileFormat.maxStringBytes })
+    }
+}
+
+extension CTFReadingTests {
+    /// Events as cbabeltrace.c hands them over, made here: 300 classes (each kind's fields 20
+    /// times over, at 20 addresses, so the class cache's places are shared), another provider's
+    /// class, an unknown `transduce:` class, and a generation that changes midway. Each maps to
+    /// what the schema's own setters make of the same fields.
+    @Test func classesMapByTheirAddressesWithinAGeneration() throws {
+        var owned: [UnsafeMutableRawPointer] = []
+        defer { for p in owned { p.deallocate() } }
+        func cString(_ text: String) -> UnsafePointer<CChar> {
+            let bytes = Array(text.utf8CString)
+            let p = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
+            owned.append(p)
+            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            return UnsafePointer(p.assumingMemoryBound(to: CChar.self))
+        }
+        struct FakeClass {
+            var key: UnsafeRawPointer
+            var name: UnsafePointer<CChar>
+            var kind: TraceEvent.Kind?
+            var fields: [(name: UnsafePointer<CChar>, field: TraceSchema.Field?)]
+        }
+        var classes: [FakeClass] = []
+        for copy in 0..<20 {
+            for kind in TraceEvent.Kind.allCases {
+                let key = UnsafeMutableRawPointer.allocate(byteCount: 16 + copy * 16, alignment: 16)
+                owned.append(key)
+                let schema = TraceSchema.fields(of: kind)
+                let fields = [(cString("runtime"), nil)] + schema.map { (cString($0.name), Optional($0)) }
+                classes.append(FakeClass(key: key, name: cString("transduce:" + kind.lttngName), kind: kind, fields: fields))
+            }
+        }
+        let otherKey = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        let unknownKey = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        owned += [otherKey, unknownKey]
+        classes.append(FakeClass(key: otherKey, name: cString("lttng_ust_statedump:start"), kind: nil, fields: []))
+        classes.append(FakeClass(key: unknownKey, name: cString("transduce:no_such_event"), kind: nil, fields: []))
+
+        var mapper = CTFEventMapper(texts: CTFTextTable())
+        var generator = SystemRandomNumberGenerator()
+        let labels = ["load", "ping", "e\u{0301}", "", CTFTraceReader.emptyText, "a much longer label than sixteen bytes"]
+        var mapped = 0
+        for i in 0..<20_000 {
+            let fake = classes[Int.random(in: 0..<classes.count, using: &generator)]
+            var expected = TraceEvent(kind: fake.kind ?? .runtimeStart, time: UInt64(i), thread: UInt32(i % 7), runtime: 0)
+            expected.process = UInt32(100 + i % 3)
+            var texts: [[UInt8]] = []
+            var fields: [cbt_field] = []
+            for (name, field) in fake.fields {
+                var f = cbt_field()
+                f.name = name
+                if let field, field.slot.isText {
+                    let text =
+                        switch field.slot {
+                        case .code: TraceNames.codeName(kind: fake.kind!, code: UInt8(i % 2))
+                        case .code2: TraceNames.secondCodes(of: fake.kind!).first ?? ""
+                        default: labels[(i / 3) % labels.count]
+                        }
+                    _ = expected.set(field.slot, text: text == CTFTraceReader.emptyText ? "" : text)
+                    texts.append(Array(text.utf8))
+                    f.is_text = 1
+                } else {
+                    let value = field == nil ? UInt64(1 + i % 5) : UInt64(i % 200)
+                    if let field { _ = expected.set(field.slot, integer: value) } else { expected.runtime = value }
+                    f.integer = value
+                }
+                fields.append(f)
+            }
+            var event = TraceEvent(kind: .eventDropped, time: 9, runtime: 9)
+            event.dispatch = 77  // a field the class does not set must come out zero
+            event.nanos = 77
+            // The texts' bytes in one allocation, as libbabeltrace2's own storage would hold them.
+            let storage = UnsafeMutableRawPointer.allocate(byteCount: texts.reduce(1) { $0 + $1.count }, alignment: 1)
+            defer { storage.deallocate() }
+            var offset = 0
+            var next = 0
+            for j in fields.indices where fields[j].is_text != 0 {
+                let bytes = texts[next]
+                next += 1
+                for (k, byte) in bytes.enumerated() { storage.storeBytes(of: byte, toByteOffset: offset + k, as: UInt8.self) }
+                fields[j].text = UnsafePointer((storage + offset).assumingMemoryBound(to: CChar.self))
+                fields[j].text_length = UInt32(bytes.count)
+                offset += bytes.count
+            }
+            let got = fields.withUnsafeBufferPointer { buffer in
+                var raw = cbt_event()
+                raw.name = fake.name
+                raw.event_class = UnsafeRawPointer(fake.key)
+                raw.generation = i < 10_000 ? 1 : 2
+                raw.clock_ns = UInt64(i)
+                raw.vtid = UInt32(i % 7)
+                raw.vpid = UInt32(100 + i % 3)
+                raw.field_count = UInt32(buffer.count)
+                raw.fields = buffer.baseAddress
+                return mapper.map(raw, into: &event)
+            }
+            guard let kind = fake.kind else {
+                #expect(got == nil, "\(String(cString: fake.name)) is not read")
+                continue
+            }
+            let numbers = try #require(got, "\(kind) at \(i)")
+            event.label = mapper.texts.string(numbers.label)
+            event.label2 = mapper.texts.string(numbers.label2)
+            #expect(event == expected, "\(kind) at \(i)")
+            mapped += 1
+        }
+        #expect(mapped > 15_000)
+        #expect(mapper.notes.contains("unknown event transduce:no_such_event skipped"))
+        #expect(mapper.notes.allSatisfy { $0.hasPrefix("unknown event") }, "\(mapper.notes.prefix(2))")
     }
 }
 
