@@ -52,6 +52,12 @@ struct CTFEventMapper {
             if notes.count < 100, let note = classNotes[index] { notes.append(note) }
             return nil
         }
+        // An event with fewer fields than its class (the C side could not work its layout out:
+        // out of memory) is not read by the class's positions.
+        guard Int(raw.field_count) == classFieldCounts[index] else {
+            if notes.count < 100 { notes.append("transduce:\(kind.lttngName): an event's fields could not be read") }
+            return nil
+        }
         event.kind = kind
         event.time = raw.clock_ns
         event.thread = raw.vtid

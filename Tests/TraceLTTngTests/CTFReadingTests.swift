@@ -210,6 +210,14 @@ extension CTFReadingTests {
         #expect(mapped > 15_000)
         #expect(mapper.notes.contains("unknown event transduce:no_such_event skipped"))
         #expect(mapper.notes.allSatisfy { $0.hasPrefix("unknown event") }, "\(mapper.notes.prefix(2))")
+        // An event with fewer fields than its class (cbabeltrace.c out of memory) is not read.
+        var short = cbt_event()
+        short.name = classes[0].name
+        short.event_class = UnsafeRawPointer(classes[0].key)
+        short.generation = 2
+        var event = TraceEvent(kind: .eventDropped, time: 0, runtime: 0)
+        #expect(mapper.map(short, into: &event) == nil)
+        #expect(mapper.notes.last == "transduce:\(classes[0].kind!.lttngName): an event's fields could not be read")
     }
 }
 
