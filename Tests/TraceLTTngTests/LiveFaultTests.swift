@@ -4,6 +4,8 @@ import TraceTooling
 import TransduceTestSupport
 import TransduceTrace
 
+@testable import trace_view
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -123,5 +125,19 @@ import TransduceTrace
         #expect(timeout.status == 64 && timeout.err.contains("--timeout takes seconds"), "\(timeout.err)")
         let sessions = try await traceView(["live", "--max-sessions", "1000", "net://127.0.0.1"])
         #expect(sessions.status == 64 && sessions.err.contains("--max-sessions takes"), "\(sessions.err)")
+    }
+}
+
+/// The live reader child's watchdog, which ends the child when its relay daemon says nothing for
+/// `live --timeout`.
+@Suite struct LiveWatchdogTests {
+    /// A read of the clock that comes out before the last progress (noted between the
+    /// watchdog's two reads, or on another thread's clock a few nanoseconds ahead) is no
+    /// silence: once it wrapped around and ended a reader two seconds in.
+    @Test func aReadBeforeTheLastProgressIsNoSilence() {
+        let limit: UInt64 = 10_000_000_000
+        #expect(!LiveBudget.expired(heard: 1_000_000_005, now: 1_000_000_000, limit: limit))
+        #expect(!LiveBudget.expired(heard: 5, now: 5 + limit, limit: limit))
+        #expect(LiveBudget.expired(heard: 5, now: 6 + limit, limit: limit))
     }
 }

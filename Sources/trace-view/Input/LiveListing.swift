@@ -143,11 +143,21 @@ enum LiveBudget {
         Thread.detachNewThread {
             while true {
                 usleep(100_000)
-                if MonotonicClock.now() &- heard.load(ordering: .relaxed) > limit {
+                let last = heard.load(ordering: .relaxed)
+                if expired(heard: last, now: MonotonicClock.now(), limit: limit) {
                     Terminal.errorRaw(message)
                     _exit(65)
                 }
             }
         }
+    }
+
+    /// Whether a relay daemon last heard from at `heard` has said nothing for more than `limit`
+    /// nanoseconds at `now`. Never when `now` reads before `heard`: the reading thread can note
+    /// progress between the watchdog's two reads, and two threads' reads of the clock can come
+    /// out a few nanoseconds apart the wrong way (a wrapped difference once ended a live reader
+    /// two seconds in, saying its relay daemon had not answered for ten).
+    static func expired(heard: UInt64, now: UInt64, limit: UInt64) -> Bool {
+        MonotonicClock.nanos(from: heard, to: now) > limit
     }
 }
