@@ -5,8 +5,9 @@ trace processor made of it: slices, slices it could not end (dur = -1), tracks, 
 errors it counted (its `stats` of severity error or data_loss), every request slice's start and
 duration in nanoseconds (`request_slices`, as [ts, dur] pairs), every thread's name with its
 process's (`threads`, as [process, thread] pairs), every named process (`processes`, as [name,
-pid] pairs), every thread's OS ids (`thread_ids`, as [pid, tid] text pairs), and the counter
-tracks and values.
+pid] pairs), every thread's OS ids (`thread_ids`, as [pid, tid] text pairs), the counter
+tracks and values, and `load_seconds`: wall seconds from asking the UI to open the trace to its
+trace being open (its queries, after, not counted).
 
 Usage: perfetto-check.py UI_DIR TRACE [SECONDS]
 
@@ -89,6 +90,7 @@ def main():
         page = next(t for t in browser.call("Target.getTargets")["targetInfos"] if t["type"] == "page")
         session = browser.call("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True})["sessionId"]
         url = f"http://127.0.0.1:{port}/#!/?url=http://127.0.0.1:{port}/trace.json"
+        navigated = time.monotonic()
         browser.call("Page.navigate", {"url": url}, session)
         script = """(async () => {
             const trace = window.app && window.app.trace;
@@ -113,12 +115,22 @@ def main():
             }
             return out;
         })()""" % (json.dumps(QUERIES), json.dumps(ROWS))
-        deadline = time.monotonic() + seconds
+        deadline = navigated + seconds
+        loaded = None
         while time.monotonic() < deadline:
+            if loaded is None:
+                # A cheap look first, so the load's time is not the queries'.
+                opened = browser.call("Runtime.evaluate", {
+                    "expression": "!!(window.app && window.app.trace)", "returnByValue": True}, session)
+                if not opened.get("result", {}).get("value"):
+                    time.sleep(0.1)
+                    continue
+                loaded = time.monotonic() - navigated
             result = browser.call(
                 "Runtime.evaluate", {"expression": script, "awaitPromise": True, "returnByValue": True}, session)
             value = result.get("result", {}).get("value")
             if value:
+                value["load_seconds"] = round(loaded, 2)
                 print(json.dumps(value))
                 if os.environ.get("PERFETTO_SCREENSHOT"):
                     # What the UI drew, to look at (the tracks expanded as a user would).

@@ -223,6 +223,20 @@ enum ViewScale {
                 print("  view_tui_first_screen_\(size.name): failed: \(failure.why)")
             }
         }
+        // The Perfetto export of a runtime per connection, opened in Perfetto's own UI (wall time).
+        if shape == .many, let missing = PerfettoUILoad.missing {
+            print("  \(PerfettoUILoad.key(shape, size.name)): left out: \(missing)")
+        } else if shape == .many {
+            let key = PerfettoUILoad.key(shape, size.name)
+            switch PerfettoUILoad.figure(traceView: traceView, trace: file, scratch: scratch, key: key) {
+            case .success(let f):
+                print("  \(f.key): \(fmt(f.value, 1)) \(f.unit) (wall)")
+                figures.append(f)
+            case .failure(let failure):
+                failures[key] = failure.why
+                print("  \(key): failed: \(failure.why)")
+            }
+        }
         return (figures, failures)
     }
 
@@ -270,6 +284,7 @@ enum ViewScale {
                     + (sizes.count > 2 ? [key(c.key, shape, "growth_100m")] : [])
             }
         } + sizes.map { "csv_requests_\($0)_python_s" } + sizes.map { "summary_\($0)_mevents_per_cpu_s" }
+            + (shapes.contains(.many) ? sizes.map { PerfettoUILoad.key(.many, $0) } : [])
             + sizes.flatMap {
                 ["view_tui_first_screen_\($0)_s", "view_tui_whole_screen_\($0)_s", "view_tui_screen_\($0)_rss_mb"]
             }
