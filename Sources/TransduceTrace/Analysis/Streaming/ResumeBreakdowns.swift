@@ -88,10 +88,19 @@ package struct ResumeBreakdowns {
         onlyRuntimes = Set(batch.map(\.runtime))
     }
 
+    /// Whether it consumes the events of `runtime`: every runtime's, but in a pass of missed
+    /// requests (``init(missed:keepsWindows:)``) only their runtimes'.
+    package func follows(_ runtime: RuntimeKey) -> Bool { only == nil || onlyRuntimes.contains(runtime) }
+
     /// Takes the next event of the stream, in order.
     package mutating func consume(_ e: TraceEvent) {
+        guard follows(e.runtimeKey) else { return }
+        consumeFollowed(e)
+    }
+
+    /// ``consume(_:)`` of an event of a runtime it ``follows(_:)``, for a caller that asked.
+    package mutating func consumeFollowed(_ e: TraceEvent) {
         let runtime = e.runtimeKey
-        if only != nil && !onlyRuntimes.contains(runtime) { return }
         defer { position += 1 }
         windows.consume(e)
         // An event of a runtime with no state and nothing open after it (its first, or one after
