@@ -503,6 +503,79 @@ import TransduceTestSupport
         #expect(reads.reduce(0, +) < batches.count * events.count * 3 / 4, "passes read \(reads)")
     }
 
+    /// A runtime per connection with room for a few of them (the many-runtimes shape: 156
+    /// runtimes of 128 events, 2,000 events kept): most requests are missed, and ``MissedPasses``
+    /// breaks them down in batches of twice the bound, each pass keeping within the bound, and
+    /// then whatever those missed again, in batches that fit it whole. Every breakdown is the
+    /// whole trace's, once; it takes half the passes of batches of the bound (11 against 23),
+    /// each keeping well within it (each runtime keeps only what its open windows can still
+    /// read, not all it saw since its first); and the order is the same every time.
+    @Test func missedPassesOfTwiceTheBoundKeepWithinIt() throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("many.tdtrace")
+        try TraceGenerator(template: demo).write(events: 20_000, processes: 156, runtimes: 1, to: file)
+        let events = try TraceFileReader(path: file).readAll().events
+        func described(_ b: LatencyBreakdown) -> String {
+            "\(b.runtime) #\(b.dispatch) \(b.total): "
+                + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map(\.cycle))" }.joined(separator: ", ")
+        }
+        let bound = 2_000
+        func run(spread: Int) -> (found: [String], passes: Int, again: Int, peak: Int) {
+            var resumed = ResumeBreakdowns(maxKept: bound)
+            var found: [String] = []
+            for e in events {
+                resumed.consume(e)
+                found += resumed.take().map(described)
+            }
+            #expect(resumed.missed.count > 500, "\(resumed.missed.count) missed")
+            var passes = MissedPasses(resumed.takeMissedBatches(spread: spread), maxKept: bound)
+            var (count, peak) = (0, 0)
+            while let batch = passes.next() {
+                var pass = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
+                for e in events where !pass.isDone {
+                    pass.consume(e)
+                    found += pass.take().map(described)
+                }
+                #expect(pass.isDone, "every request of a batch resumes in its pass")
+                peak = max(peak, pass.peakKept)
+                count += 1
+                passes.missedAgain(pass.takeMissedBatches())
+            }
+            return (found, count, passes.passes.again, peak)
+        }
+        let whole = TraceIndex(events).latencyBreakdowns().map(described).sorted()
+        let one = run(spread: 1)
+        let two = run(spread: MissedPasses.spread)
+        #expect(one.found.sorted() == whole && two.found.sorted() == whole)
+        #expect(one.again == 0, "batches of the bound fit it")
+        // A runtime lets go of what its open windows can no longer read at each of its resumes
+        // (it kept every event from its first window to its stop: 2,001, the bound, and cut).
+        #expect(two.peak < bound * 3 / 4, "a pass of twice the bound kept \(two.peak)")
+        #expect(two.passes * 3 < one.passes * 2, "\(two.passes) passes against \(one.passes)")
+        #expect(run(spread: MissedPasses.spread).found == two.found)
+        // A bound too small for two batches of twice it: passes miss some again, and the second
+        // round breaks them down.
+        var resumed = ResumeBreakdowns(maxKept: 100)
+        var found: [String] = []
+        for e in events {
+            resumed.consume(e)
+            found += resumed.take().map(described)
+        }
+        var passes = MissedPasses(resumed.takeMissedBatches(spread: 8), maxKept: 100)
+        while let batch = passes.next() {
+            var pass = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
+            for e in events where !pass.isDone {
+                pass.consume(e)
+                found += pass.take().map(described)
+            }
+            #expect(batch.maxKept == .max ? pass.missed.isEmpty : pass.peakKept <= 101)
+            passes.missedAgain(pass.takeMissedBatches())
+        }
+        #expect(passes.passes.again > 0, "batches of eight times the bound miss some again")
+        #expect(found.sorted() == whole)
+    }
+
     /// A request resumed only after its runtime's whole run keeps what its breakdown reads — the
     /// stretches where its path waited for the gate and ran its cycles, its tasks' ends, its
     /// resume — not the run: on the long-request-windows shape of 2 runtimes and 100,000 events,

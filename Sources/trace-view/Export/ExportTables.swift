@@ -146,9 +146,10 @@ enum ExportTables {
                 pending += resumed.take().map(cells)
                 flush(requests)
             }
-            // A pass for each batch of them whose runtimes' events fit what a pass may keep.
-            for batch in resumed.takeMissedBatches() {
-                var breakdowns = ResumeBreakdowns(missed: batch)
+            // A pass for each batch of them (``MissedPasses``).
+            var passes = MissedPasses(resumed.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
+            while let batch = passes.next() {
+                var breakdowns = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
                 try source.pass {
                     breakdowns.consume($0)
                     if breakdowns.isDone { source.endPass() }
@@ -156,6 +157,7 @@ enum ExportTables {
                     pending += breakdowns.take().map(cells)
                     flush(requests)
                 }
+                passes.missedAgain(breakdowns.takeMissedBatches())
             }
             flush(requests, force: true)
             if resumed.missedOverflow {

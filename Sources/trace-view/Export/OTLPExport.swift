@@ -2,7 +2,7 @@ import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
 /// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long:
-/// a pass for each of ``OTLPStream/missedBatches``) and never held (``OTLPStream``); a pipe, a CTF
+/// a pass for each batch of them, ``MissedPasses``) and never held (``OTLPStream``); a pipe, a CTF
 /// trace or JSON Lines through a temporary copy (``TraceSource``).
 enum OTLPExport {
     /// Runs the export.
@@ -31,13 +31,16 @@ enum OTLPExport {
             maxKept: ExportFormat.maxKept, emit: emit)
         try source.pass { if !stream.stopped { stream.consume($0) } }
         let missed = stream.missed
-        // The requests whose windows the second pass let go: a pass for each batch that fits.
-        for batch in stream.takeMissedBatches() where !stream.stopped {
-            stream.beginMissedPass(batch)
+        // The requests whose windows the second pass let go: a pass for each batch
+        // (``MissedPasses``).
+        var passes = MissedPasses(stream.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
+        while !stream.stopped, let batch = passes.next() {
+            stream.beginMissedPass(batch.keys, maxKept: batch.maxKept)
             try source.pass {
                 if !stream.stopped { stream.consumeMissed($0) }
                 if stream.stopped || stream.missedPassIsDone { source.endPass() }
             }
+            passes.missedAgain(stream.takeMissedAgain())
         }
         stream.finish()
         if missed.overflow {

@@ -80,12 +80,17 @@ package struct ResumeBreakdowns {
     /// the same events: it consumes only their runtimes' and keeps whatever their windows read
     /// (a batch's runtimes' events add up to the first pass's bound, or are one runtime's), so
     /// none is missed again.
-    package init(missed batch: [TraceIndex.Key], keepsWindows: Bool = false) {
-        maxKept = .max
+    ///
+    /// With `maxKept`, a batch of several runtimes (of ``takeMissedBatches(spread:)``, which
+    /// may add up to more) keeps at most that many events at once, as the first pass does: what
+    /// it misses is in its own ``missed``, for passes that keep whatever their windows read
+    /// (its ``takeMissedBatches(spread:)``). A runtime alone keeps whatever its windows read.
+    package init(missed batch: [TraceIndex.Key], maxKept: Int = .max, keepsWindows: Bool = false) {
         self.keepsWindows = keepsWindows
         only = Set(batch)
         waiting = Set(batch)
         onlyRuntimes = Set(batch.map(\.runtime))
+        self.maxKept = onlyRuntimes.count > 1 ? max(1, maxKept) : .max
     }
 
     /// Whether it consumes the events of `runtime`: every runtime's, but in a pass of missed
@@ -144,8 +149,19 @@ package struct ResumeBreakdowns {
         }
         kept[slot: slot].seen += 1
         kept[slot: slot].sinceTrim += 1
+        var resumedHere = false
         if windows.hasResumed {
-            for r in windows.takeResumed() { breakDown(r) }
+            for r in windows.takeResumed() {
+                breakDown(r)
+                resumedHere = resumedHere || r.runtime == runtime
+            }
+        }
+        // At a resume of the runtime (a window closed: what can still be read may start later):
+        // a runtime of a few hundred events never reached the trim below before its stop, and
+        // so kept every event from its first window on (about half what a pass of missed
+        // requests keeps, in a trace of a runtime per connection).
+        if resumedHere, kept[slot: slot].sinceTrim < 4_096, e.kind != .runtimeStop {
+            keptCount -= kept[slot: slot].keeper.drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
         }
         // Every 4,096 events of the runtime, and at its stop (a runtime that stops early lets go
         // of what no open window needs).
@@ -168,11 +184,12 @@ package struct ResumeBreakdowns {
     /// read to the end. The pass finds a batch's requests in resume order.
     package var missedBatches: [[TraceIndex.Key]] {
         var keys = missed
-        return batches(of: &keys)
+        return batches(of: &keys, spread: 1)
     }
 
-    /// ``missedBatches`` of `keys` (``missed``), which it sorts in place.
-    private func batches(of keys: inout [TraceIndex.Key]) -> [[TraceIndex.Key]] {
+    /// ``missedBatches`` of `keys` (``missed``), which it sorts in place, each batch's runtimes'
+    /// events adding up to `spread` times the bound.
+    private func batches(of keys: inout [TraceIndex.Key], spread: Int) -> [[TraceIndex.Key]] {
         // Each runtime's last place in resume order; then the keys grouped by runtime, sorted
         // where they are: at 10M events in 78,126 runtimes there are 630,000 of them (10 MB),
         // and each copy made at the end of the pass stood on top of its peak (an array a runtime
@@ -196,7 +213,7 @@ package struct ResumeBreakdowns {
         for r in runtimes {
             let runtime = keys[r.keys.lowerBound].runtime
             let seen = (kept.state(runtime)?.seen ?? 0) + (seenOfReleased[runtime] ?? 0)
-            if !batch.isEmpty && events + seen > maxKept {
+            if !batch.isEmpty && events + seen > maxKept.multipliedReportingOverflow(by: spread).partialValue {
                 batches.append(batch)
                 batch = []
                 events = 0
@@ -210,14 +227,20 @@ package struct ResumeBreakdowns {
 
     /// ``missedBatches``, letting go of what the pass kept (its events and windows: a pass of a
     /// batch keeps as many again) and of ``missed``; call after the last event.
-    package mutating func takeMissedBatches() -> [[TraceIndex.Key]] {
+    ///
+    /// With a `spread` over 1, a batch's runtimes' events add up to that many times the bound:
+    /// a runtime keeps only what its open windows can read, about half of what it saw in a
+    /// trace of a runtime per connection, so a pass of such a batch (given the bound,
+    /// ``init(missed:maxKept:keepsWindows:)``) usually keeps within it, in fewer passes; what it
+    /// misses, it names in its own ``missed``.
+    package mutating func takeMissedBatches(spread: Int = 1) -> [[TraceIndex.Key]] {
         // The windows first: the batches are made from the keys and what each runtime saw.
         windows = RequestWindows(keeps: false)
         for slot in kept.allSlots { kept[slot: slot].keeper = BreakdownKeeper(tracking: false) }
         keptCount = 0
         var keys = missed
         missed = []
-        let batches = batches(of: &keys)
+        let batches = batches(of: &keys, spread: max(1, spread))
         kept = PerRuntime()
         seenOfReleased = [:]
         return batches

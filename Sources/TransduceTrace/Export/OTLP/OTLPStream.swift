@@ -123,12 +123,16 @@ package struct OTLPStream {
     /// ``missed``'s requests in batches of bounded memory, a pass over the events each
     /// (``ResumeBreakdowns/missedBatches``).
     /// Call after the second pass: what it kept is let go.
-    package mutating func takeMissedBatches() -> [[TraceIndex.Key]] { breakdowns.takeMissedBatches() }
+    package mutating func takeMissedBatches(spread: Int = 1) -> [[TraceIndex.Key]] {
+        breakdowns.takeMissedBatches(spread: spread)
+    }
 
-    /// Starts a pass of the third: the breakdowns of `batch` (one of ``takeMissedBatches()``), whose
-    /// events ``consumeMissed(_:)`` then takes.
-    package mutating func beginMissedPass(_ batch: [TraceIndex.Key]) {
-        missedBreakdowns = ResumeBreakdowns(missed: batch, keepsWindows: true)
+    /// Starts a pass of the third: the breakdowns of `batch` (one of ``takeMissedBatches(spread:)``),
+    /// whose events ``consumeMissed(_:)`` then takes, keeping at most `maxKept` at once
+    /// (``ResumeBreakdowns/init(missed:maxKept:keepsWindows:)``: what it misses, ``takeMissedAgain()``
+    /// hands over).
+    package mutating func beginMissedPass(_ batch: [TraceIndex.Key], maxKept: Int = .max) {
+        missedBreakdowns = ResumeBreakdowns(missed: batch, maxKept: maxKept, keepsWindows: true)
         missedPassIsDone = false
         origins = Origins()
     }
@@ -152,6 +156,10 @@ package struct OTLPStream {
     /// (``ResumeBreakdowns/isDone``): the rest of the events can be left unread. (Stored: see
     /// ``ResumeBreakdowns/isDone``.)
     package private(set) var missedPassIsDone = false
+
+    /// What the pass ``beginMissedPass(_:maxKept:)`` began missed again, in batches that fit its
+    /// bound whole (for passes that keep whatever they read); call after it.
+    package mutating func takeMissedAgain() -> [[TraceIndex.Key]] { missedBreakdowns?.takeMissedBatches() ?? [] }
 
     /// Hands over the last batch; call once, after the last pass.
     package mutating func finish() { flush() }
