@@ -9,8 +9,8 @@
 /// Memory: the events of what is open, at most `maxKept` in all (500,000 by default: tens of
 /// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
 /// window reaches back before what its runtime kept is named in ``missed`` instead (its runtime
-/// and dispatch: for a pass of its batch, ``init(missed:keepsWindows:)``), at most ``maxMissed``
-/// of them.
+/// and dispatch: for a pass of its batch, ``init(missed:maxKept:keepsWindows:)``), at most
+/// ``maxMissed`` of them.
 package struct ResumeBreakdowns {
     private var windows = RequestWindows(keeps: false)
     /// Per runtime, its events from a position on.
@@ -46,7 +46,7 @@ package struct ResumeBreakdowns {
     /// In a pass of missed requests: those not yet resumed.
     private var waiting: Set<TraceIndex.Key> = []
 
-    /// Whether a pass of missed requests (``init(missed:keepsWindows:)``) has met every one's
+    /// Whether a pass of missed requests (``init(missed:maxKept:keepsWindows:)``) has met every one's
     /// resume: the rest of the stream can break none of them down, so its reader can stop. (The
     /// first pass found each of them at its resume, so this pass meets them there too.)
     /// Stored, not computed: a caller in another module asks after every event, and a computed
@@ -94,7 +94,7 @@ package struct ResumeBreakdowns {
     }
 
     /// Whether it consumes the events of `runtime`: every runtime's, but in a pass of missed
-    /// requests (``init(missed:keepsWindows:)``) only their runtimes'.
+    /// requests (``init(missed:maxKept:keepsWindows:)``) only their runtimes'.
     package func follows(_ runtime: RuntimeKey) -> Bool { only == nil || onlyRuntimes.contains(runtime) }
 
     /// Takes the next event of the stream, in order.
@@ -176,7 +176,7 @@ package struct ResumeBreakdowns {
 
     /// ``missed`` in batches, each for a pass of its own: a batch's runtimes' events add up to at
     /// most `maxKept` (a runtime that has more is a batch alone), so a pass that keeps only the
-    /// events of its batch's runtimes (``init(missed:keepsWindows:)``) keeps at most that many.
+    /// events of its batch's runtimes (``init(missed:maxKept:keepsWindows:)``) keeps at most that many.
     /// (One pass for them all kept every missed request's window at once: 1.7 GB at 10M events in
     /// 78,126 runtimes, half of them running at once.) One batch when they fit. The runtimes go
     /// in the order of their last missed request's resume, so that each batch's pass can end

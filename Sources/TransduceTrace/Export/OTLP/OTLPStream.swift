@@ -10,8 +10,9 @@ import Transduce
 ///    (``ResumeBreakdowns``), builds its spans, and hands a batch of ``OTLPTraceExport/requestsPerLine``
 ///    requests at a time to its sink, encoded;
 /// 3. ``missed`` requests (their windows reached back past what pass 2 kept) go through
-///    ``consumeMissed(_:)`` over the events once more for each of ``takeMissedBatches()`` (begun
-///    with ``beginMissedPass(_:)``), each batch's events bounded as pass 2's are.
+///    ``consumeMissed(_:)`` over the events once more for each of their batches
+///    (``takeMissedBatches(spread:)``, run as ``MissedPasses`` says, each begun with
+///    ``beginMissedPass(_:maxKept:)``), each batch's events bounded as pass 2's are.
 ///
 /// The order is the resumes' (then the missed ones', batch by batch, each in resume order): the
 /// same trace and selection always give the same order, so `from` resumes an export that stopped
@@ -121,7 +122,7 @@ package struct OTLPStream {
     }
 
     /// ``missed``'s requests in batches of bounded memory, a pass over the events each
-    /// (``ResumeBreakdowns/missedBatches``).
+    /// (``ResumeBreakdowns/takeMissedBatches(spread:)``).
     /// Call after the second pass: what it kept is let go.
     package mutating func takeMissedBatches(spread: Int = 1) -> [[TraceIndex.Key]] {
         breakdowns.takeMissedBatches(spread: spread)
@@ -138,7 +139,7 @@ package struct OTLPStream {
     }
 
     /// The third pass, where ``missed`` has requests: takes the next event, in order (of a pass
-    /// ``beginMissedPass(_:)`` began; without one, of a single pass for every missed request).
+    /// ``beginMissedPass(_:maxKept:)`` began; without one, of a single pass for every missed request).
     package mutating func consumeMissed(_ e: TraceEvent) {
         if missedBreakdowns == nil { beginMissedPass(breakdowns.missed) }
         // A link names a task and a trace context of the request's own runtime: the events of
@@ -152,7 +153,7 @@ package struct OTLPStream {
         for (b, window) in found { add(b, window) }
     }
 
-    /// Whether the pass ``beginMissedPass(_:)`` began has broken down every request of its batch
+    /// Whether the pass ``beginMissedPass(_:maxKept:)`` began has broken down every request of its batch
     /// (``ResumeBreakdowns/isDone``): the rest of the events can be left unread. (Stored: see
     /// ``ResumeBreakdowns/isDone``.)
     package private(set) var missedPassIsDone = false
