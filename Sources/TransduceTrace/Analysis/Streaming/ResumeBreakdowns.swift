@@ -210,10 +210,12 @@ package struct ResumeBreakdowns {
         var batches: [[TraceIndex.Key]] = []
         var batch: [TraceIndex.Key] = []
         var events = 0
+        // (A pass that kept whatever it read has no bound to spread.)
+        let most = maxKept > Int.max / spread ? Int.max : maxKept * spread
         for r in runtimes {
             let runtime = keys[r.keys.lowerBound].runtime
             let seen = (kept.state(runtime)?.seen ?? 0) + (seenOfReleased[runtime] ?? 0)
-            if !batch.isEmpty && events + seen > maxKept.multipliedReportingOverflow(by: spread).partialValue {
+            if !batch.isEmpty && events + seen > most {
                 batches.append(batch)
                 batch = []
                 events = 0
