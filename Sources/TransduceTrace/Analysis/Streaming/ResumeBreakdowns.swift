@@ -156,11 +156,13 @@ package struct ResumeBreakdowns {
                 resumedHere = resumedHere || r.runtime == runtime
             }
         }
-        // At a resume of the runtime (a window closed: what can still be read may start later):
-        // a runtime of a few hundred events never reached the trim below before its stop, and
-        // so kept every event from its first window on (about half what a pass of missed
-        // requests keeps, in a trace of a runtime per connection).
-        if resumedHere, kept[slot: slot].sinceTrim < 4_096, e.kind != .runtimeStop {
+        // In a pass of missed requests, at a resume of the runtime (a window closed: what can
+        // still be read may start later): a runtime of a few hundred events never reached the
+        // trim below before its stop, and so kept every event from its first window on (twice
+        // what a batch's pass keeps this way, in a trace of a runtime per connection). Not in
+        // the first pass: there its arrays' churn cost more than the events it let go (the OTLP
+        // export of 7,813 runtimes peaked at 137 MB against 121, missing none either way).
+        if only != nil, resumedHere, kept[slot: slot].sinceTrim < 4_096, e.kind != .runtimeStop {
             keptCount -= kept[slot: slot].keeper.drop(before: windows.earliestOpen(runtime: runtime) ?? position + 1)
         }
         // Every 4,096 events of the runtime, and at its stop (a runtime that stops early lets go
