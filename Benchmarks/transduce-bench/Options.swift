@@ -38,6 +38,9 @@ struct BenchRun: Sendable {
 
     /// This program, resolved: trace-view and TracedExample are built beside it.
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    /// The package's directory (from this file's path): its Benchmarks/, scripts/ and .build/.
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     /// The path of the product `name` built beside this program.
     static func beside(_ name: String) -> String {
         executable.deletingLastPathComponent().appendingPathComponent(name).path

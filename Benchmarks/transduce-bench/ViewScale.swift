@@ -224,17 +224,19 @@ enum ViewScale {
             }
         }
         // The Perfetto export of a runtime per connection, opened in Perfetto's own UI (wall time).
-        if shape == .many, let missing = PerfettoUILoad.missing {
-            print("  \(PerfettoUILoad.key(shape, size.name)): left out: \(missing)")
-        } else if shape == .many {
+        if shape == .many {
             let key = PerfettoUILoad.key(shape, size.name)
-            switch PerfettoUILoad.figure(traceView: traceView, trace: file, scratch: scratch, key: key) {
-            case .success(let f):
-                print("  \(f.key): \(fmt(f.value, 1)) \(f.unit) (wall)")
-                figures.append(f)
-            case .failure(let failure):
-                failures[key] = failure.why
-                print("  \(key): failed: \(failure.why)")
+            switch PerfettoUILoad.python {
+            case .failure(let missing): print("  \(key): left out: \(missing.why)")
+            case .success(let python):
+                switch PerfettoUILoad.figure(traceView: traceView, python: python, trace: file, scratch: scratch, key: key) {
+                case .success(let f):
+                    print("  \(f.key): \(fmt(f.value, 1)) \(f.unit) (wall)")
+                    figures.append(f)
+                case .failure(let failure):
+                    failures[key] = failure.why
+                    print("  \(key): failed: \(failure.why)")
+                }
             }
         }
         return (figures, failures)
