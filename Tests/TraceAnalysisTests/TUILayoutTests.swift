@@ -31,7 +31,7 @@ nonisolated enum Warned: Transducer {
     /// The demo trace's panes at `width` (the data is made anew: it is not `Sendable`).
     static func screen(width: Int, height: Int = 40, ascii: Bool = false) -> BrowserScreen {
         let trace = try! JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
-        return BrowserScreen(data: BrowserData(trace: trace), title: "demo", width: width, height: height, ascii: ascii)
+        return BrowserScreen(data: TraceOverview(trace: trace), title: "demo", width: width, height: height, ascii: ascii)
     }
 
     /// The start of each column head in the line, by title.
@@ -150,7 +150,7 @@ nonisolated enum Warned: Transducer {
         let runtime = BaseRuntime(of: Warned.self, instrument: recorder)
         try await runtime.input.send(.hang)
         try await runtime.input.request(.hold)
-        let data = BrowserData(trace: recorder.snapshot())
+        let data = TraceOverview(trace: recorder.snapshot())
         runtime.cancel()
         let screen = BrowserScreen(data: data, title: "warned", width: 200, height: 30, ascii: false)
         var state = BrowserState()
@@ -184,8 +184,8 @@ nonisolated enum Warned: Transducer {
     @Test func aTasksLifeIsItsEventsHeldOrStreamed() throws {
         let trace = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll()
         let whole = TraceIndex(trace.events)
-        let held = BrowserData(trace: trace)
-        let streamed = try BrowserData(reading: { body in trace.events.forEach(body) }, hosts: { [:] })
+        let held = TraceOverview(trace: trace)
+        let streamed = try TraceOverview(reading: { body in trace.events.forEach(body) }, hosts: { [:] })
         #expect(held.tasks.count == 6 && streamed.tasks.count == held.tasks.count)
         var waits = 0
         for (row, streamedRow) in zip(held.tasks, streamed.tasks) {

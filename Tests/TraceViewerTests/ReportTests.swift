@@ -94,7 +94,7 @@ import TransduceTestSupport
         }
 
         // And the same model made in this process from the same trace.
-        let data = BrowserData(trace: trace)
+        let data = TraceOverview(trace: trace)
         var cycles = ReportCycles(limit: ReportModel.Limits().cycles)
         var totals = ReportTotals()
         for e in events {

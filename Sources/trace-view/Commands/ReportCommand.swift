@@ -44,7 +44,7 @@ enum ReportCommand: Subcommand {
                 totals.consume($0)
             }
         }
-        var data = try BrowserData(reading: read, hosts: { source.hosts }, maxRows: limits.requests)
+        var data = try TraceOverview(reading: read, hosts: { source.hosts }, maxRows: limits.requests)
         let counts = source.counts ?? TraceCounts()
         data.lost = counts.overwritten + counts.discarded
         if let index = source.index, let path = source.passPath {

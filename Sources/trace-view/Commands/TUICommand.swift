@@ -45,7 +45,7 @@ enum TUICommand: Subcommand {
         // Printed whole: read as a stream (the first pass, then a second for the largest parts
         // of the slowest requests), never held.
         let source = try TraceSource(args, access: .passes)
-        var data = try BrowserData(reading: source.pass, hosts: { source.hosts })
+        var data = try TraceOverview(reading: source.pass, hosts: { source.hosts })
         let counts = source.counts ?? TraceCounts()
         data.lost = counts.overwritten + counts.discarded
         let notes = source.notes
@@ -94,7 +94,7 @@ enum TUICommand: Subcommand {
     private static func browse(feed: BrowserFeed, title: String, ascii: Bool, palette: RenderOptions?) throws {
         guard TerminalSession.begin() else { throw CLIError("standard input is not a terminal", .usage) }
         // Drawn at once: the feed's first frame comes within BrowserFeed.interval.
-        let empty = BrowserLoop.Frame(data: BrowserReading().data(hosts: [:]), status: "reading", loading: true)
+        let empty = BrowserLoop.Frame(data: OverviewReading().data(hosts: [:]), status: "reading", loading: true)
         BrowserLoop.run(
             title: title, ascii: ascii, palette: palette, frame: empty, live: false, refresh: BrowserFeed.interval
         ) {

@@ -69,7 +69,7 @@ struct LiveView {
                     let waited = Double(MonotonicClock.now() &- started) / 1e9
                     return Terminal.print([Self.waiting(sessions: urls.count, for: waited)])
                 }
-                Terminal.print([Self.line(now.window.tally), Self.recent(BrowserData(trace: now.trace))])
+                Terminal.print([Self.line(now.window.tally), Self.recent(TraceOverview(trace: now.trace))])
             }
             timer.resume()
             _ = feed.wait()
@@ -106,7 +106,7 @@ struct LiveView {
     /// The browser's frame of a live window: the panes from its events, the header's counts
     /// from the whole stream.
     static func frame(_ state: LiveFeed.State, ended: Bool, ascii: Bool) -> BrowserLoop.Frame {
-        var data = BrowserData(trace: state.trace)
+        var data = TraceOverview(trace: state.trace)
         let tally = state.window.tally
         data.events = tally.events
         data.runtimes = tally.runtimes.count
@@ -143,7 +143,7 @@ struct LiveView {
 
     /// One plain line of what the window holds: its requests (the slowest, and its largest
     /// part) and the busiest gate.
-    static func recent(_ data: BrowserData) -> String {
+    static func recent(_ data: TraceOverview) -> String {
         let done = data.requests.filter { !$0.waiting }
         let waiting = data.requests.count - done.count
         var parts = ["  recent \(data.index?.events.count ?? 0) events: \(done.count) requests resumed, \(waiting) waiting"]

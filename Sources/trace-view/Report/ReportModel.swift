@@ -5,9 +5,11 @@ import TransduceTrace
 /// cut to what a browser draws at once (``Limits``; ``aggregated`` says what was left out). Times
 /// are nanoseconds from the trace's first event; runtimes are positions in ``runtimes``.
 ///
-/// Made from the terminal UI's data (``BrowserData``: the same analyses as the batch commands)
-/// with the cycles and totals of one pass (``ReportCycles``, ``ReportTotals``), so the page shows
-/// what `tui`, `slow`, `tasks` and `contention` print.
+/// The page's encoding of the view model it shares with the terminal UI (the library's
+/// ``TraceOverview``: the same analyses as the batch commands), with the cycles and totals of one
+/// pass (``ReportCycles``, ``ReportTotals``), so the page shows what `tui`, `slow`, `tasks` and
+/// `contention` print. What it adds is the page's: texts cut, times from the trace's start,
+/// runtimes by position.
 struct ReportModel: Codable, Equatable {
     /// How much a page draws: past these, the slowest requests, the longest-running tasks and the
     /// longest cycles are kept, and the rest of the cycles are drawn as their share of each stretch
@@ -72,41 +74,9 @@ struct ReportModel: Codable, Equatable {
         var warnings: [String]
     }
 
-    struct Range: Codable, Equatable {
-        var lower: UInt64
-        var upper: UInt64
-        var count: UInt64
-
-        init(lower: UInt64, upper: UInt64, count: UInt64) {
-            self.lower = lower
-            self.upper = upper
-            self.count = count
-        }
-
-        /// One bucket of a gate's wait or hold histogram (``BrowserData/Gate/waitRanges``).
-        init(_ range: (lower: UInt64, upper: UInt64, count: UInt64)) {
-            self.init(lower: range.lower, upper: range.upper, count: range.count)
-        }
-    }
-
-    struct Holder: Codable, Equatable {
-        var label: String
-        var cycles: Int
-        var total: UInt64
-        var longest: UInt64
-
-        init(label: String, cycles: Int, total: UInt64, longest: UInt64) {
-            self.label = label
-            self.cycles = cycles
-            self.total = total
-            self.longest = longest
-        }
-
-        /// One of a gate's top holders (``BrowserData/Gate/topHolders``, or by action).
-        init(_ top: (label: String, cycles: Int, total: UInt64, longest: UInt64)) {
-            self.init(label: top.label, cycles: top.cycles, total: top.total, longest: top.longest)
-        }
-    }
+    /// A gate's waits or holds in a power-of-two range of ns, and what held it: the overview's.
+    typealias Range = TraceOverview.Range
+    typealias Holder = TraceOverview.Holder
 
     struct Wait: Codable, Equatable {
         var dispatch: UInt64
@@ -216,11 +186,17 @@ extension ReportModel {
     static let maxMessage = 2 * SequenceExport.maxTextCharacters
 
     private static func cut(_ text: String, to limit: Int = maxText) -> String { SequenceExport.cut(text, to: limit) }
+    /// A holder with its label cut to ``maxText``.
+    private static func cut(_ holder: Holder) -> Holder {
+        var holder = holder
+        holder.label = cut(holder.label)
+        return holder
+    }
 
     /// The model of `data` with the cycles of `cycles`, cut to `limits`, and the diagrams of its
     /// first ``Limits/diagrams`` requests (SVG documents, by position in ``requests``).
     static func make(
-        data: BrowserData, cycles: ReportCycles, totals: ReportTotals, source: String, hosts: [UInt32: String],
+        data: TraceOverview, cycles: ReportCycles, totals: ReportTotals, source: String, hosts: [UInt32: String],
         limits: Limits = Limits()
     ) -> (model: ReportModel, diagrams: [Int: String]) {
         let start = data.start
@@ -235,14 +211,8 @@ extension ReportModel {
                 name: g.name, pid: g.together > 0 ? 0 : g.runtime.process, id: g.together > 0 ? 0 : g.runtime.runtime,
                 host: cut(g.host), cycles: g.cycles,
                 maxDepth: g.maxDepth, waitP99: g.waitP99, longestHold: g.longestHold, holder: cut(g.holder),
-                holdingNow: cut(g.holdingNow), waits: g.waitRanges.map(Range.init),
-                holds: g.holdRanges.map(Range.init),
-                byEvent: g.topHolders.map {
-                    Holder(label: cut($0.label), cycles: $0.cycles, total: $0.total, longest: $0.longest)
-                },
-                byAction: g.topActions.map {
-                    Holder(label: cut($0.label), cycles: $0.cycles, total: $0.total, longest: $0.longest)
-                },
+                holdingNow: cut(g.holdingNow), waits: g.waitRanges, holds: g.holdRanges,
+                byEvent: g.topHolders.map(cut), byAction: g.topActions.map(cut),
                 longestWaits: g.longestWaits.map { w in
                     Wait(dispatch: w.dispatch, label: cut(w.label), waited: w.waited, heldBy: w.heldBy.map { cut($0.label) })
                 }, depthStart: rel(g.depthStart), depthWidth: g.depthWidth, depth: g.depthBuckets,
@@ -339,7 +309,7 @@ extension ReportModel {
     /// Where the request's chart touches the timeline, in time order: its dispatch, the cycles
     /// that ran it or its re-entries, the tasks they spawned or it joined, and its resume.
     static func path(
-        of r: BrowserData.Request, index: TraceIndex, indices: [Int], relative: (UInt64) -> UInt64
+        of r: TraceOverview.Request, index: TraceIndex, indices: [Int], relative: (UInt64) -> UInt64
     ) -> [Point] {
         var points: [Point] = []
         for i in indices {

@@ -82,7 +82,7 @@ struct BrowserSort: Equatable {
 
 extension BrowserScreen {
     /// The requests pane's columns.
-    var requestColumns: [BrowserColumn<BrowserData.Request>] {
+    var requestColumns: [BrowserColumn<TraceOverview.Request>] {
         [
             .init(title: "#", minimum: 4, preferred: 8, value: { "\($0.dispatch)" }, ascending: { $0.dispatch < $1.dispatch }),
             .init(title: "label", minimum: 8, preferred: 22, grows: true, value: \.label, ascending: { $0.label < $1.label }),
@@ -113,8 +113,8 @@ extension BrowserScreen {
         ]
     }
 
-    /// The gate pane's columns (two sparklines of ``BrowserData/sparkWidth`` fit in 120).
-    var gateColumns: [BrowserColumn<BrowserData.Gate>] {
+    /// The gate pane's columns (two sparklines of ``TraceOverview/sparkWidth`` fit in 120).
+    var gateColumns: [BrowserColumn<TraceOverview.Gate>] {
         [
             .init(
                 title: "runtime", minimum: data.runtimeWidth, preferred: data.runtimeWidth, value: \.name,
@@ -161,7 +161,7 @@ extension BrowserScreen {
     }
 
     /// The warnings pane's columns.
-    var warningColumns: [BrowserColumn<BrowserData.Warning>] {
+    var warningColumns: [BrowserColumn<TraceOverview.Warning>] {
         [
             .init(
                 title: "check", minimum: 10, preferred: 20, value: \.warning.check.rawValue,

@@ -4,7 +4,7 @@ import TransduceTrace
 
 /// Reads a trace for the terminal UI on a thread of its own, so that the screen shows the first
 /// requests, tasks and gates while the rest is still being read: a frame of what has been read
-/// so far every ``interval`` seconds (``BrowserReading/data(hosts:)``), its status saying how
+/// so far every ``interval`` seconds (``OverviewReading/data(hosts:)``), its status saying how
 /// far the reading is, then the whole data, whose largest parts and diagrams are read through
 /// the index of the file the passes read (``TraceSource``: the trace file's, built in the same
 /// pass when it has none, or its copy's) or, without one, found for the slowest 10,000 in a
@@ -71,7 +71,7 @@ final class BrowserFeed: Sendable {
     }
 
     private func read(_ source: TraceSource) {
-        var reading = BrowserReading()
+        var reading = OverviewReading()
         var next = MonotonicClock.now() + UInt64(Self.interval * 1e9)
         var read: UInt64 = 0
         do {
@@ -116,7 +116,7 @@ final class BrowserFeed: Sendable {
             let status = notes.isEmpty ? "" : "damaged input: \(notes.count) note\(notes.count == 1 ? "" : "s") on exit"
             publish(BrowserLoop.Frame(data: data, status: status), ending: Ending(notes: notes))
         } catch {
-            var frame = BrowserLoop.Frame(data: BrowserReading().data(hosts: [:]), status: "")
+            var frame = BrowserLoop.Frame(data: OverviewReading().data(hosts: [:]), status: "")
             frame.closes = true
             publish(frame, ending: Ending(error: error))
         }

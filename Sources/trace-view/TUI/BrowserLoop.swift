@@ -10,7 +10,7 @@ import TransduceTrace
 enum BrowserLoop {
     /// What the screen shows: the data, and a live view's state for the header.
     struct Frame {
-        var data: BrowserData
+        var data: TraceOverview
         /// "live", "ended", … ("" for a recorded trace).
         var status: String
         /// Aggregates over a live stream's every event, for the rule under the header.

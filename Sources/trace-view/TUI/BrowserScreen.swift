@@ -3,7 +3,7 @@ import TransduceTrace
 /// Draws the terminal UI: one screen of exactly `height` lines of exactly `width` columns, from
 /// the state and the data. Pure, so a screen can be checked without a terminal.
 struct BrowserScreen {
-    let data: BrowserData
+    let data: TraceOverview
     let title: String
     var width: Int
     var height: Int
@@ -37,7 +37,7 @@ struct BrowserScreen {
 
     /// The requests the filter lets through, in the pane's sort (by default the data's order:
     /// waiting, then slowest first).
-    func requests(_ state: BrowserState) -> [BrowserData.Request] {
+    func requests(_ state: BrowserState) -> [TraceOverview.Request] {
         sorted(data.requests.filter { state.passes($0.label) }, by: requestColumns, state.sort[.requests])
     }
 
@@ -45,10 +45,10 @@ struct BrowserScreen {
         sorted(data.tasks.filter { state.passes($0.name) }, by: taskColumns, state.sort[.tasks])
     }
 
-    func gates(_ state: BrowserState) -> [BrowserData.Gate] { sorted(data.gates, by: gateColumns, state.sort[.gate]) }
+    func gates(_ state: BrowserState) -> [TraceOverview.Gate] { sorted(data.gates, by: gateColumns, state.sort[.gate]) }
 
     /// The warnings the filter lets through (by their message), in the pane's sort.
-    func warnings(_ state: BrowserState) -> [BrowserData.Warning] {
+    func warnings(_ state: BrowserState) -> [TraceOverview.Warning] {
         sorted(data.warnings.filter { state.passes($0.warning.message) }, by: warningColumns, state.sort[.warnings])
     }
 
@@ -344,7 +344,7 @@ struct BrowserScreen {
     }
 
     /// The top holders as a table: label, total held, cycles, longest hold.
-    private func holders(_ top: [(label: String, cycles: Int, total: UInt64, longest: UInt64)]) -> [String] {
+    private func holders(_ top: [TraceOverview.Holder]) -> [String] {
         guard !top.isEmpty else { return [] }
         let rows =
             [["event", "held in all", "cycles", "longest"]]
@@ -355,7 +355,7 @@ struct BrowserScreen {
 
     /// A histogram drawn in the terminal: a row per power-of-two range (`1.02µs–2.05µs`) with a
     /// bar as long as its count is large, relative to the largest, and the count.
-    private func histogram(_ title: String, _ ranges: [(lower: UInt64, upper: UInt64, count: UInt64)], width: Int)
+    private func histogram(_ title: String, _ ranges: [TraceOverview.Range], width: Int)
         -> [String]
     {
         guard !ranges.isEmpty else { return [] }

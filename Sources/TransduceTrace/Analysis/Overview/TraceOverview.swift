@@ -1,83 +1,107 @@
-import Transduce
-import TransduceTrace
-
-/// What the terminal UI shows of one trace, computed once from the library's analyses (the same
-/// models the batch commands print): the requests with their latency parts, the tasks, and each
-/// runtime's gate. A live view builds one from each ``LiveWindow/trace`` and puts the totals of
-/// the whole stream in the header's counts.
-struct BrowserData {
+/// What the terminal UI and the HTML report show of one trace, computed once from the library's
+/// analyses (the same models the batch commands print): the requests with their latency parts,
+/// the tasks, and each runtime's gate. The one view model of both (the report's page is its
+/// encoding, cut to what a browser draws). Made from a held trace (``init(trace:)``) or from a
+/// stream (``init(reading:hosts:maxRows:)``, or ``OverviewReading`` frame by frame); a live view
+/// builds one from each ``LiveWindow/trace`` and puts the totals of the whole stream in the
+/// header's counts.
+package struct TraceOverview {
     /// One awaited request: resumed, or still waiting at the trace's end (its latency so far).
-    struct Request {
-        var runtime: RuntimeKey
-        var dispatch: UInt64
-        var label: String
-        var style: String
-        var outcome: String
-        var start: UInt64
-        var total: UInt64
+    package struct Request {
+        package var runtime: RuntimeKey
+        package var dispatch: UInt64
+        package var label: String
+        package var style: String
+        package var outcome: String
+        package var start: UInt64
+        package var total: UInt64
         /// The largest latency part, and its share of the total; nil until it is found (see
-        /// ``BrowserData/dominantPart``).
-        var dominant: String?
+        /// ``TraceOverview/dominantPart``).
+        package var dominant: String?
         /// Not resumed by the trace's end: `total` is how long it has waited so far.
-        var waiting = false
+        package var waiting = false
     }
 
     /// One runtime's gate, or the runtimes past ``RuntimeLanes/maxWhole`` together.
-    struct Gate {
+    package struct Gate {
         /// The runtime, or ``RuntimeLanes/others`` for the runtimes kept together.
-        var runtime: RuntimeKey
+        package var runtime: RuntimeKey
         /// Where the runtime's process ran, when the trace says ("" otherwise).
-        var host: String
-        var cycles: Int
-        var maxDepth: UInt32
-        var waitP99: UInt64
-        var longestHold: UInt64
-        var holder: String
+        package var host: String
+        package var cycles: Int
+        package var maxDepth: UInt32
+        package var waitP99: UInt64
+        package var longestHold: UInt64
+        package var holder: String
         /// The cycle holding the gate at the trace's end (its event's label), "" when idle.
-        var holdingNow: String
+        package var holdingNow: String
         /// Queue depth over time, in equal time buckets (the deepest of each): the report's depth
         /// timeline, its neighbouring buckets merged to at most ``sparkWidth``.
-        var depths: [UInt32]
+        package var depths: [UInt32]
         /// The p99 of the gate waits that ended in each of the same buckets (0 for none).
-        var waitP99s: [UInt64]
+        package var waitP99s: [UInt64]
         /// What the runtime's contention report warns of (long holds, a runaway or growing queue).
-        var warnings: [AnalysisWarning] = []
+        package var warnings: [AnalysisWarning] = []
         /// How long admissions waited for the gate, and how long cycles held it: counts per
         /// power-of-two range of nanoseconds, smallest first (empty in a preview).
-        var waitRanges: [(lower: UInt64, upper: UInt64, count: UInt64)] = []
-        var holdRanges: [(lower: UInt64, upper: UInt64, count: UInt64)] = []
+        package var waitRanges: [Range] = []
+        package var holdRanges: [Range] = []
         /// The events whose cycles held the gate longest in all, at most five: label, cycles,
         /// total and longest hold.
-        var topHolders: [(label: String, cycles: Int, total: UInt64, longest: UInt64)] = []
+        package var topHolders: [Holder] = []
         /// Likewise the actions (effects by kind and task) that held it longest in all.
-        var topActions: [(label: String, cycles: Int, total: UInt64, longest: UInt64)] = []
+        package var topActions: [Holder] = []
         /// The longest waits for the gate, longest first, with the cycles that held it meanwhile.
-        var longestWaits: [ContentionReport.Wait] = []
+        package var longestWaits: [ContentionReport.Wait] = []
         /// The queue depth over time unmerged: the deepest of each bucket of `depthWidth` ns
         /// from `depthStart`.
-        var depthBuckets: [UInt32] = []
-        var depthStart: UInt64 = 0
-        var depthWidth: UInt64 = 0
+        package var depthBuckets: [UInt32] = []
+        package var depthStart: UInt64 = 0
+        package var depthWidth: UInt64 = 0
         /// How many runtimes this row keeps together (the runtimes past
         /// ``RuntimeLanes/maxWhole``); 0 for one runtime's gate.
-        var together = 0
+        package var together = 0
 
         /// The runtime's name, or how many runtimes the row keeps together ("7749 others").
-        var name: String { together > 0 ? "\(together) others" : runtime.name }
+        package var name: String { together > 0 ? "\(together) others" : runtime.name }
+    }
+
+    /// A count of waits for a gate or holds of it whose nanoseconds lie in `lower..<upper`.
+    package struct Range: Codable, Equatable, Sendable {
+        package var lower: UInt64
+        package var upper: UInt64
+        package var count: UInt64
+
+        package init(lower: UInt64, upper: UInt64, count: UInt64) {
+            (self.lower, self.upper, self.count) = (lower, upper, count)
+        }
+    }
+
+    /// What held a gate (an event's label, or an action by kind and task): in how many cycles,
+    /// for how long in all, and its longest hold.
+    package struct Holder: Codable, Equatable, Sendable {
+        package var label: String
+        package var cycles: Int
+        package var total: UInt64
+        package var longest: UInt64
+
+        package init(label: String, cycles: Int, total: UInt64, longest: UInt64) {
+            (self.label, self.cycles, self.total, self.longest) = (label, cycles, total, longest)
+        }
     }
 
     /// A warning of the warnings pane, with the runtime it is about (a growing queue names none:
     /// it is its gate's).
-    struct Warning {
-        var warning: AnalysisWarning
-        var runtime: RuntimeKey
+    package struct Warning {
+        package var warning: AnalysisWarning
+        package var runtime: RuntimeKey
     }
 
     /// Every warning: each gate's, then the tasks' (made once: the screen reads it on every draw).
-    let warnings: [Warning]
+    package let warnings: [Warning]
 
     /// The gates' warnings with their runtimes, then `tasks` (the task report's) with theirs.
-    static func warnings(gates: [Gate], tasks: [AnalysisWarning]) -> [Warning] {
+    package static func warnings(gates: [Gate], tasks: [AnalysisWarning]) -> [Warning] {
         gates.flatMap { g in g.warnings.map { Warning(warning: $0, runtime: g.runtime) } }
             + tasks.map { w in
                 switch w.finding {
@@ -92,28 +116,26 @@ struct BrowserData {
 
     /// The trace indexed, when it is held; nil when it was streamed (``init(reading:maxRows:)``),
     /// whose diagrams are read back from the input on demand through `reread`.
-    let index: TraceIndex?
-    var reread: (((TraceEvent) -> Void) throws -> Void)?
+    package let index: TraceIndex?
+    package var reread: (((TraceEvent) -> Void) throws -> Void)?
     /// A request's chart's events read straight from where they are (a trace file's index), in
     /// place of two passes of `reread`.
-    var lifecycle: ((Request) throws -> [TraceEvent])?
+    package var lifecycle: ((Request) throws -> [TraceEvent])?
     /// Finds the largest latency part of a request whose ``Request/dominant`` is nil, when a
     /// screen first shows it ("" when it cannot).
-    var dominantPart: ((Request) -> String)?
-    let start: UInt64
+    package var dominantPart: ((Request) -> String)?
+    package let start: UInt64
     /// The header's counts: the trace's, or a live stream's totals.
-    var events: UInt64
-    var runtimes: Int
-    var lost: UInt64
+    package var events: UInt64
+    package var runtimes: Int
+    package var lost: UInt64
     /// Those still waiting first, then the resumed ones; each group slowest first (ties by
     /// runtime and dispatch). Sorted once here: the screen filters them on every draw.
-    var requests: [Request]
-    let tasks: [TaskReport.Row]
-    let gates: [Gate]
-    /// The runtime column's width: its names (`3 (pid 4242)` when the trace has pids), at least 9.
-    let runtimeWidth: Int
+    package var requests: [Request]
+    package let tasks: [TaskReport.Row]
+    package let gates: [Gate]
 
-    init(trace: Trace) {
+    package init(trace: Trace) {
         let index = TraceIndex(trace.events)
         self.index = index
         reread = nil
@@ -153,24 +175,15 @@ struct BrowserData {
         for e in trace.events { table.consume(e) }
         runtimes = table.runtimes
         gates = table.gates(hosts: trace.hosts)
-        runtimeWidth = Self.runtimeWidth(gates)
         warnings = Self.warnings(gates: gates, tasks: taskReport.warnings)
     }
 
-    /// The runtime column's width for `gates`' names, 9 to 24.
-    /// With runtimes kept together, the requests and tasks of those name runtimes no row shows:
-    /// a few more columns than the whole ones' names.
-    static func runtimeWidth(_ gates: [Gate]) -> Int {
-        let widest = gates.lazy.map { $0.name.count + 2 }.max() ?? 0
-        return min(24, max(9, widest + (gates.contains { $0.together > 0 } ? 3 : 0)))
-    }
-
     /// The most buckets a gate's timelines have (a sparkline's characters).
-    static let sparkWidth = 16
+    package static let sparkWidth = 16
 
     /// The depth timeline with its neighbouring buckets merged to at most ``sparkWidth``, and the
     /// p99 of the waits that ended in each merged bucket.
-    static func timelines(_ timeline: DepthTimeline, waits: WaitTimeline?) -> ([UInt32], [UInt64]) {
+    package static func timelines(_ timeline: DepthTimeline, waits: WaitTimeline?) -> ([UInt32], [UInt64]) {
         guard timeline.start != nil, timeline.used > 0 else { return ([], []) }
         let used = Array(timeline.buckets.prefix(timeline.used))
         let group = (used.count + sparkWidth - 1) / sparkWidth
@@ -181,7 +194,7 @@ struct BrowserData {
     /// The events around one request's lifecycle, indexed, with the positions of its chart's:
     /// from the held index, the trace file's index, or its runtime's stretch read back (as
     /// `sequence --request`); nil when the trace cannot be read again.
-    func lifecycle(of request: Request) -> (index: TraceIndex, indices: [Int])? {
+    package func lifecycle(of request: Request) -> (index: TraceIndex, indices: [Int])? {
         var index = self.index
         if index == nil, let lifecycle, let events = try? lifecycle(request) {
             index = TraceIndex(events)
@@ -201,7 +214,7 @@ struct BrowserData {
     /// interleaved runtimes read most of the file's chunks: a report's hundred diagrams took
     /// 340 s of a 10M-event trace). With fewer, a request's events lie together and the index
     /// reads just them.
-    func lifecycles(of requests: [Request]) -> [(index: TraceIndex, indices: [Int])?] {
+    package func lifecycles(of requests: [Request]) -> [(index: TraceIndex, indices: [Int])?] {
         guard index == nil, let reread, requests.count > 1, lifecycle == nil || runtimes > RuntimeLanes.maxWhole
         else { return requests.map { lifecycle(of: $0) } }
         let keys = requests.map { TraceIndex.Key(runtime: $0.runtime, id: $0.dispatch) }
@@ -216,17 +229,17 @@ struct BrowserData {
 
     /// One moment of a task instance's life: what happened, and for a re-entry how long it then
     /// waited for the gate.
-    struct TaskMoment: Equatable {
-        var time: UInt64
-        var what: String
-        var waited: UInt64?
+    package struct TaskMoment: Equatable {
+        package var time: UInt64
+        package var what: String
+        package var waited: UInt64?
     }
 
     /// A task instance's life in time order: its spawn, the joins, its re-entries (each with its
     /// wait for the gate: what the task waited on once it had work for the runtime), its cancel
     /// or settle. Read from the lifecycle of the dispatch whose cycle spawned it (which holds the
     /// task to its end); nil when that is not in the trace or the trace cannot be read again.
-    func life(of task: TaskReport.Row) -> [TaskMoment]? {
+    package func life(of task: TaskReport.Row) -> [TaskMoment]? {
         guard task.spawnDispatch != 0 else { return nil }
         let spawner = Request(
             runtime: task.runtime, dispatch: task.spawnDispatch, label: "", style: "", outcome: "", start: task.start, total: 0)
@@ -260,26 +273,14 @@ struct BrowserData {
         }
     }
 
-    /// The sequence diagram of one request's lifecycle, at `width` columns.
-    func diagram(of request: Request, options: RenderOptions) -> [String] {
-        guard let (index, indices) = lifecycle(of: request) else { return ["(the trace could not be read again)"] }
-        var lines: [String] = []
-        SequenceDiagram(index: index, options: options, origin: start).render(indices, progress: { _ in }) { lines.append($0) }
-        if let breakdown = index.latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch) {
-            lines.append("")
-            lines += breakdown.render(options: options)
-        }
-        return lines
-    }
-
-    /// What a stream shows (``BrowserReading``), with the largest latency part of the slowest
+    /// What a stream shows (``OverviewReading``), with the largest latency part of the slowest
     /// 10,000 resumed requests from a second pass: `read` hands over every event, in the same
     /// order, each time it is called; diagrams read the input again. `hosts` is asked once the
     /// first pass is done.
-    init(
+    package init(
         reading read: @escaping ((TraceEvent) -> Void) throws -> Void, hosts: () -> [UInt32: String], maxRows: Int = 100_000
     ) throws {
-        var reading = BrowserReading(maxRows: maxRows)
+        var reading = OverviewReading(maxRows: maxRows)
         try read { reading.consume($0) }
         let slowest: [RequestWindows.Request]
         (self, slowest) = reading.finish(hosts: hosts(), slowest: 10_000)
@@ -287,9 +288,9 @@ struct BrowserData {
         try findDominants(of: slowest, read: read)
     }
 
-    /// The data as ``BrowserReading`` found it: no index held, diagrams and largest parts read
+    /// The data as ``OverviewReading`` found it: no index held, diagrams and largest parts read
     /// on demand.
-    init(
+    package init(
         start: UInt64, events: UInt64, runtimes: Int, requests: [Request], tasks: [TaskReport.Row], gates: [Gate],
         taskWarnings: [AnalysisWarning] = []
     ) {
@@ -303,12 +304,12 @@ struct BrowserData {
         self.tasks = tasks
         self.gates = gates
         warnings = Self.warnings(gates: gates, tasks: taskWarnings)
-        runtimeWidth = Self.runtimeWidth(gates)
     }
 
     /// Fills in the largest part of `resumed` (of ``requests``) from one pass over the stream
     /// (``WindowedBreakdowns``), for a view that shows them all at once.
-    mutating func findDominants(of resumed: [RequestWindows.Request], read: ((TraceEvent) -> Void) throws -> Void) throws {
+    package mutating func findDominants(of resumed: [RequestWindows.Request], read: ((TraceEvent) -> Void) throws -> Void) throws
+    {
         guard !resumed.isEmpty else { return }
         var breakdowns = WindowedBreakdowns(resumed)
         var found: [TraceIndex.Key: String] = [:]
@@ -325,130 +326,9 @@ struct BrowserData {
     }
 
     /// A breakdown's largest part and its share of the total: "gate wait 62%" ("" for none).
-    static func dominant(of b: LatencyBreakdown?) -> String {
+    package static func dominant(of b: LatencyBreakdown?) -> String {
         guard let b, let top = b.parts.max(by: { $0.nanos < $1.nanos }) else { return "" }
         let share = b.total == 0 ? 0 : Double(top.nanos) / Double(b.total)
         return "\(top.kind.name) \(Int((share * 100).rounded()))%"
-    }
-
-    /// Reads a request's chart (and so its largest part) from `index`, the index of the trace
-    /// file at `path`, when it is asked for: the diagrams, and the largest part of each request
-    /// a screen shows, remembered once found.
-    mutating func readDetails(through index: TraceFileIndex, path: String) {
-        let lifecycle = { (request: Request) throws -> [TraceEvent] in
-            try IndexedRequest.events(
-                of: request.dispatch, in: index, path: path, selection: Selection(key: request.runtime)
-            ).events
-        }
-        self.lifecycle = lifecycle
-        let found = Lock<[TraceIndex.Key: String]>([:])
-        dominantPart = { request in
-            let key = TraceIndex.Key(runtime: request.runtime, id: request.dispatch)
-            if let part = found.withLock({ $0[key] }) { return part }
-            let events = (try? lifecycle(request)) ?? []
-            let part = Self.dominant(
-                of: TraceIndex(events).latencyBreakdown(runtime: request.runtime, dispatch: request.dispatch))
-            found.withLock { $0[key] = part }
-            return part
-        }
-    }
-}
-
-/// One runtime's gate for the browser, from that runtime's events in order: its contention
-/// report, its waits for the gate by when they ended, and the cycle it entered last.
-struct GateBuilder {
-    var report = ContentionReport()
-    /// The waits for the gate by when they ended.
-    var waits = WaitTimeline()
-    /// Its latest cycle, which holds the gate still if it has not left.
-    var latest: (cycle: UInt64, label: String, left: Bool)?
-
-    mutating func consume(_ e: TraceEvent) {
-        report.consume(e)
-        switch e.kind {
-        case .cycleEnter:
-            // The report knows what the cycle waited (enter − dispatch on the trace's clock).
-            let entry = report.lastEntry
-            latest = (e.cycle, entry?.label ?? "?", false)
-            waits.record(time: e.time, wait: entry?.waited ?? e.nanos, on: report.depth)
-        case .cycleLeave:
-            if latest?.cycle == e.cycle { latest?.left = true }
-        default: break
-        }
-    }
-
-    /// The gate's row (of the `together` runtimes kept together, when not 0); a `preview` (a
-    /// frame while the trace is still read) leaves out the wait p99 timeline.
-    func gate(runtime key: RuntimeKey, host: String, together: Int = 0, preview: Bool = false) -> BrowserData.Gate {
-        // Of labels whose longest holds are equal, the first by name: a table's order changes
-        // from run to run.
-        let longest = report.holdByLabel.max { ($0.value.max, $1.key) < ($1.value.max, $0.key) }
-        let (depths, p99s) = BrowserData.timelines(report.depth, waits: preview ? nil : waits)
-        return BrowserData.Gate(
-            runtime: key, host: host, cycles: Int(report.holds.count),
-            maxDepth: together > 0 ? report.maxDepth.values.max() ?? 0 : report.maxDepth[key] ?? 0,
-            waitP99: report.waits.percentile(0.99), longestHold: report.holds.count == 0 ? 0 : report.holds.max,
-            holder: longest?.key ?? "", holdingNow: together > 0 ? "" : latest.map { $0.left ? "" : $0.label } ?? "",
-            depths: depths,
-            waitP99s: p99s, warnings: preview ? [] : report.warnings,
-            waitRanges: preview ? [] : report.waits.powerOfTwoRanges, holdRanges: preview ? [] : report.holds.powerOfTwoRanges,
-            topHolders: preview ? [] : Self.top(report.holdByLabel),
-            topActions: preview ? [] : Self.top(report.holdByEffect),
-            longestWaits: preview ? [] : report.longestWaits,
-            depthBuckets: preview ? [] : Array(report.depth.buckets.prefix(report.depth.used)),
-            depthStart: report.depth.start ?? 0, depthWidth: report.depth.width, together: together)
-    }
-
-    /// The five that held the gate longest in all, longest first (ties by name).
-    static func top(_ aggregates: [String: ContentionReport.Aggregate]) -> [(
-        label: String, cycles: Int, total: UInt64, longest: UInt64
-    )] {
-        aggregates.sorted { ($0.value.total, $1.key) > ($1.value.total, $0.key) }.prefix(5).map {
-            ($0.key, $0.value.count, $0.value.total, $0.value.max)
-        }
-    }
-}
-
-/// The waits for a gate by when they ended, in the buckets of its contention report's depth
-/// timeline: per bucket, how many waits fell in each of ``LatencyHistogram``'s buckets (about
-/// 3 % wide), merged pairwise when the timeline's are. Memory is bounded by the timeline's 48
-/// buckets whatever the number of cycles (a list of every wait was 16 bytes a cycle: 230 MB at
-/// 100M events); a p99 is exact to its histogram bucket.
-struct WaitTimeline {
-    private var width: UInt64 = 0
-    private var buckets = [[Int: UInt64]](repeating: [:], count: DepthTimeline.bucketCount)
-
-    /// Records a wait that ended at `time`, on `timeline` as it stands once that time is in it.
-    mutating func record(time: UInt64, wait: UInt64, on timeline: DepthTimeline) {
-        guard let start = timeline.start else { return }
-        if width == 0 { width = timeline.width }
-        while width < timeline.width {
-            var merged = [[Int: UInt64]](repeating: [:], count: buckets.count)
-            for i in buckets.indices { merged[i / 2].merge(buckets[i], uniquingKeysWith: +) }
-            buckets = merged
-            width *= 2
-        }
-        let i = time <= start ? 0 : Int(min(UInt64(buckets.count - 1), (time - start) / width))
-        buckets[i][LatencyHistogram.index(wait), default: 0] += 1
-    }
-
-    /// The p99 of each of the first `count` groups of `group` buckets (0 for none): the lower
-    /// bound of the histogram bucket that holds it.
-    func p99s(group: Int, count: Int) -> [UInt64] {
-        (0..<count).map { g in
-            var counts: [Int: UInt64] = [:]
-            for i in (g * group)..<min((g + 1) * group, buckets.count) { counts.merge(buckets[i], uniquingKeysWith: +) }
-            let n = counts.values.reduce(0, +)
-            guard n > 0 else { return 0 }
-            // The sample at index ⌊0.99 n⌋ (0-based) of the sorted waits, as it was computed
-            // from the waits themselves.
-            let rank = min(n - 1, UInt64(Double(n) * 0.99)) + 1
-            var seen: UInt64 = 0
-            for (index, c) in counts.sorted(by: { $0.key < $1.key }) {
-                seen += c
-                if seen >= rank { return LatencyHistogram.lowerBound(index) }
-            }
-            return 0
-        }
     }
 }

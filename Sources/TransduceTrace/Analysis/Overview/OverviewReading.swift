@@ -1,6 +1,4 @@
-import TransduceTrace
-
-/// The terminal UI's data gathered from a stream one event at a time, never holding the events:
+/// A trace's overview (``TraceOverview``) gathered from a stream one event at a time, never holding the events:
 /// the slowest `maxRows` resumed requests (and every one still waiting), the running tasks and
 /// the `maxRows` longest-running others, every runtime's gate. ``data(hosts:)`` gives what has
 /// been found so far at any point of the stream: a frame while a file is still being read, and
@@ -8,13 +6,13 @@ import TransduceTrace
 ///
 /// Memory: the kept rows, per runtime what is open (queued admissions, live tasks, requests
 /// still waiting), and the gates' histograms of the runtimes kept whole (``GateTable``).
-struct BrowserReading {
+package struct OverviewReading {
     private var windows = RequestWindows(keeps: false)
     private var slowest: TopHeap<RequestWindows.Request>
     private var taskRows = TaskRows()
     private var gates = GateTable()
     /// Events read so far.
-    private(set) var count: UInt64 = 0
+    package private(set) var count: UInt64 = 0
     private var first: UInt64?
     private var end: UInt64 = 0
     /// Tasks: every running one, and the longest-running `maxRows` of the others, each with its
@@ -61,15 +59,15 @@ struct BrowserReading {
     }
 
     /// The most requests (and tasks) a preview has.
-    static let previewRows = 1_000
+    package static let previewRows = 1_000
 
-    init(maxRows: Int = 100_000) {
+    package init(maxRows: Int = 100_000) {
         slowest = TopHeap(capacity: maxRows)
         tasks = Tasks(longest: TopHeap(capacity: maxRows))
     }
 
     /// Takes the next event of the stream, in order.
-    mutating func consume(_ e: TraceEvent) {
+    package mutating func consume(_ e: TraceEvent) {
         count += 1
         first = min(first ?? e.time, e.time)
         end = max(end, e.time)
@@ -87,45 +85,47 @@ struct BrowserReading {
     }
 
     /// The slowest `n` resumed requests kept, slowest first (ties by runtime and dispatch).
-    func slowest(_ n: Int) -> [RequestWindows.Request] { slowest.sortedBest(limit: n) }
+    package func slowest(_ n: Int) -> [RequestWindows.Request] { slowest.sortedBest(limit: n) }
 
     /// What the events read so far show: requests waiting then resumed (their largest parts
     /// not yet found), tasks in spawn order (those not ended yet as running), every gate. A
     /// `preview` (a frame while the stream is still read, made every quarter second) has at most
     /// ``previewRows`` requests and tasks and no wait timelines, so that making it costs the
     /// reading little.
-    func data(hosts: [UInt32: String], preview: Bool = false) -> BrowserData {
+    package func data(hosts: [UInt32: String], preview: Bool = false) -> TraceOverview {
         var reading = self
         return reading.made(hosts: hosts, preview: preview)
     }
 
     /// What the whole stream showed, once it is read, and its slowest `n` resumed requests (for
-    /// ``BrowserData/findDominants(of:read:)``): ``data(hosts:preview:)`` made in place, so that
+    /// ``TraceOverview/findDominants(of:read:)``): ``data(hosts:preview:)`` made in place, so that
     /// nothing kept is copied, then let go of (a second pass follows without it).
-    mutating func finish(hosts: [UInt32: String], slowest n: Int) -> (data: BrowserData, slowest: [RequestWindows.Request]) {
+    package mutating func finish(hosts: [UInt32: String], slowest n: Int) -> (
+        data: TraceOverview, slowest: [RequestWindows.Request]
+    ) {
         let slowest = self.slowest(n)
         let data = made(hosts: hosts, preview: false)
-        self = BrowserReading(maxRows: 1)
+        self = OverviewReading(maxRows: 1)
         return (data, slowest)
     }
 
     /// ``data(hosts:preview:)``, ending the task rows in place and letting go of each part once
     /// it is made into rows (at the end of a trace of many runtimes, the parts and the rows made
     /// of them together were a fifth of the view's peak).
-    private mutating func made(hosts: [UInt32: String], preview: Bool) -> BrowserData {
+    private mutating func made(hosts: [UInt32: String], preview: Bool) -> TraceOverview {
         let finished = taskRows.finish()
         taskRows = TaskRows()
         tasks.keep(finished.rows)
         let taskRows = tasks.rows(limit: preview ? Self.previewRows : nil)
         tasks = Tasks(longest: TopHeap(capacity: 1))
         let waiting = windows.waiters.map {
-            BrowserData.Request(
+            TraceOverview.Request(
                 runtime: $0.runtime, dispatch: $0.dispatch, label: $0.label, style: $0.style, outcome: "waiting", start: $0.time,
                 total: end &- $0.time, dominant: "", waiting: true)
         }
         windows = RequestWindows(keeps: false)
         let resumed = slowest.sortedBest(limit: preview ? Self.previewRows : .max) { r in
-            BrowserData.Request(
+            TraceOverview.Request(
                 runtime: r.runtime, dispatch: r.dispatch, label: r.label,
                 style: TraceNames.codeName(kind: .dispatch, code: r.style),
                 outcome: TraceNames.codeName(kind: .requestResume, code: r.outcome), start: r.start, total: r.total,
@@ -133,7 +133,7 @@ struct BrowserReading {
         }
         slowest = TopHeap(capacity: 1)
         let gates = self.gates.gates(hosts: hosts, preview: preview)
-        return BrowserData(
+        return TraceOverview(
             start: first ?? 0, events: count, runtimes: self.gates.runtimes,
             requests: waiting.sorted {
                 $0.total != $1.total ? $0.total > $1.total : ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch)
