@@ -140,6 +140,17 @@ package struct ResumeBreakdowns {
         kept[slot: slot].keeper.consume(e, at: position, windowStart: start)
         keptCount += 1
         peakKept = max(peakKept, keptCount)
+        // What resumed is broken down before any compaction: a request that resumed at this
+        // event is no longer waiting, so a compaction now would not count its window among
+        // those to keep (a request resumed at the event that made its runtime's keeper compact
+        // lost its breakdown, and its row and span).
+        var resumedHere = false
+        if windows.hasResumed {
+            for r in windows.takeResumed() {
+                breakDown(r)
+                resumedHere = resumedHere || r.runtime == runtime
+            }
+        }
         if kept[slot: slot].keeper.isDueForCompaction {
             // What the runtime's waiting requests read is followed from the first time it keeps
             // a thousand events (a long window, or many requests at once).
@@ -149,13 +160,6 @@ package struct ResumeBreakdowns {
         }
         kept[slot: slot].seen += 1
         kept[slot: slot].sinceTrim += 1
-        var resumedHere = false
-        if windows.hasResumed {
-            for r in windows.takeResumed() {
-                breakDown(r)
-                resumedHere = resumedHere || r.runtime == runtime
-            }
-        }
         // In a pass of missed requests, at a resume of the runtime (a window closed: what can
         // still be read may start later): a runtime of a few hundred events never reached the
         // trim below before its stop, and so kept every event from its first window on (twice
