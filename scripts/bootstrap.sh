@@ -25,7 +25,8 @@ if [ "${1:-}" != demo ]; then
     # less: the pager the tests page long output through.
     # eslint (and the module its command needs, which Debian only recommends): scripts/lint.sh
     # lints the report's script.
-    packages+=(plantuml chromium python3 python3-pip tmux time valgrind man-db bash less eslint node-v8-compile-cache)
+    # python3-scipy: `diff`'s Mann-Whitney U test is checked against SciPy's.
+    packages+=(plantuml chromium python3 python3-pip python3-scipy tmux time valgrind man-db bash less eslint node-v8-compile-cache)
 fi
 missing=()
 for p in "${packages[@]}"; do

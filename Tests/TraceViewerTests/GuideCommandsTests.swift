@@ -29,7 +29,7 @@ import TransduceTestSupport
 
     @Test(arguments: [
         "GettingStarted.md", "WhyWasThisRequestSlow.md", "ProfilingGateContention.md", "VisualizingARequestsLifecycle.md",
-        "SendingSpansToOpenTelemetry.md",
+        "SendingSpansToOpenTelemetry.md", "CatchingARegressionInCI.md",
     ])
     func theGuidesCommandsRun(_ guide: String) async throws {
         let commands = try Self.commands(in: guide)
@@ -76,7 +76,7 @@ import TransduceTestSupport
     @Test(arguments: [
         "GettingStarted.md", "WhyWasThisRequestSlow.md", "ProfilingGateContention.md", "VisualizingARequestsLifecycle.md",
         "SendingSpansToOpenTelemetry.md", "RecordingTraces.md", "TestingWithTraces.md",
-        "RunningTheRecorderInProduction.md",
+        "RunningTheRecorderInProduction.md", "CatchingARegressionInCI.md",
     ])
     func eachGuideReadsOnlyWhatItWrote(_ guide: String) throws {
         let text = try String(contentsOfFile: Self.catalogue + guide, encoding: .utf8)

@@ -13,7 +13,7 @@ import TransduceTrace
 @Suite struct JSONSchemaTests {
     static let commands: [(name: String, table: TableSchema)] = [
         ("slow", SlowCommand.table), ("tasks", TasksCommand.table), ("summary", SummaryCommand.table),
-        ("contention", ContentionCommand.table), ("check", CheckCommand.table),
+        ("contention", ContentionCommand.table), ("check", CheckCommand.table), ("diff", DiffCommand.table),
     ]
     static let schemas = Repository.root + "/docs/schemas"
 
@@ -62,8 +62,16 @@ import TransduceTrace
         for (name, _) in Self.commands {
             var rows = 0
             for (i, trace) in traces.enumerated() {
-                let run = try await traceView([name, "--format", "json", trace])
-                #expect(run.status == 0 || (name == "check" && run.status == 1), "\(name) \(trace): \(run.err)")
+                // `diff` compares two: each trace against the demo, with a rule that holds (the
+                // trace's runs against the demo's differ) and one that does not, for rule rows too.
+                let run = try await traceView(
+                    name == "diff"
+                        ? [
+                            name, "--format", "json", fixtures + "/demo.jsonl", trace, "--fail-on", "count(request(*)) > +0%",
+                            "--fail-on", "new-warnings",
+                        ]
+                        : [name, "--format", "json", trace])
+                #expect(run.status == 0 || (["check", "diff"].contains(name) && run.status == 1), "\(name) \(trace): \(run.err)")
                 let output = dir.file("\(name)-\(i).jsonl")
                 try run.out.write(toFile: output, atomically: true, encoding: .utf8)
                 let checked = try await offThePool {

@@ -18,7 +18,7 @@ import TransduceTrace
     /// Views laid out to a width: each at --width 80 and with --ascii.
     static let views: [[String]] = [
         ["sequence"], ["sequence", "--request", "4", "--runtime", "1"], ["contention"], ["tasks"], ["slow"], ["summary"],
-        ["check"],
+        ["check"], ["diff", fixtures + "/demo.jsonl"],
     ]
 
     /// Outputs that are data (no width), still safe to print.
@@ -26,6 +26,7 @@ import TransduceTrace
         ["export", "--format", "mermaid"], ["export", "--format", "plantuml"], ["export", "--format", "svg"],
         ["export", "--format", "jsonl"],
         ["export", "--format", "chrome"], ["slow", "--format", "json"], ["tasks", "--format", "json"], ["tui"],
+        ["diff", fixtures + "/demo.jsonl", "--format", "json"],
     ]
 
     struct Verdict: Decodable {

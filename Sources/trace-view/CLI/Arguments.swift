@@ -4,6 +4,9 @@ import TransduceTrace
 /// flags, positionals, `--` to end options, and `--help`.
 struct Arguments {
     private(set) var options: [String: String] = [:]
+    /// Every value of each option, in order (``options`` holds the last): for an option that
+    /// may be given more than once (`diff --fail-on`).
+    private(set) var repeated: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
     /// Everything after `--`.
@@ -34,6 +37,7 @@ struct Arguments {
                         value = arguments[i]
                     }
                     options[name] = value
+                    repeated[name, default: []].append(value!)
                 } else if allowed.contains(name) {
                     guard value == nil else { throw CLIError.usage("flag --\(name) takes no value") }
                     flags.insert(name)
@@ -65,6 +69,19 @@ struct Arguments {
             throw CLIError.usage("--\(name) needs a duration such as 250us, 5ms or 1.5s, got '\(text)'")
         }
         return value
+    }
+
+    /// The positional arguments named `names` (`BASE`, `NEW`), exactly as many.
+    func inputs(_ names: [String]) throws -> [String] {
+        guard positionals.count >= names.count else {
+            throw CLIError.usage(
+                "missing \(names[positionals.count...].joined(separator: " and ")) (a trace file, a JSON Lines file or an LTTng CTF directory)"
+            )
+        }
+        guard positionals.count == names.count else {
+            throw CLIError.usage("unexpected argument '\(positionals[names.count])'")
+        }
+        return positionals
     }
 
     /// The single positional TRACE argument.

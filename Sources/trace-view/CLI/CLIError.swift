@@ -1,7 +1,7 @@
 /// trace-view's exit statuses: the one list the code throws and the help describes.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
-    /// `check` found broken invariants.
+    /// `check` found broken invariants; `diff`: a `--fail-on` rule held.
     case invariantsBroken = 1
     /// A wrong command, option or value (sysexits' EX_USAGE).
     case usage = 64
@@ -35,7 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .invariantsBroken: "check found broken invariants"
+        case .invariantsBroken: "check found broken invariants; diff: a --fail-on rule held"
         case .usage: "usage error"
         case .data: "unreadable or damaged input"
         case .nothingSelected:

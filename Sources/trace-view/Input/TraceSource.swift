@@ -120,8 +120,13 @@ final class TraceSource {
     }
 
     /// Opens TRACE (the first positional argument) with the selection of `args`.
-    init(_ args: Arguments, access: Access) throws {
-        input = try TraceInput(path: try args.trace(), allProcesses: args.flag("all-processes"))
+    convenience init(_ args: Arguments, access: Access) throws {
+        try self.init(path: try args.trace(), args, access: access)
+    }
+
+    /// Opens `path` (one of the inputs of a command of several) with the selection of `args`.
+    init(path file: String, _ args: Arguments, access: Access) throws {
+        input = try TraceInput(path: file, allProcesses: args.flag("all-processes"))
         path = input.path
         selection = try Selection(args)
         freshSelection = selection

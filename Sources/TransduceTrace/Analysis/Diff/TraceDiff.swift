@@ -1,0 +1,175 @@
+/// Two runs compared (`trace-view diff BASE NEW`): each request key's latencies with a verdict,
+/// the change of each latency part, each gate's waits and holds, how tasks ended, and the
+/// warnings that appeared or went away. Made from two ``TraceProfile``s; rendered by the tool.
+package struct TraceDiff: Sendable {
+    /// A latency distribution's figures.
+    package struct Figures: Sendable, Equatable {
+        package var count: UInt64
+        package var p50: UInt64
+        package var p90: UInt64
+        package var p99: UInt64
+        package var max: UInt64
+        package var mean: UInt64
+
+        /// The figures of the samples of `h` and `zeros` samples of 0 more: percentiles read
+        /// within their buckets (``LatencyHistogram/interpolatedPercentile(_:zeros:)``).
+        package init(_ h: LatencyHistogram, zeros: UInt64 = 0) {
+            count = h.count + zeros
+            p50 = h.interpolatedPercentile(0.5, zeros: zeros)
+            p90 = h.interpolatedPercentile(0.9, zeros: zeros)
+            p99 = h.interpolatedPercentile(0.99, zeros: zeros)
+            max = h.count == 0 ? 0 : h.max
+            mean = count == 0 ? 0 : h.total / count
+        }
+    }
+
+    /// What the tests say of one distribution against its base.
+    package enum Verdict: String, Sendable {
+        case slower, faster, same
+        /// Fewer than ``RankTests/minimumSamples`` on a side: no test.
+        case tooFew = "too few"
+        /// Only one run has it.
+        case onlyBase = "only in base"
+        case onlyNew = "only in new"
+    }
+
+    /// Two distributions compared: the whole (Mann-Whitney U) and the tail (the p99's interval).
+    package struct Comparison: Sendable {
+        package var base: Figures
+        package var new: Figures
+        /// The rank test; nil with too few samples.
+        package var shift: RankTests.Shift?
+        /// The whole distribution moved: significant (p under the significance level over the
+        /// number of comparisons) and at least a medium effect (superiority 0.64 or more, or
+        /// 0.36 or less).
+        package var verdict: Verdict
+        /// The p99 moved: the two p99s' 99.9 % intervals apart, and by at least 5 % (too few when
+        /// a side has too few requests for its interval to exclude its maximum, about 1,450).
+        package var tail: Verdict
+    }
+
+    /// One request key's comparison, with the change of each part's mean per request.
+    package struct RequestChange: Sendable {
+        package var key: TraceProfile.RequestKey
+        package var latency: Comparison
+        /// Every part either run has, in ``LatencyBreakdown/Part/Kind`` order: its figures a
+        /// request (0 for a request without it; the means add up to the latency's).
+        package var parts: [(kind: LatencyBreakdown.Part.Kind, base: Figures, new: Figures)]
+        /// The admission waits' largest holder on each side ("" for none).
+        package var baseHolder: String
+        package var newHolder: String
+    }
+
+    /// One runtime name's gate: its waits and holds compared, and the label that held it
+    /// longest in all on each side.
+    package struct GateChange: Sendable {
+        package var runtime: String
+        package var waits: Comparison
+        package var holds: Comparison
+        package var baseHolder: String
+        package var newHolder: String
+    }
+
+    /// How the instances of one task ended on each side, by fate.
+    package struct TaskChange: Sendable {
+        package var key: TraceProfile.TaskKey
+        package var base: [String: Int]
+        package var new: [String: Int]
+    }
+
+    /// A warning's count on each side.
+    package struct WarningChange: Sendable {
+        package var warning: String
+        package var base: Int
+        package var new: Int
+    }
+
+    package var requests: [RequestChange]
+    package var gates: [GateChange]
+    package var tasks: [TaskChange]
+    package var warnings: [WarningChange]
+    /// Events of each run.
+    package var events: (base: UInt64, new: UInt64)
+    /// Whether either profile put groups together past ``TraceProfile/maxGroups``.
+    package var overflowed: Bool
+
+    /// The significance level of a verdict, before it is divided by the number of comparisons
+    /// (Bonferroni: diffs compare many labels at once, and each must not cry wolf).
+    package static let significance = 0.01
+    /// The smallest effect a verdict of the whole distribution reports: Vargha and Delaney's
+    /// "medium" (superiority 0.64). With "small" (0.56), two runs of the same workload side by
+    /// side on a machine with both cores busy were told apart once in twenty pairs (0.41, p
+    /// 0.0017): load moves a distribution of sub-millisecond waits that much, and a CI gate
+    /// must not fail on it.
+    package static let mediumEffect = 0.14
+    /// The smallest change of the p99 a tail verdict reports.
+    package static let tailChange = 0.05
+
+    package init(base: TraceProfile, new: TraceProfile) {
+        let keys = Set(base.requests.keys).union(new.requests.keys).sorted()
+        let gateNames = Set(base.gates.keys).union(new.gates.keys).sorted()
+        // Every verdict of this diff at the same level: the requests' and both gate tests'.
+        let level = Self.significance / Double(max(1, keys.count + 2 * gateNames.count))
+        requests = keys.map { key in
+            let b = base.requests[key] ?? TraceProfile.Requests()
+            let n = new.requests[key] ?? TraceProfile.Requests()
+            let parts = LatencyBreakdown.Part.Kind.allCases.compactMap {
+                kind -> (LatencyBreakdown.Part.Kind, Figures, Figures)? in
+                guard b.part(kind).count > 0 || n.part(kind).count > 0 else { return nil }
+                return (kind, Figures(b.part(kind), zeros: b.zeros(kind)), Figures(n.part(kind), zeros: n.zeros(kind)))
+            }
+            return RequestChange(
+                key: key, latency: Self.compare(b.latency, n.latency, level: level), parts: parts.map { ($0.0, $0.1, $0.2) },
+                baseHolder: Self.largest(b.heldBy), newHolder: Self.largest(n.heldBy))
+        }
+        gates = gateNames.map { name in
+            let b = base.gates[name]?.report ?? ContentionReport()
+            let n = new.gates[name]?.report ?? ContentionReport()
+            return GateChange(
+                runtime: name, waits: Self.compare(b.waits, n.waits, level: level),
+                holds: Self.compare(b.holds, n.holds, level: level),
+                baseHolder: Self.largest(b.holdByLabel.mapValues(\.total)),
+                newHolder: Self.largest(n.holdByLabel.mapValues(\.total)))
+        }
+        tasks = Set(base.tasks.keys).union(new.tasks.keys).sorted().map {
+            TaskChange(key: $0, base: base.tasks[$0] ?? [:], new: new.tasks[$0] ?? [:])
+        }
+        warnings = Set(base.warnings.keys).union(new.warnings.keys).sorted().map {
+            WarningChange(warning: $0, base: base.warnings[$0] ?? 0, new: new.warnings[$0] ?? 0)
+        }
+        events = (base.events, new.events)
+        overflowed = base.overflowed || new.overflowed
+    }
+
+    /// `new` against `base`, each verdict at significance `level`.
+    package static func compare(_ base: LatencyHistogram, _ new: LatencyHistogram, level: Double) -> Comparison {
+        let figures = (Figures(base), Figures(new))
+        if base.count == 0 || new.count == 0 {
+            let only: Verdict = base.count == 0 ? (new.count == 0 ? .same : .onlyNew) : .onlyBase
+            return Comparison(base: figures.0, new: figures.1, shift: nil, verdict: only, tail: only)
+        }
+        guard let shift = RankTests.mannWhitney(base: base, new: new) else {
+            return Comparison(base: figures.0, new: figures.1, shift: nil, verdict: .tooFew, tail: .tooFew)
+        }
+        var verdict = Verdict.same
+        if shift.p < level, abs(shift.superiority - 0.5) >= mediumEffect {
+            verdict = shift.superiority > 0.5 ? .slower : .faster
+        }
+        let p99 = (Double(figures.0.p99), Double(figures.1.p99))
+        var tail = Verdict.tooFew
+        if let b = RankTests.quantileInterval(base, 0.99), let n = RankTests.quantileInterval(new, 0.99) {
+            tail = .same
+            if n.lowerBound > b.upperBound, p99.1 >= p99.0 * (1 + tailChange) {
+                tail = .slower
+            } else if n.upperBound < b.lowerBound, p99.1 <= p99.0 * (1 - tailChange) {
+                tail = .faster
+            }
+        }
+        return Comparison(base: figures.0, new: figures.1, shift: shift, verdict: verdict, tail: tail)
+    }
+
+    /// The key of the largest value ("" for none; of equals, the first by name).
+    private static func largest(_ values: [String: UInt64]) -> String {
+        values.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
+    }
+}
