@@ -89,6 +89,8 @@ enum ViewScale {
         // The HTML page: the tui's passes, the cycles' timeline, the first 100 diagrams through the
         // trace's index (kept by the sequence runs above).
         Command(key: "report") { t, s, _ in ["report", "--output", s, t] },
+        // Two runs compared: the trace against itself, each read in the CSV requests table's passes.
+        Command(key: "diff") { t, _, _ in ["diff", t, t] },
     ]
 
     /// What one run took, or why it failed.
