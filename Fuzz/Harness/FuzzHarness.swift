@@ -89,6 +89,16 @@ public enum FuzzHarness {
             _ = SequenceExport.mermaid(index: index, indices: lifecycle)
         }
         _ = TraceInvariants.check(trace, complete: false)
+        // Tests written from a few windows, as `test-from` writes them.
+        for cycles: ClosedRange<UInt64> in [1...4, 2...9] {
+            guard var builder = try? TestWindowBuilder(cycles: cycles) else { continue }
+            for event in trace.events { builder.consume(event) }
+            guard let window = try? builder.finish(),
+                let writer = try? TestWindowSource(
+                    type: "Feature", module: nil, env: nil, suite: nil, test: nil, origin: "fuzz")
+            else { continue }
+            _ = writer.render(window)
+        }
         var jsonl: [UInt8] = []
         JSONLines.encode(trace) { jsonl += $0 }
         var binary: [UInt8] = []

@@ -280,8 +280,8 @@ import TransduceTestSupport
             .prefix { $0.hasPrefix("  ") }.map { String($0.split(separator: " ")[0]) }
         #expect(
             listed == [
-                "demo", "sequence", "contention", "tasks", "summary", "slow", "check", "diff", "export", "record", "live",
-                "tui", "report", "completion", "man",
+                "demo", "sequence", "contention", "tasks", "summary", "slow", "check", "diff", "test-from", "export", "record",
+                "live", "tui", "report", "completion", "man",
             ])
         for command in listed {
             let (status, help, _) = try await traceView([command, "--help"])

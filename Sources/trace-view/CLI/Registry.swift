@@ -6,7 +6,8 @@ enum Registry {
     static var commands: [any Subcommand.Type] {
         [
             DemoCommand.self, SequenceCommand.self, ContentionCommand.self, TasksCommand.self, SummaryCommand.self,
-            SlowCommand.self, CheckCommand.self, DiffCommand.self, ExportCommand.self, RecordCommand.self, LiveCommand.self,
+            SlowCommand.self, CheckCommand.self, DiffCommand.self, TestFromCommand.self, ExportCommand.self, RecordCommand.self,
+            LiveCommand.self,
             TUICommand.self,
             ReportCommand.self, CompletionCommand.self, ManCommand.self,
         ]
