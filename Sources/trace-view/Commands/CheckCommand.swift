@@ -13,6 +13,10 @@ enum CheckCommand: Subcommand {
                 "complete",
                 "Check a dump written mid-run (on SIGUSR2, by the slow-request trigger, at a crash) as a whole run"
             ),
+            OptionSpec(
+                "shrink", "FILE",
+                "Write the smallest window of one runtime's cycles that still breaks the first broken invariant to FILE (a trace file)"
+            ),
             TableFormat.option,
         ] + OptionSpec.display + [Pager.option],
         discussion: """
@@ -24,6 +28,12 @@ enum CheckCommand: Subcommand {
             was cut short is checked as a partial trace unless --complete, and the first line
             says which was done. With --format json or tsv, one row per violation on standard
             output (none when all hold) and how the trace was checked on standard error.
+
+            --shrink FILE holds the trace (at most TRACE_VIEW_MAX_EVENTS events) and writes the
+            smallest window of cycles of the first violation's runtime that still breaks the same
+            invariant with the same message, with the events of the dispatches those cycles
+            admitted and the tasks they started: a trace that check, the views and Replay
+            read. It says how far it shrank (cycles and events, of how many).
             """,
         epilogue: table.help)
 
@@ -45,8 +55,17 @@ enum CheckCommand: Subcommand {
         let complete: Bool? = args.flag("complete") ? true : args.flag("incomplete") ? false : nil
         // One pass, the checker keeping only what is open: a trace of any length checks in
         // bounded memory.
+        let shrinkTo = args.options["shrink"]
+        var held: Trace?
         var checker = InvariantChecker()
-        try source.pass { checker.consume($0) }
+        if shrinkTo != nil {
+            // Windows of it are checked again and again: held.
+            let trace = try source.hold().trace
+            trace.feed(&checker)
+            held = trace
+        } else {
+            try source.pass { checker.consume($0) }
+        }
         let report = InvariantReport(checker, counts: source.counts ?? TraceCounts(), complete: complete)
         let format = try TableFormat(args)
         if format == .text {
@@ -61,9 +80,34 @@ enum CheckCommand: Subcommand {
                 }, format: format)
             if let line = report.render(options: options).first { Terminal.error("trace-view: " + line) }
         }
+        if let shrinkTo, let held {
+            let line = try shrink(report, held, to: shrinkTo)
+            if format == .text { Terminal.print(["", line], options: options) } else { Terminal.error("trace-view: " + line) }
+        }
         try finish(notes: source.notes)
         if !report.violations.isEmpty {
             throw CLIError("the trace breaks \(counted(report.violations.count, "runtime invariant"))", .invariantsBroken)
         }
+    }
+
+    /// Writes the shrunk window of `report`'s first violation to `path`; says how far it shrank.
+    private static func shrink(_ report: InvariantReport, _ trace: Trace, to path: String) throws -> String {
+        guard let violation = report.violations.first else { return "shrink: no invariant is broken: nothing written" }
+        let shrinker = ViolationShrinker(trace: trace, whole: report.whole, lossy: report.lossy)
+        guard let result = shrinker.shrink(violation) else {
+            return "shrink: no window of runtime \(violation.runtime.name)'s cycles breaks \(violation.rule.rawValue) "
+                + "alone: nothing written"
+        }
+        let output = try OutputFile(path: path)
+        var bytes: [UInt8] = []
+        TraceFileWriter.encodeBinary(result.trace, into: { bytes += $0 })
+        output.write(bytes)
+        try output.close()
+        let c = result.cycles
+        let all = result.runtimeCycles
+        return "shrunk \(violation.rule.rawValue) on runtime \(violation.runtime.name) to cycles "
+            + "\(c.lowerBound)–\(c.upperBound) (\(counted(result.windowCycleCount, "cycle")) of \(result.runtimeCycleCount), "
+            + "\(all.lowerBound)–\(all.upperBound); \(counted(result.trace.events.count, "event")) of \(trace.events.count); "
+            + "\(counted(result.checks, "window")) checked): \(path)"
     }
 }
