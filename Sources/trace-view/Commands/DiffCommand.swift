@@ -128,33 +128,17 @@ enum DiffCommand: Subcommand {
     }
 
     /// One input read into a profile: every event, then every request's breakdown, in passes of
-    /// bounded memory (those of the CSV requests table: ``ResumeBreakdowns``, then
-    /// ``MissedPasses``). Its name, the events it lost (nil when none; 0 for a number not
+    /// bounded memory (``TraceSource/breakdowns(alongside:_:)``, as the CSV requests table). Its name, the events it lost (nil when none; 0 for a number not
     /// known), and its notes.
     private static func profile(_ path: String, _ args: Arguments) throws -> (
         (profile: TraceProfile, name: String, lost: UInt64?), [String]
     ) {
         let source = try TraceSource(path: path, args, access: .passes)
         var profile = TraceProfile()
-        var resumed = ResumeBreakdowns(maxKept: ExportFormat.maxKept)
-        try source.pass {
-            profile.consume($0)
-            resumed.consume($0)
-            guard !resumed.found.isEmpty else { return }
-            for b in resumed.take() { profile.add(b) }
+        let leftOut = try source.breakdowns(alongside: { profile.consume($0) }) {
+            for b in $0 { profile.add(b) }
         }
-        var passes = MissedPasses(resumed.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
-        while let batch = passes.next() {
-            var breakdowns = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
-            try source.pass {
-                breakdowns.consume($0)
-                if breakdowns.isDone { source.endPass() }
-                guard !breakdowns.found.isEmpty else { return }
-                for b in breakdowns.take() { profile.add(b) }
-            }
-            passes.missedAgain(breakdowns.takeMissedBatches())
-        }
-        if resumed.missedOverflow {
+        if leftOut {
             Terminal.error(
                 "trace-view: warning: \(source.name): more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; they are left out"
             )

@@ -135,32 +135,13 @@ enum ExportTables {
             flush(TasksCommand.table, force: true)
             for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
         default:
-            // requests: every request's latency and window, then each broken down from its window.
-            // Each request broken down at its resume from the events its window still needs
-            // (one pass, memory that follows what is open); those whose windows reach back past
-            // what could be kept, in a second pass of their own.
-            var resumed = ResumeBreakdowns(maxKept: ExportFormat.maxKept)
-            try source.pass {
-                resumed.consume($0)
-                guard !resumed.found.isEmpty else { return }
-                pending += resumed.take().map(cells)
+            // requests: every request broken down from its window, in passes of bounded memory.
+            let leftOut = try source.breakdowns {
+                pending += $0.map(cells)
                 flush(requests)
             }
-            // A pass for each batch of them (``MissedPasses``).
-            var passes = MissedPasses(resumed.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
-            while let batch = passes.next() {
-                var breakdowns = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
-                try source.pass {
-                    breakdowns.consume($0)
-                    if breakdowns.isDone { source.endPass() }
-                    guard !breakdowns.found.isEmpty else { return }
-                    pending += breakdowns.take().map(cells)
-                    flush(requests)
-                }
-                passes.missedAgain(breakdowns.takeMissedBatches())
-            }
             flush(requests, force: true)
-            if resumed.missedOverflow {
+            if leftOut {
                 Terminal.error(
                     "trace-view: warning: more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; their rows are left out"
                 )
