@@ -132,22 +132,9 @@ extension TraceDiff {
         return lines
     }
 
-    /// `text` broken at spaces into lines of `options.width`, each after `indent` spaces, its
-    /// control characters (and, with ``RenderOptions/ascii``, anything not ASCII) escaped.
+    /// `text` broken at spaces into lines of `options.width`, each after `indent` spaces: its
+    /// words ``flowed(_:_:indent:gap:)`` one space apart.
     private func wrapped(_ text: String, _ options: RenderOptions, indent: Int) -> [String] {
-        let width = options.width
-        // Escaped first, so that the lines are as wide as what will be printed.
-        let text = options.ascii ? escapingNonASCII(text, keepingColour: false) : escapingControls(text, keepingColour: false)
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty, indent + line.displayColumns + 1 + word.displayColumns > width {
-                lines.append(String(repeating: " ", count: indent) + line)
-                line = ""
-            }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        if !line.isEmpty { lines.append(String(repeating: " ", count: indent) + line) }
-        return lines
+        flowed(text.split(separator: " ").map(String.init), options, indent: indent, gap: 1)
     }
 }
