@@ -55,6 +55,30 @@ import TransduceTestSupport
         #expect(abs(ours.p - p) <= max(1e-12, 1e-6 * p), "p: ours \(ours.p), SciPy's \(p)")
     }
 
+    /// The sign test is SciPy's exact `binomtest` (two-sided, p 0.5) of the same counts, small
+    /// and large, balanced and lopsided.
+    @Test(.enabled(if: scipy)) func theSignTestIsSciPysBinomialTest() async throws {
+        let cases: [(UInt64, UInt64)] = [(3, 1), (15, 5), (60, 40), (197, 0), (480, 520), (9_000, 8_700), (0, 25)]
+        let script = """
+            import sys, scipy.stats
+            for pair in sys.argv[1:]:
+                s, f = (int(v) for v in pair.split(","))
+                print(repr(float(scipy.stats.binomtest(s, s + f, 0.5, alternative="two-sided").pvalue)))
+            """
+        let run = try await offThePool {
+            try Subprocess.run(
+                Subprocess.which("python3")!, ["-c", script] + cases.map { "\($0.0),\($0.1)" }, output: .captureSeparately,
+                timeout: 120)
+        }
+        #expect(run.status == 0, "\(run.errors)")
+        let theirs = run.output.split(separator: "\n").compactMap { Double($0) }
+        #expect(theirs.count == cases.count)
+        for (c, p) in zip(cases, theirs) {
+            let ours = RankTests.signTest(slower: c.0, faster: c.1)
+            #expect(abs(ours - p) <= max(1e-12, 1e-9 * p), "\(c): ours \(ours), SciPy's \(p)")
+        }
+    }
+
     @Test func aP99IntervalNeedsThousandsOfSamples() throws {
         func interval(_ n: Int) -> ClosedRange<UInt64>? {
             var h = LatencyHistogram()

@@ -76,9 +76,13 @@ import TransduceTestSupport
     /// 1.5 ms, every time); then
     /// `diff` of the two traces as JSON rows with `rules`: its status, the rows, what it said on
     /// standard error, and the two traces' events (for the oracles).
+    ///
+    /// With `contexts`, load `i` is requested under the trace context of trace id (seed, i + 1)
+    /// in both runs (lookups under none), except that the loads of `onlyBase` go to the base
+    /// alone.
     static func pair(
         base: Variant, new: Variant, seed: UInt64, loads: Int = requests, lookups: Int = requests,
-        rules: [String] = ["regression"], in dir: TemporaryDirectory
+        rules: [String] = ["regression"], contexts: Bool = false, onlyBase: Set<Int> = [], in dir: TemporaryDirectory
     ) async throws -> (status: Int32, rows: [[String: Any]], err: String, events: [[TraceEvent]]) {
         let recorders = [TraceRecorder(capacity: 1 << 18, lttng: false), TraceRecorder(capacity: 1 << 18, lttng: false)]
         let runtimes = [
@@ -95,7 +99,14 @@ import TransduceTestSupport
                     group.addTask {
                         for i in stride(from: client, to: loads, by: 4) {
                             let event = Shop.Event.load(micros: loadSleeps[i], client: client)
-                            try await Self.both(inputs, event, baseFirst: i % 2 == 0)
+                            let context = contexts ? TraceContext(traceIDHigh: seed, traceIDLow: UInt64(i) + 1, spanID: 7) : nil
+                            try await TraceContext.withCurrent(context) {
+                                if onlyBase.contains(i) {
+                                    _ = try await inputs[0].request(event)
+                                } else {
+                                    try await Self.both(inputs, event, baseFirst: i % 2 == 0)
+                                }
+                            }
                         }
                     }
                 }
@@ -342,5 +353,64 @@ import TransduceTestSupport
         #expect(damaged.status == 65, "\(damaged.err)")
         #expect(damaged.out.contains("base  whole.tdtrace"), "\(damaged.out)")
         #expect(damaged.err.contains("truncated"), "\(damaged.err)")
+    }
+
+    /// Loads made under the same trace contexts in both runs are paired one to one: with 2 ms
+    /// added to every load, the pairs say `slower` with the median change of the raw events'
+    /// own pairs, to the nanosecond; the loads the new run never made are listed one by one as
+    /// only in the base; `regression` holds on the pairs.
+    @Test(.timeLimit(.minutes(Patience.minutes(5)))) func requestsUnderOneTraceContextArePaired() async throws {
+        let dir = TemporaryDirectory()
+        let skipped: Set<Int> = [5, 17, 42]
+        let (status, rows, err, events) = try await Self.pair(
+            base: Variant(), new: Variant(extraLoad: .milliseconds(2)), seed: 31, contexts: true, onlyBase: skipped,
+            in: dir)
+        #expect(status == 1, "\(err)")
+        // The oracle: each load's latency by its trace id, from the raw events of each run.
+        func byContext(_ events: [TraceEvent]) -> [UInt64: UInt64] {
+            var context: [UInt64: UInt64] = [:]
+            var dispatched: [UInt64: UInt64] = [:]
+            var latency: [UInt64: UInt64] = [:]
+            for e in events {
+                if e.kind == .traceContext, let c = e.traceContext { context[e.dispatch] = c.traceIDLow }
+                if e.kind == .dispatch, e.label == "load" { dispatched[e.dispatch] = e.time }
+                if e.kind == .requestResume, let start = dispatched[e.dispatch], let id = context[e.dispatch] {
+                    latency[id] = e.time - start
+                }
+            }
+            return latency
+        }
+        let (base, new) = (byContext(events[0]), byContext(events[1]))
+        #expect(base.count == Self.requests && new.count == Self.requests - skipped.count)
+        let changes = new.keys.map { Int64(new[$0]!) - Int64(base[$0]!) }.sorted()
+        let median =
+            changes.count % 2 == 1
+            ? changes[changes.count / 2] : changes[changes.count / 2 - 1] / 2 + changes[changes.count / 2] / 2
+        let paired = try #require(rows.first { $0["section"] as? String == "paired" && $0["subject"] as? String == "load" })
+        #expect(paired["verdict"] as? String == "slower", "\(paired)")
+        #expect(paired["base_count"] as? Int == changes.count)
+        #expect((paired["detail"] as? String)?.hasPrefix("median change \(median) ns;") == true, "\(paired) vs \(median)")
+        #expect(Double(median) > 1.5e6, "the raw events' median change is \(median) ns")
+        let unmatched = rows.filter { $0["section"] as? String == "unmatched" }
+        #expect(unmatched.count == skipped.count, "\(unmatched)")
+        #expect(unmatched.allSatisfy { $0["verdict"] as? String == "only in base" && $0["subject"] as? String == "load" })
+        let ids = Set(unmatched.compactMap { ($0["part"] as? String).flatMap { UInt64($0.prefix(32).suffix(16), radix: 16) } })
+        #expect(ids == Set(skipped.map { UInt64($0) + 1 }), "\(unmatched)")
+        #expect(err.contains("slower request by request"), "\(err)")
+        // Lookups carry no context: nothing of them is paired.
+        #expect(!rows.contains { $0["section"] as? String == "paired" && $0["subject"] as? String == "lookup" })
+
+        // The text lists the three one by one, each by its traceparent's ids.
+        let files = [dir.file("base.tdtrace"), dir.file("new.tdtrace")]
+        for i in 0..<2 { try TraceFileWriter.write(Trace(events: events[i]), to: files[i]) }
+        let text = try await traceView(["diff", files[0], files[1], "--width", "120"])
+        #expect(text.out.contains("Requests paired by trace context"), "\(text.out)")
+        #expect(text.out.contains("\(changes.count) pairs, 3 only in base, 0 only in new"), "\(text.out)")
+        #expect(text.out.contains("  only in base (3):\n"), "\(text.out)")
+        for i in skipped {
+            let id = TraceContext(traceIDHigh: 31, traceIDLow: UInt64(i) + 1, spanID: 7)!
+            #expect(text.out.contains("    \(id.traceID)-\(id.spanIDHex) load (Shop) "), "\(text.out)")
+        }
+        if ProcessInfo.processInfo.environment["TRANSDUCE_SHOW_DIFF"] != nil { print(text.out) }
     }
 }

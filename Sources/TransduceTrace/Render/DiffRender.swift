@@ -51,6 +51,7 @@ extension TraceDiff {
                         ? [] : ["admission waits now held most by \(r.newHolder)"]),
                 options, indent: 4)
         }
+        if let pairing { lines += render(pairing, options) }
         lines.append("")
         lines.append(options.paint("Gates by runtime", .bold) + " (waits for the gate and holds of it)")
         if gates.isEmpty { lines.append("  (no gate in either trace)") }
@@ -109,6 +110,53 @@ extension TraceDiff {
         }
         if c.tail != c.verdict, c.tail == .slower || c.tail == .faster { text += "; p99 \(c.tail.rawValue)" }
         return text
+    }
+
+    /// The requests paired by trace context: each key's pairs and verdict, the pairs that grew
+    /// most, the requests of one run only (ten of each; `--format json` lists up to
+    /// ``Pairing/listed``).
+    private func render(_ pairing: Pairing, _ options: RenderOptions) -> [String] {
+        let d = { (n: UInt64) in formatDuration(n, ascii: options.ascii) }
+        let arrow = options.ascii ? "->" : "→"
+        let signed = { (n: Int64) in (n < 0 ? "-" : "+") + d(n.magnitude) }
+        var lines = [
+            "", options.paint("Requests paired by trace context", .bold) + " (the same traceparent in both runs)",
+        ]
+        lines += flowed(
+            [
+                "\(counted(pairing.pairs, "pair")),", "\(pairing.onlyCounts.base) only in base,",
+                "\(pairing.onlyCounts.new) only in new",
+            ]
+                + (pairing.repeated.base + pairing.repeated.new > 0
+                    ? [", \(pairing.repeated.base + pairing.repeated.new) under a context used twice (not paired)"] : [])
+                + (pairing.leftOut.base + pairing.leftOut.new > 0
+                    ? [", \(pairing.leftOut.base + pairing.leftOut.new) past \(TraceProfile.maxContexts) (not paired)"] : []),
+            options, indent: 2, gap: 1)
+        for k in pairing.keys {
+            let verdict = k.verdict.rawValue + (k.p.map { " (sign test p \(DiffRule.pValue($0)))" } ?? "")
+            lines += flowed(
+                [
+                    "\(DiffRule.name(k.key)):", "\(counted(k.pairs, "pair")), \(k.slower) slower, \(k.faster) faster,",
+                    "median change \(signed(k.medianChange)):", verdict,
+                ], options, indent: 4, gap: 1)
+        }
+        let request = { (r: Pairing.Request) -> [String] in
+            let latency = [r.base, r.new].compactMap { $0 }.map(d).joined(separator: " \(arrow) ")
+            return ["\(r.context.text)", "\(DiffRule.name(r.key))", latency]
+        }
+        if !pairing.grewMost.isEmpty {
+            lines += flowed(["grew most:"], options, indent: 2)
+            for r in pairing.grewMost.prefix(10) {
+                lines += flowed(request(r) + ["(\(signed(Int64(clamping: r.new! - r.base!))))"], options, indent: 4, gap: 1)
+            }
+        }
+        for (name, list, count) in [
+            ("only in base", pairing.onlyBase, pairing.onlyCounts.base), ("only in new", pairing.onlyNew, pairing.onlyCounts.new),
+        ] where count > 0 {
+            lines += flowed(["\(name) (\(count)\(count > 10 ? ", the first 10" : "")):"], options, indent: 2)
+            for r in list.prefix(10) { lines += flowed(request(r), options, indent: 4, gap: 1) }
+        }
+        return lines
     }
 
     /// `groups` on lines of at most `options.width` columns after `indent` spaces, `gap` spaces

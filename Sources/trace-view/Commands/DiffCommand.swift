@@ -29,10 +29,18 @@ enum DiffCommand: Subcommand {
             longest), the tasks whose instances ended otherwise (completed, failed, cancelled,
             running), and the warnings that appeared or went away. Both traces are streamed
             (passes of `slow`'s breakdowns, bounded memory).
+
+            Requests made under a W3C trace context (TraceContext.withCurrent, a server's
+            traceparent) are also paired one to one when both runs carry the same one (replayed
+            traffic, a load test with fixed ids): per request key, how many pairs got slower and
+            faster, the median change and a sign test (exact binomial: does a request tend to
+            take longer than the same request did, with no assumption on the differences' shape);
+            the pairs that grew most; and the requests of one run only, one by one (ten in the
+            text, up to 1,000 each in --format json as "unmatched" rows).
             """,
         epilogue: """
             RULES (--fail-on; exit status 1 when one holds):
-              regression                   a request key the tests call slower (whole or p99)
+              regression                   a request key the tests call slower (whole, p99 or paired)
               new-warnings                 a kind of warning the base did not have
               STAT(request(LABEL)) > +10%  STAT: p50 p90 p99 max mean count; LABEL: an event or *
               STAT(request(LABEL)) > +2ms  an increase by a duration (ns, us, ms, s)
@@ -48,14 +56,19 @@ enum DiffCommand: Subcommand {
 
     static let table = TableSchema(
         columns: [
-            Column("section", "request, part, gate, task, warning or rule"),
+            Column("section", "request, part, paired, unmatched, gate, task, warning or rule"),
             Column("runtime", "the runtime's transducer name (null for a warning or a rule)", .orNull(.string)),
             Column(
                 "subject",
-                "request and part: the event label; gate: waits or holds; task: the task's name; warning: what it is; rule: the rule"
+                "request, part, paired, unmatched: the event label; gate: waits or holds; task: the task's name; warning: what it is; rule: the rule"
             ),
-            Column("part", "part: the latency part; task: how instances ended (completed, failed, ...)", .orNull(.string)),
-            Column("base_count", "requests, waits, holds, task instances or warnings in the base", .orNull(.integer)),
+            Column(
+                "part",
+                "part: the latency part; task: how instances ended (completed, failed, ...); unmatched: the request's trace id and parent span id (TRACEID-SPANID)",
+                .orNull(.string)),
+            Column(
+                "base_count", "requests, waits, holds, task instances, warnings, pairs (paired) or 1 (unmatched) in the base",
+                .orNull(.integer)),
             Column("new_count", "the same in the new trace", .orNull(.integer)),
             Column("base_p50_ns", "request and gate: the base's p50", .orNull(.integer)),
             Column("new_p50_ns", "the new trace's p50", .orNull(.integer)),
@@ -63,20 +76,24 @@ enum DiffCommand: Subcommand {
             Column("new_p90_ns", "the new trace's p90", .orNull(.integer)),
             Column("base_p99_ns", "the base's p99", .orNull(.integer)),
             Column("new_p99_ns", "the new trace's p99", .orNull(.integer)),
-            Column("base_max_ns", "the base's max", .orNull(.integer)),
+            Column("base_max_ns", "the base's max (unmatched: the request's latency)", .orNull(.integer)),
             Column("new_max_ns", "the new trace's max", .orNull(.integer)),
             Column("base_mean_ns", "the base's mean (part: the part's mean a request)", .orNull(.integer)),
             Column("new_mean_ns", "the new trace's mean (part: the part's mean a request)", .orNull(.integer)),
-            Column("p_value", "request and gate: the Mann-Whitney U test's two-sided p (null: too few)", .orNull(number)),
-            Column("superiority", "P(new > base) + P(tie)/2 (0.5: no change)", .orNull(number)),
+            Column(
+                "p_value", "request and gate: the Mann-Whitney U test's two-sided p; paired: the sign test's (null: too few)",
+                .orNull(number)),
+            Column(
+                "superiority", "P(new > base) + P(tie)/2 (0.5: no change); paired: the share of changed pairs that got slower",
+                .orNull(number)),
             Column(
                 "verdict",
-                "request and gate: slower, faster, same, too few, only in base, only in new; rule: holds or does not hold",
+                "request, gate and paired: slower, faster, same, too few, only in base, only in new; unmatched: only in base or only in new; rule: holds or does not hold",
                 .orNull(.string)),
             Column("tail", "request and gate: the p99's verdict", .orNull(.string)),
             Column(
                 "detail",
-                "gate: the label that held it longest in all (base -> new); request: the admission waits' largest holder; rule: one piece of evidence",
+                "gate: the label that held it longest in all (base -> new); request: the admission waits' largest holder; paired: the median change; rule: one piece of evidence",
                 .orNull(.string)),
         ], row: "comparison (requests, parts, gates, tasks, warnings, then the --fail-on rules)")
 
@@ -174,6 +191,30 @@ enum DiffCommand: Subcommand {
                         .string("part"), .string(r.key.runtime), .string(r.key.label), .string(p.kind.rawValue), int(b.count),
                         int(n.count), int(b.p50), int(n.p50), int(b.p90), int(n.p90), int(b.p99), int(n.p99), int(b.max),
                         int(n.max), int(b.mean), int(n.mean), .null, .null, .null, .null, .null,
+                    ])
+            }
+        }
+        if let pairing = diff.pairing {
+            for k in pairing.keys {
+                rows.append(
+                    [
+                        .string("paired"), .string(k.key.runtime), .string(k.key.label), .null, int(UInt64(k.pairs)),
+                        int(UInt64(k.pairs)),
+                    ] + [TableCell](repeating: .null, count: 10)
+                        + [
+                            k.p.map { .json(decimal($0)) } ?? .null,
+                            k.slower + k.faster == 0 ? .null : .json(decimal(Double(k.slower) / Double(k.slower + k.faster))),
+                            .string(k.verdict.rawValue), .null,
+                            .string("median change \(k.medianChange) ns; \(k.slower) slower, \(k.faster) faster"),
+                        ])
+            }
+            for r in pairing.onlyBase + pairing.onlyNew {
+                rows.append(
+                    [
+                        .string("unmatched"), .string(r.key.runtime), .string(r.key.label), .string(r.context.text),
+                        int(r.base == nil ? 0 : 1), int(r.new == nil ? 0 : 1), .null, .null, .null, .null, .null, .null,
+                        r.base.map(int) ?? .null, r.new.map(int) ?? .null, .null, .null, .null, .null,
+                        .string(r.base == nil ? "only in new" : "only in base"), .null, .null,
                     ])
             }
         }

@@ -7,7 +7,7 @@
 /// A `--fail-on` rule of `trace-view diff`: a change that fails a CI run when it holds.
 ///
 /// ```
-/// regression                     a request key the tests call slower (whole or tail)
+/// regression                     a request key the tests call slower (whole, tail, or paired)
 /// new-warnings                   a warning the base did not have
 /// STAT(request(LABEL)) > +10%    STAT: p50 p90 p99 max mean count; LABEL: an event, or *
 /// STAT(request(LABEL)) > +2ms    by a duration (ns, us, ms, s)
@@ -139,6 +139,10 @@ package struct DiffRule: Sendable, Equatable {
                 let p99 = "p99 \(formatDuration(b.p99)) → \(formatDuration(n.p99))"
                 return "\(Self.name(r.key)): \(what): \(p50), \(p99)\(test)"
             }
+                + (diff.pairing?.keys ?? []).filter { $0.verdict == .slower }.map { k in
+                    "\(Self.name(k.key)): slower request by request: \(k.slower) of \(k.pairs) pairs, median "
+                        + "+\(formatDuration(UInt64(max(0, k.medianChange)))) (sign test p \(Self.pValue(k.p ?? 1)))"
+                }
         case .newWarnings:
             return diff.warnings.filter { $0.base == 0 && $0.new > 0 }.map { "\($0.warning): \($0.new) in new, none in base" }
         case .increase(let measure, let threshold):

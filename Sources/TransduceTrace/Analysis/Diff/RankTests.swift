@@ -17,6 +17,7 @@
 /// - A distribution-free confidence interval of a quantile, from the order statistics (the
 ///   binomial's normal approximation), for the tail: a rank test barely sees the slowest 1 %
 ///   move, and a p99 that grew is what users feel.
+/// - The sign test for requests paired by their trace context (``signTest(slower:faster:)``).
 package enum RankTests {
     /// The outcome of a Mann-Whitney U test of `new` against `base`.
     package struct Shift: Sendable, Equatable {
@@ -55,6 +56,28 @@ package enum RankTests {
         guard variance > 0 else { return Shift(p: 1, superiority: superiority) }
         let z = max(0, abs(u - mean) - 0.5) / variance.squareRoot()
         return Shift(p: erfc(z / 2.0.squareRoot()), superiority: superiority)
+    }
+
+    /// The two-sided exact p-value of the sign test: of `slower + faster` paired requests that
+    /// changed (ties dropped), `slower` took longer. Asks only whether a request tends to take
+    /// longer in the new run than the same request in the base, with no assumption on the shape
+    /// of the differences (the signed-rank test assumes them symmetric, which latencies' are
+    /// not). The binomial's tail summed in logarithms, exact for any count.
+    package static func signTest(slower: UInt64, faster: UInt64) -> Double {
+        let n = slower + faster
+        guard n > 0, slower != faster else { return 1 }
+        let fewer = min(slower, faster)
+        let logHalf = Double(n) * -M_LN2
+        let logN = logFactorial(n)
+        var tail = 0.0
+        for k in 0...fewer { tail += exp(logN - logFactorial(k) - logFactorial(n - k) + logHalf) }
+        return min(1, 2 * tail)
+    }
+
+    /// ln(n!).
+    private static func logFactorial(_ n: UInt64) -> Double {
+        let value: Double = lgamma(Double(n) + 1)
+        return value
     }
 
     /// A confidence interval of quantile `q` of the distribution `h` samples, at about `z`

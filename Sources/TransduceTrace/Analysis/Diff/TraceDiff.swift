@@ -84,7 +84,51 @@ package struct TraceDiff: Sendable {
         package var new: Int
     }
 
+    /// Requests paired one to one by their trace context (``TraceProfile/ContextID``).
+    package struct Pairing: Sendable {
+        /// One request key's pairs: how many got slower and faster, the median change, the sign
+        /// test's p and its verdict.
+        package struct KeyChange: Sendable {
+            package var key: TraceProfile.RequestKey
+            package var pairs: Int
+            package var slower: Int
+            package var faster: Int
+            /// The median of new − base over the pairs, in nanoseconds.
+            package var medianChange: Int64
+            /// The sign test's two-sided p; nil with fewer than ``RankTests/minimumSamples`` pairs.
+            package var p: Double?
+            package var verdict: Verdict
+        }
+
+        /// One request of a side, or of both.
+        package struct Request: Sendable {
+            package var context: TraceProfile.ContextID
+            package var key: TraceProfile.RequestKey
+            package var base: UInt64?
+            package var new: UInt64?
+        }
+
+        package var pairs = 0
+        package var keys: [KeyChange] = []
+        /// The pairs whose latency grew most (at most ``listed``), largest first.
+        package var grewMost: [Request] = []
+        /// The requests of one side only (at most ``listed`` each, in trace-context order), and
+        /// how many there were.
+        package var onlyBase: [Request] = []
+        package var onlyNew: [Request] = []
+        package var onlyCounts: (base: Int, new: Int) = (0, 0)
+        /// Trace contexts that a side made more than one request of a key under: not paired.
+        package var repeated: (base: Int, new: Int) = (0, 0)
+        /// Requests past ``TraceProfile/maxContexts`` of a side: not paired.
+        package var leftOut: (base: Int, new: Int) = (0, 0)
+
+        /// The most requests listed of each kind.
+        package static let listed = 1_000
+    }
+
     package var requests: [RequestChange]
+    /// The requests paired by trace context, when both runs made some under one.
+    package var pairing: Pairing?
     package var gates: [GateChange]
     package var tasks: [TaskChange]
     package var warnings: [WarningChange]
@@ -108,8 +152,11 @@ package struct TraceDiff: Sendable {
     package init(base: TraceProfile, new: TraceProfile) {
         let keys = Set(base.requests.keys).union(new.requests.keys).sorted()
         let gateNames = Set(base.gates.keys).union(new.gates.keys).sorted()
-        // Every verdict of this diff at the same level: the requests' and both gate tests'.
-        let level = Self.significance / Double(max(1, keys.count + 2 * gateNames.count))
+        let paired = Set(base.contextKeys).intersection(new.contextKeys).count
+        // Every verdict of this diff at the same level: the requests', both gate tests' and the
+        // paired requests'.
+        let level = Self.significance / Double(max(1, keys.count + 2 * gateNames.count + paired))
+        pairing = base.contexts.isEmpty || new.contexts.isEmpty ? nil : Self.pair(base, new, level: level)
         requests = keys.map { key in
             let b = base.requests[key] ?? TraceProfile.Requests()
             let n = new.requests[key] ?? TraceProfile.Requests()
@@ -166,6 +213,80 @@ package struct TraceDiff: Sendable {
             }
         }
         return Comparison(base: figures.0, new: figures.1, shift: shift, verdict: verdict, tail: tail)
+    }
+
+    /// The requests of `base` and `new` paired by trace context, each key's pairs tested.
+    private static func pair(_ base: TraceProfile, _ new: TraceProfile, level: Double) -> Pairing {
+        var pairing = Pairing()
+        // The new run's slots of the base's keys: a context id of one profile in the other's.
+        let newSlots = Dictionary(
+            new.contextKeys.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        var changes: [TraceProfile.RequestKey: [Int64]] = [:]
+        var grew: [Pairing.Request] = []
+        var onlyBase: [Pairing.Request] = []
+        for (id, latency) in base.contexts {
+            let key = base.contextKeys[Int(id.key)]
+            guard let latency else {
+                pairing.repeated.base += 1
+                continue
+            }
+            var other = id
+            if let slot = newSlots[key] { other.key = slot }
+            switch newSlots[key].flatMap({ _ in new.contexts[other] }) {
+            case .some(.some(let newLatency)):
+                pairing.pairs += 1
+                let change =
+                    newLatency >= latency ? Int64(clamping: newLatency - latency) : -Int64(clamping: latency - newLatency)
+                changes[key, default: []].append(change)
+                if change > 0 { grew.append(Pairing.Request(context: id, key: key, base: latency, new: newLatency)) }
+            case .some(.none): break  // repeated in the new run: counted there
+            case .none: onlyBase.append(Pairing.Request(context: id, key: key, base: latency, new: nil))
+            }
+        }
+        let baseSlots = Dictionary(
+            base.contextKeys.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        var onlyNew: [Pairing.Request] = []
+        for (id, latency) in new.contexts {
+            let key = new.contextKeys[Int(id.key)]
+            guard let latency else {
+                pairing.repeated.new += 1
+                continue
+            }
+            var other = id
+            if let slot = baseSlots[key] { other.key = slot }
+            if baseSlots[key] == nil || base.contexts[other] == nil {
+                onlyNew.append(Pairing.Request(context: id, key: key, base: nil, new: latency))
+            }
+        }
+        pairing.onlyCounts = (onlyBase.count, onlyNew.count)
+        let order = { (a: Pairing.Request, b: Pairing.Request) in (a.key, a.context) < (b.key, b.context) }
+        pairing.onlyBase = Array(onlyBase.sorted(by: order).prefix(Pairing.listed))
+        pairing.onlyNew = Array(onlyNew.sorted(by: order).prefix(Pairing.listed))
+        pairing.grewMost = Array(
+            grew.sorted { ($0.new! - $0.base!, $1.key, $1.context) > ($1.new! - $1.base!, $0.key, $0.context) }
+                .prefix(Pairing.listed))
+        pairing.leftOut = (base.contextsLeftOut, new.contextsLeftOut)
+        pairing.keys = changes.keys.sorted().map { key in
+            let sorted = changes[key]!.sorted()
+            let slower = sorted.count { $0 > 0 }
+            let faster = sorted.count { $0 < 0 }
+            let median =
+                sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : sorted[sorted.count / 2 - 1] / 2 + sorted[sorted.count / 2] / 2
+            var change = Pairing.KeyChange(
+                key: key, pairs: sorted.count, slower: slower, faster: faster, medianChange: median, p: nil,
+                verdict: .tooFew)
+            guard UInt64(sorted.count) >= RankTests.minimumSamples else { return change }
+            let p = RankTests.signTest(slower: UInt64(slower), faster: UInt64(faster))
+            change.p = p
+            change.verdict = .same
+            // The effect: the share of the changed pairs that got slower (0.5: none), held to
+            // the same medium effect as the unpaired test's.
+            let share = slower + faster == 0 ? 0.5 : Double(slower) / Double(slower + faster)
+            if p < level, abs(share - 0.5) >= mediumEffect { change.verdict = share > 0.5 ? .slower : .faster }
+            return change
+        }
+        return pairing
     }
 
     /// The key of the largest value ("" for none; of equals, the first by name).

@@ -1,3 +1,5 @@
+import Transduce
+
 /// What `trace-view diff` compares of one trace, folded from its events and its requests'
 /// breakdowns in memory bounded whatever the trace's size: per runtime name and event label,
 /// the requests' latencies and the mean of each latency part; per runtime name, the gate's waits
@@ -66,6 +68,43 @@ package struct TraceProfile {
     /// The name of the group of everything past ``maxGroups``.
     package static let others = "(others)"
 
+    /// A request's W3C trace context and its key: requests of two runs made under the same
+    /// context (replayed traffic, a load test that sends fixed ids) are paired one to one.
+    package struct ContextID: Hashable, Comparable, Sendable {
+        package var traceHigh: UInt64
+        package var traceLow: UInt64
+        package var span: UInt64
+        /// The request key's slot in ``contextKeys``.
+        package var key: Int32
+
+        package static func < (a: Self, b: Self) -> Bool {
+            (a.traceHigh, a.traceLow, a.span, a.key) < (b.traceHigh, b.traceLow, b.span, b.key)
+        }
+
+        /// `00-TRACEID-SPANID`: the trace id and the parent span id as a `traceparent` writes them.
+        package var text: String {
+            func hex(_ n: UInt64) -> String {
+                let digits = String(n, radix: 16)
+                return String(repeating: "0", count: 16 - digits.count) + digits
+            }
+            return "\(hex(traceHigh))\(hex(traceLow))-\(hex(span))"
+        }
+    }
+
+    /// The latency of the request of a ``ContextID``, or `nil` when the trace made more than one
+    /// request under it (they cannot be told apart, so none of them is paired).
+    package private(set) var contexts: [ContextID: UInt64?] = [:]
+    /// The request keys of ``contexts`` (a slot each).
+    package private(set) var contextKeys: [RequestKey] = []
+    private var contextSlots: [RequestKey: Int32] = [:]
+    /// The trace context of each awaited request not broken down yet (recorded before its
+    /// dispatch, so a breakdown made from the request's window does not hold it).
+    private var pendingContexts: [TraceIndex.Key: TraceContext] = [:]
+    /// Requests made under a trace context past ``maxContexts``: not paired.
+    package private(set) var contextsLeftOut = 0
+    /// The most requests kept by trace context (about 80 bytes each).
+    package static let maxContexts = 500_000
+
     package private(set) var requests: [RequestKey: Requests] = [:]
     package private(set) var gates: [String: Gate] = [:]
     /// Task instances by key, and by how they ended (``fate(of:)``).
@@ -104,6 +143,12 @@ package struct TraceProfile {
         gates[gate, default: Gate()].report.consume(e)
         taskRows.consume(e)
         if taskRows.readyCount >= 1_024 { keep(taskRows.take()) }
+        if e.kind == .traceContext, let context = e.traceContext, pendingContexts.count < Self.maxContexts {
+            pendingContexts[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = context
+        } else if e.kind == .dispatch, !e.isAwaitedDispatch, !pendingContexts.isEmpty {
+            // Only awaited requests are broken down: a post's context is not kept.
+            pendingContexts[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = nil
+        }
     }
 
     /// Takes one request's breakdown (its runtime's start read before).
@@ -132,6 +177,25 @@ package struct TraceProfile {
         }
         for slot in sums.indices where had[slot] { group.parts[slot].record(sums[slot]) }
         requests[key] = group
+        let context = pendingContexts.removeValue(forKey: TraceIndex.Key(runtime: b.runtime, id: b.dispatch))
+        if let context = context ?? b.traceContext { keep(context, key: key, nanos: b.total) }
+    }
+
+    private mutating func keep(_ context: TraceContext, key: RequestKey, nanos: UInt64) {
+        var slot = contextSlots[key]
+        if slot == nil {
+            slot = Int32(contextKeys.count)
+            contextSlots[key] = slot
+            contextKeys.append(key)
+        }
+        let id = ContextID(traceHigh: context.traceIDHigh, traceLow: context.traceIDLow, span: context.spanID, key: slot!)
+        if contexts[id] != nil {
+            contexts[id] = .some(nil)
+        } else if contexts.count < Self.maxContexts {
+            contexts[id] = nanos
+        } else {
+            contextsLeftOut += 1
+        }
     }
 
     /// Ends the trace: the tasks still running, and every warning of the gates and the tasks.
