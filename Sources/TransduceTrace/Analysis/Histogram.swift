@@ -149,3 +149,32 @@ extension LatencyHistogram {
         return max
     }
 }
+
+extension LatencyHistogram {
+    /// The counts of `a` and of `b` in shared bins of `perOctave` a power of two (1, 2, 4, 8,
+    /// 16 or 32), from the smallest sample of either to the largest, for drawing the two
+    /// distributions on one axis: `edges` holds each bin's lower bound and, last, the upper bound
+    /// of the last (so one more than the counts).
+    package static func sharedBins(_ a: LatencyHistogram, _ b: LatencyHistogram, perOctave: Int = 4) -> (
+        edges: [UInt64], a: [UInt64], b: [UInt64]
+    ) {
+        let held = [a, b].filter { $0.count > 0 }
+        guard let low = held.map({ index($0.min) }).min(), let high = held.map({ index($0.max) }).max() else {
+            return ([], [], [])
+        }
+        let width = sub / Swift.max(1, Swift.min(sub, perOctave))
+        // Below `sub` a bucket is one value; group the indices by `width` either way.
+        let firstBin = low / width
+        let lastBin = high / width
+        var edges = (firstBin...lastBin).map { lowerBound($0 * width) }
+        edges.append(lowerBound((lastBin + 1) * width))
+        func counts(_ h: LatencyHistogram) -> [UInt64] {
+            var out = [UInt64](repeating: 0, count: lastBin - firstBin + 1)
+            for (offset, n) in h.buckets.enumerated() where n > 0 {
+                out[(h.first + offset) / width - firstBin] += n
+            }
+            return out
+        }
+        return (edges, counts(a), counts(b))
+    }
+}

@@ -147,7 +147,7 @@ enum DiffCommand: Subcommand {
     /// One input read into a profile: every event, then every request's breakdown, in passes of
     /// bounded memory (``TraceSource/breakdowns(alongside:_:)``, as the CSV requests table). Its name, the events it lost (nil when none; 0 for a number not
     /// known), and its notes.
-    private static func profile(_ path: String, _ args: Arguments) throws -> (
+    static func profile(_ path: String, _ args: Arguments) throws -> (
         (profile: TraceProfile, name: String, lost: UInt64?), [String]
     ) {
         let source = try TraceSource(path: path, args, access: .passes)

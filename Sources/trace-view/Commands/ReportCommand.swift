@@ -6,7 +6,11 @@ enum ReportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "report", abstract: "One self-contained HTML page: timeline, requests, gate, tasks, warnings",
         options: [
-            OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)")
+            OptionSpec("output", "FILE", "Write to FILE instead of standard output (atomically where FILE is a regular file)"),
+            OptionSpec(
+                "baseline", "BASE",
+                "Compare with the run of trace BASE, as diff BASE TRACE does, in a section that draws both latency distributions"
+            ),
         ] + OptionSpec.selection,
         discussion: """
             Writes one HTML file with everything inline (styles, script, SVG; no network, no
@@ -22,12 +26,26 @@ enum ReportCommand: Subcommand {
             20,000 longest cycles (the rest as the share of time they held the gate), the diagrams
             of the first 100 requests, and a gate card and timeline lane for each of the first
             \(RuntimeLanes.maxWhole) runtimes (the others on one, together); its top says what was
-            left out. page.html#request=D
+            left out. With --baseline BASE, a section compares the trace with the run of BASE as
+            `diff BASE TRACE` does (verdicts, figures, the parts that moved, requests paired by
+            trace context, gates, warnings), drawing each request key's two latency
+            distributions on one axis; TRACE must then be a file (it is read again for that).
+            page.html#request=D
             (or #request=R.D, R the runtime's place among the gate cards, from 0) opens dispatch D's
             detail.
             """)
 
     static func run(_ args: Arguments) throws {
+        // The comparison first: a wrong baseline fails before the page is read.
+        var baseline: ReportBaseline?
+        if let base = args.options["baseline"] {
+            let trace = try args.trace()
+            guard trace != "-" else { throw CLIError.usage("--baseline needs TRACE to be a file: it is read again") }
+            let (old, oldNotes) = try DiffCommand.profile(base, args)
+            let (new, newNotes) = try DiffCommand.profile(trace, args)
+            try finish(notes: oldNotes + newNotes)
+            baseline = ReportBaseline(base: old.profile, new: new.profile, source: old.name)
+        }
         let source = try TraceSource(args, access: .seeks)
         let output = try OutputFile(path: args.options["output"])
         var limits = ReportModel.Limits()
@@ -55,8 +73,9 @@ enum ReportCommand: Subcommand {
             limits.diagrams = max(5, min(limits.diagrams, Int(2_000_000 / max(1, data.events))))
         }
         cycles.finish()
-        let (model, diagrams) = ReportModel.make(
+        var (model, diagrams) = ReportModel.make(
             data: data, cycles: cycles, totals: totals, source: source.name, hosts: source.hosts, limits: limits)
+        model.baseline = baseline
         // Written as it is made, in 64 KiB writes: the page is never whole in memory.
         var buffer: [UInt8] = []
         ReportPage.write(model: model, diagrams: diagrams) { piece in

@@ -173,6 +173,8 @@ struct ReportModel: Codable, Equatable {
     var warnings: [Warning]
     /// What was cut to fit, one sentence each; empty when everything is drawn.
     var aggregated: [String]
+    /// The comparison with a baseline run (`--baseline`); nil without one.
+    var baseline: ReportBaseline?
 }
 
 extension ReportModel {

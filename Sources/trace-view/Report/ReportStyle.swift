@@ -61,6 +61,8 @@ enum ReportStyle {
         .gates{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:16px}
         .gate{border:1px solid var(--line);border-radius:6px;padding:4px 14px 10px}
         .chart{display:block} .chart rect.b{fill:var(--accent)} .chart polyline{stroke:var(--accent);fill:none;stroke-width:1.5}
+        .chart rect.base{fill:none;stroke:var(--muted);stroke-width:1} .verdict.slower{color:var(--warn);font-weight:600}
+        .verdict.faster{color:var(--accent);font-weight:600}
         .warnlist li{margin:4px 0} .check{font-weight:600;color:var(--warn)}
         """
 }

@@ -94,8 +94,9 @@ header.append(answers);
 document.body.append(header);
 
 const nav = el("nav");
-for (const [id, name] of [["timeline-section", "Timeline"], ["requests", "Requests"], ["gate", "Gate"], ["tasks", "Tasks"],
-                          ["warnings", "Warnings (" + M.warnings.length + ")"], ["summary", "Summary"]])
+for (const [id, name] of [["timeline-section", "Timeline"], ["requests", "Requests"], ["gate", "Gate"]]
+  .concat(M.baseline ? [["baseline", "Compared"]] : [])
+  .concat([["tasks", "Tasks"], ["warnings", "Warnings (" + M.warnings.length + ")"], ["summary", "Summary"]]))
   nav.append(el("a", { href: "#" + id, text: name }));
 document.body.append(nav);
 const main = el("main");
@@ -479,6 +480,72 @@ M.runtimes.forEach((g, r) => {
   gates.append(card);
 });
 main.append(el("section", { id: "gate" }, el("h2", { text: "Gate contention" }), gates));
+
+// ---- The comparison with a baseline run (report --baseline): diff's verdicts, and each request
+// key's two latency distributions drawn on one axis.
+function compareChart(r) {
+  const W = 460, H = 150, L = 44, B = 34, n = r.baseCounts.length;
+  const title = "Latency of " + r.label + ": base (outline) and this run (filled)";
+  const chart = sv("svg", { class: "chart compare", width: W, height: H, role: "img", "aria-label": title });
+  chart.append(sv("text", { x: L, y: 12 }, title));
+  if (!n) return chart;
+  const max = Math.max(1, ...r.baseCounts, ...r.newCounts);
+  const bw = (W - L - 8) / n;
+  chart.append(sv("line", { class: "grid", x1: L, x2: W - 4, y1: H - B, y2: H - B }));
+  chart.append(sv("text", { x: 2, y: 24 }, String(max)));
+  chart.append(sv("text", { x: 2, y: H - B }, "0"));
+  const bar = (cls, counts, i, who) => {
+    const h = (H - B - 20) * counts[i] / max;
+    const x = L + i * bw + (cls === "b" ? bw / 2 : 1);
+    const rect = sv("rect", { class: cls, x: x, width: Math.max(1, bw / 2 - 1), y: H - B - h, height: counts[i] ? Math.max(1, h) : 0 });
+    rect.append(sv("title", {}, who + ": " + count(counts[i], "request") + " of " + dur(r.edges[i]) + " to " + dur(r.edges[i + 1])));
+    chart.append(rect);
+  };
+  for (let i = 0; i < n; i++) {
+    bar("base", r.baseCounts, i, "base");
+    bar("b", r.newCounts, i, "this run");
+    if (i % Math.ceil(n / 6) === 0) chart.append(sv("text", { x: L + i * bw, y: H - B + 14 }, dur(r.edges[i])));
+  }
+  chart.append(sv("text", { x: L, y: H - 4 }, "latency (4 bins a power of two) \u00b7 bars: requests"));
+  return chart;
+}
+if (M.baseline) {
+  const C = M.baseline;
+  const verdict = r => r.verdict + (r.p !== null && r.p !== undefined ? " (p " + r.p.toPrecision(2) + ", A " + r.superiority.toFixed(2) + ")" : "") +
+    (r.tail !== r.verdict && (r.tail === "slower" || r.tail === "faster") ? "; p99 " + r.tail : "");
+  const pair = (b, n) => dur(b) + " \u2192 " + dur(n);
+  const cards = el("div", { cls: "gates" });
+  for (const r of C.requests) {
+    const card = el("div", { cls: "gate compared", "data-verdict": r.verdict });
+    card.append(el("h3", {}, r.label + " (" + r.runtime + "): ", el("span", { cls: "verdict " + r.verdict.replace(/ /g, "-"), text: verdict(r) })));
+    card.append(el("div", { cls: "facts", text: "count " + r.base.count + " \u2192 " + r.new.count + " \u00b7 p50 " + pair(r.base.p50, r.new.p50) +
+      " \u00b7 p99 " + pair(r.base.p99, r.new.p99) + " \u00b7 max " + pair(r.base.max, r.new.max) }));
+    if (r.pairs) card.append(el("div", { cls: "facts", text: "paired by trace context: " + count(r.pairs, "pair") + ", " + r.slower +
+      " slower, " + r.faster + " faster, median change " + (r.medianChange < 0 ? "-" : "+") + dur(Math.abs(r.medianChange)) + ": " + r.pairedVerdict }));
+    if (r.parts.length) card.append(el("div", { cls: "facts", text: "parts, p50 a request: " +
+      r.parts.map(p => p.kind + " " + pair(p.base, p.new)).join(" \u00b7 ") }));
+    card.append(compareChart(r));
+    cards.append(card);
+  }
+  const section = el("section", { id: "baseline" }, el("h2", { text: "Compared with " + C.source }),
+    el("div", { cls: "hint", text: "As `trace-view diff " + C.source + " " + S.source + "` says it: requests matched by runtime " +
+      "name and event label; slower or faster by a Mann-Whitney U test, the tail by the p99s' intervals. Base: " +
+      count(C.events, "event") + "." + (C.onlyBase !== null && C.onlyBase !== undefined ? " By trace context, " + C.onlyBase +
+      " requests only in the base and " + C.onlyNew + " only in this run." : "") }),
+    C.requests.length ? cards : el("p", { text: "No awaited request in either run." }));
+  if (C.gates.length) section.append(el("h3", { text: "Gates" }), small([["runtime", false], ["waits", false], ["holds", false],
+    ["wait p99", false], ["hold p99", false]], C.gates.map(g => [g.runtime, g.waits, g.holds, pair(g.waitP99[0], g.waitP99[1]),
+    pair(g.holdP99[0], g.holdP99[1])])));
+  const listed = (head, list) => {
+    if (!list.length) return;
+    const ul = el("ul", { cls: "warnlist" });
+    for (const w of list) ul.append(el("li", { text: w }));
+    section.append(el("h3", { text: head }), ul);
+  };
+  listed("Warnings that appeared", C.appeared);
+  listed("Warnings that went away", C.gone);
+  main.append(section);
+}
 
 main.append(el("section", { id: "tasks" }, el("h2", { text: "Tasks" }),
   el("div", { cls: "hint", text: "Every task instance in spawn order (or the longest-running, as the top says)." }),
