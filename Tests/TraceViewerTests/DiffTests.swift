@@ -82,7 +82,8 @@ import TransduceTestSupport
     /// alone.
     static func pair(
         base: Variant, new: Variant, seed: UInt64, loads: Int = requests, lookups: Int = requests,
-        rules: [String] = ["regression"], contexts: Bool = false, onlyBase: Set<Int> = [], in dir: TemporaryDirectory
+        rules: [String] = ["regression"], contexts: Bool = false, onlyBase: Set<Int> = [], loadClients: Int = 4,
+        options: [String] = [], in dir: TemporaryDirectory
     ) async throws -> (status: Int32, rows: [[String: Any]], err: String, events: [[TraceEvent]]) {
         let recorders = [TraceRecorder(capacity: 1 << 18, lttng: false), TraceRecorder(capacity: 1 << 18, lttng: false)]
         let runtimes = [
@@ -95,9 +96,9 @@ import TransduceTestSupport
         let lookupSleeps = (0..<lookups).map { i in (5_000 + Int(random.next(below: 10_000)), i % 20 == 19) }
         try await withTimeout(120) {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for client in 0..<4 {
+                for client in 0..<loadClients {
                     group.addTask {
-                        for i in stride(from: client, to: loads, by: 4) {
+                        for i in stride(from: client, to: loads, by: loadClients) {
                             let event = Shop.Event.load(micros: loadSleeps[i], client: client)
                             let context = contexts ? TraceContext(traceIDHigh: seed, traceIDLow: UInt64(i) + 1, spanID: 7) : nil
                             try await TraceContext.withCurrent(context) {
@@ -130,7 +131,8 @@ import TransduceTestSupport
             try TraceFileWriter.write(trace, to: files[i])
             events.append(trace.events)
         }
-        let diff = try await traceView(["diff", files[0], files[1], "--format", "json"] + rules.flatMap { ["--fail-on", $0] })
+        let diff = try await traceView(
+            ["diff", files[0], files[1], "--format", "json"] + options + rules.flatMap { ["--fail-on", $0] })
         let rows = try diff.out.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
@@ -404,7 +406,7 @@ import TransduceTestSupport
         let files = [dir.file("base.tdtrace"), dir.file("new.tdtrace")]
         for i in 0..<2 { try TraceFileWriter.write(Trace(events: events[i]), to: files[i]) }
         let text = try await traceView(["diff", files[0], files[1], "--width", "120"])
-        #expect(text.out.contains("Requests paired by trace context"), "\(text.out)")
+        #expect(text.out.contains("Requests paired one to one (by trace context: the same traceparent"), "\(text.out)")
         #expect(text.out.contains("\(changes.count) pairs, 3 only in base, 0 only in new"), "\(text.out)")
         #expect(text.out.contains("  only in base (3):\n"), "\(text.out)")
         for i in skipped {
@@ -412,5 +414,40 @@ import TransduceTestSupport
             #expect(text.out.contains("    \(id.traceID)-\(id.spanIDHex) load (Shop) "), "\(text.out)")
         }
         if ProcessInfo.processInfo.environment["TRANSDUCE_SHOW_DIFF"] != nil { print(text.out) }
+    }
+
+    /// One client's loads in the same order in both runs, paired by order (`--pair-by-order`):
+    /// the i-th of each run, the median change the raw events' own, the loads the new run never
+    /// made (its last four) listed by their places.
+    @Test(.timeLimit(.minutes(Patience.minutes(5)))) func oneClientsRequestsArePairedByOrder() async throws {
+        let dir = TemporaryDirectory()
+        let (status, rows, err, events) = try await Self.pair(
+            base: Variant(), new: Variant(extraLoad: .milliseconds(2)), seed: 37, loads: 100, lookups: 0,
+            onlyBase: [96, 97, 98, 99], loadClients: 1, options: ["--pair-by-order"], in: dir)
+        #expect(status == 1, "\(err)")
+        func inOrder(_ events: [TraceEvent]) -> [UInt64] {
+            var dispatched: [UInt64: UInt64] = [:]
+            var latency: [UInt64: UInt64] = [:]
+            for e in events {
+                if e.kind == .dispatch, e.label == "load" { dispatched[e.dispatch] = e.time }
+                if e.kind == .requestResume, let start = dispatched[e.dispatch] { latency[e.dispatch] = e.time - start }
+            }
+            return latency.keys.sorted().map { latency[$0]! }
+        }
+        let (base, new) = (inOrder(events[0]), inOrder(events[1]))
+        #expect(base.count == 100 && new.count == 96)
+        let changes = zip(base, new).map { Int64($1) - Int64($0) }.sorted()
+        let median = changes[changes.count / 2 - 1] / 2 + changes[changes.count / 2] / 2
+        let paired = try #require(rows.first { $0["section"] as? String == "paired" && $0["subject"] as? String == "load" })
+        #expect(paired["verdict"] as? String == "slower" && paired["base_count"] as? Int == 96, "\(paired)")
+        #expect((paired["detail"] as? String)?.hasPrefix("median change \(median) ns;") == true, "\(paired) vs \(median)")
+        let unmatched = rows.filter { $0["section"] as? String == "unmatched" }
+        #expect(unmatched.compactMap { $0["part"] as? String } == ["#97", "#98", "#99", "#100"], "\(unmatched)")
+        #expect(unmatched.allSatisfy { $0["verdict"] as? String == "only in base" })
+        #expect(zip(unmatched.compactMap { $0["base_max_ns"] as? UInt64 }, base.suffix(4)).allSatisfy { $0 == $1 })
+        // Without the flag, nothing is paired: the runs carry no trace context.
+        let files = [dir.file("base-37.tdtrace"), dir.file("new-37.tdtrace")]
+        let plain = try await traceView(["diff", files[0], files[1], "--format", "json"])
+        #expect(!plain.out.contains("\"section\":\"paired\""), "\(plain.out)")
     }
 }

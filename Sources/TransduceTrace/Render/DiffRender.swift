@@ -120,7 +120,11 @@ extension TraceDiff {
         let arrow = options.ascii ? "->" : "→"
         let signed = { (n: Int64) in (n < 0 ? "-" : "+") + d(n.magnitude) }
         var lines = [
-            "", options.paint("Requests paired by trace context", .bold) + " (the same traceparent in both runs)",
+            "",
+            options.paint("Requests paired one to one", .bold)
+                + (pairing.keys.contains(where: \.byOrder)
+                    ? " (by trace context, else by order: #N is the N-th of its key in each run)"
+                    : " (by trace context: the same traceparent in both runs)"),
         ]
         lines += flowed(
             [
@@ -136,13 +140,14 @@ extension TraceDiff {
             let verdict = k.verdict.rawValue + (k.p.map { " (sign test p \(DiffRule.pValue($0)))" } ?? "")
             lines += flowed(
                 [
-                    "\(DiffRule.name(k.key)):", "\(counted(k.pairs, "pair")), \(k.slower) slower, \(k.faster) faster,",
+                    "\(DiffRule.name(k.key)):",
+                    "\(counted(k.pairs, "pair"))\(k.byOrder ? " by order" : ""), \(k.slower) slower, \(k.faster) faster,",
                     "median change \(signed(k.medianChange)):", verdict,
                 ], options, indent: 4, gap: 1)
         }
         let request = { (r: Pairing.Request) -> [String] in
             let latency = [r.base, r.new].compactMap { $0 }.map(d).joined(separator: " \(arrow) ")
-            return ["\(r.context.text)", "\(DiffRule.name(r.key))", latency]
+            return [r.id, "\(DiffRule.name(r.key))", latency]
         }
         if !pairing.grewMost.isEmpty {
             lines += flowed(["grew most:"], options, indent: 2)

@@ -7,6 +7,10 @@ enum DiffCommand: Subcommand {
         options: [
             OptionSpec("fail-on", "RULE", "Exit 1 when RULE holds, printing the evidence (may be given more than once)"),
             .flag("all-processes", "Read every process of a recorded trace, not only its command's"),
+            .flag(
+                "pair-by-order",
+                "Pair the requests of each key made under no trace context by their order (the i-th of each run), for runs that make the same requests in the same order"
+            ),
             TableFormat.option,
         ] + OptionSpec.display,
         arguments: "BASE NEW",
@@ -36,7 +40,11 @@ enum DiffCommand: Subcommand {
             faster, the median change and a sign test (exact binomial: does a request tend to
             take longer than the same request did, with no assumption on the differences' shape);
             the pairs that grew most; and the requests of one run only, one by one (ten in the
-            text, up to 1,000 each in --format json as "unmatched" rows).
+            text, up to 1,000 each in --format json as "unmatched" rows). With --pair-by-order,
+            the requests of a key made under no context are paired by their order (the i-th of
+            each run, #i): for runs that make the same requests in the same order (a scripted
+            test, one client); with concurrent clients the order differs from run to run, and
+            such pairs mean little.
             """,
         epilogue: """
             RULES (--fail-on; exit status 1 when one holds):
@@ -64,7 +72,7 @@ enum DiffCommand: Subcommand {
             ),
             Column(
                 "part",
-                "part: the latency part; task: how instances ended (completed, failed, ...); unmatched: the request's trace id and parent span id (TRACEID-SPANID)",
+                "part: the latency part; task: how instances ended (completed, failed, ...); unmatched: the request's trace id and parent span id (TRACEID-SPANID), or #N, its place by order",
                 .orNull(.string)),
             Column(
                 "base_count", "requests, waits, holds, task instances, warnings, pairs (paired) or 1 (unmatched) in the base",
@@ -111,8 +119,9 @@ enum DiffCommand: Subcommand {
             }
         }
         let paths = try args.inputs(["BASE", "NEW"])
-        let (base, baseNotes) = try profile(paths[0], args)
-        let (new, newNotes) = try profile(paths[1], args)
+        let byOrder = args.flag("pair-by-order")
+        let (base, baseNotes) = try profile(paths[0], args, byOrder: byOrder)
+        let (new, newNotes) = try profile(paths[1], args, byOrder: byOrder)
         let diff = TraceDiff(base: base.profile, new: new.profile)
         let outcomes = rules.map { ($0, $0.evidence(in: diff)) }
         if format == .text {
@@ -147,11 +156,12 @@ enum DiffCommand: Subcommand {
     /// One input read into a profile: every event, then every request's breakdown, in passes of
     /// bounded memory (``TraceSource/breakdowns(alongside:_:)``, as the CSV requests table). Its name, the events it lost (nil when none; 0 for a number not
     /// known), and its notes.
-    static func profile(_ path: String, _ args: Arguments) throws -> (
+    static func profile(_ path: String, _ args: Arguments, byOrder: Bool = false) throws -> (
         (profile: TraceProfile, name: String, lost: UInt64?), [String]
     ) {
         let source = try TraceSource(path: path, args, access: .passes)
         var profile = TraceProfile()
+        profile.pairsByOrder = byOrder
         let leftOut = try source.breakdowns(alongside: { profile.consume($0) }) {
             for b in $0 { profile.add(b) }
         }
@@ -211,7 +221,7 @@ enum DiffCommand: Subcommand {
             for r in pairing.onlyBase + pairing.onlyNew {
                 rows.append(
                     [
-                        .string("unmatched"), .string(r.key.runtime), .string(r.key.label), .string(r.context.text),
+                        .string("unmatched"), .string(r.key.runtime), .string(r.key.label), .string(r.id),
                         int(r.base == nil ? 0 : 1), int(r.new == nil ? 0 : 1), .null, .null, .null, .null, .null, .null,
                         r.base.map(int) ?? .null, r.new.map(int) ?? .null, .null, .null, .null, .null,
                         .string(r.base == nil ? "only in new" : "only in base"), .null, .null,

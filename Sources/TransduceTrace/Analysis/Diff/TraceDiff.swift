@@ -84,7 +84,8 @@ package struct TraceDiff: Sendable {
         package var new: Int
     }
 
-    /// Requests paired one to one by their trace context (``TraceProfile/ContextID``).
+    /// Requests paired one to one: by their trace context (``TraceProfile/ContextID``), or by
+    /// their order when asked (``TraceProfile/pairsByOrder``).
     package struct Pairing: Sendable {
         /// One request key's pairs: how many got slower and faster, the median change, the sign
         /// test's p and its verdict.
@@ -98,14 +99,22 @@ package struct TraceDiff: Sendable {
             /// The sign test's two-sided p; nil with fewer than ``RankTests/minimumSamples`` pairs.
             package var p: Double?
             package var verdict: Verdict
+            /// Paired by order (`--pair-by-order`), not by trace context.
+            package var byOrder = false
         }
 
         /// One request of a side, or of both.
         package struct Request: Sendable {
+            /// Its trace context; for a request paired by order, its place among its key's
+            /// (``TraceProfile/ContextID/span``, from 1) with ids 0.
             package var context: TraceProfile.ContextID
             package var key: TraceProfile.RequestKey
             package var base: UInt64?
             package var new: UInt64?
+            /// How the request is known in both runs: `TRACEID-SPANID`, or `#N` by order.
+            package var id: String {
+                context.traceHigh == 0 && context.traceLow == 0 ? "#\(context.span)" : context.text
+            }
         }
 
         package var pairs = 0
@@ -152,11 +161,15 @@ package struct TraceDiff: Sendable {
     package init(base: TraceProfile, new: TraceProfile) {
         let keys = Set(base.requests.keys).union(new.requests.keys).sorted()
         let gateNames = Set(base.gates.keys).union(new.gates.keys).sorted()
-        let paired = Set(base.contextKeys).intersection(new.contextKeys).count
+        let paired =
+            Set(base.contextKeys).intersection(new.contextKeys).count
+            + Set(base.ordered.keys).intersection(new.ordered.keys).count
         // Every verdict of this diff at the same level: the requests', both gate tests' and the
         // paired requests'.
         let level = Self.significance / Double(max(1, keys.count + 2 * gateNames.count + paired))
-        pairing = base.contexts.isEmpty || new.contexts.isEmpty ? nil : Self.pair(base, new, level: level)
+        let byContext = !base.contexts.isEmpty && !new.contexts.isEmpty
+        let byOrder = !base.ordered.isEmpty && !new.ordered.isEmpty
+        pairing = byContext || byOrder ? Self.pair(base, new, level: level) : nil
         requests = keys.map { key in
             let b = base.requests[key] ?? TraceProfile.Requests()
             let n = new.requests[key] ?? TraceProfile.Requests()
@@ -215,7 +228,8 @@ package struct TraceDiff: Sendable {
         return Comparison(base: figures.0, new: figures.1, shift: shift, verdict: verdict, tail: tail)
     }
 
-    /// The requests of `base` and `new` paired by trace context, each key's pairs tested.
+    /// The requests of `base` and `new` paired by trace context (and, kept with
+    /// ``TraceProfile/pairsByOrder``, those of no context by order), each key's pairs tested.
     private static func pair(_ base: TraceProfile, _ new: TraceProfile, level: Double) -> Pairing {
         var pairing = Pairing()
         // The new run's slots of the base's keys: a context id of one profile in the other's.
@@ -258,6 +272,30 @@ package struct TraceDiff: Sendable {
                 onlyNew.append(Pairing.Request(context: id, key: key, base: nil, new: latency))
             }
         }
+        // By order: the i-th request of a key (without a context) in one run with the i-th in the
+        // other; the surplus of the longer run is its own.
+        var byOrder = Set<TraceProfile.RequestKey>()
+        for (key, baseList) in base.ordered {
+            guard let newList = new.ordered[key] else { continue }
+            byOrder.insert(key)
+            let inOrder = { (list: [(runtime: Int32, dispatch: UInt64, nanos: UInt64)]) in
+                list.sorted { ($0.runtime, $0.dispatch) < ($1.runtime, $1.dispatch) }.map(\.nanos)
+            }
+            let (b, n) = (inOrder(baseList), inOrder(newList))
+            let place = { (i: Int) in TraceProfile.ContextID(traceHigh: 0, traceLow: 0, span: UInt64(i + 1), key: 0) }
+            for i in 0..<max(b.count, n.count) {
+                if i < b.count && i < n.count {
+                    pairing.pairs += 1
+                    let change = n[i] >= b[i] ? Int64(clamping: n[i] - b[i]) : -Int64(clamping: b[i] - n[i])
+                    changes[key, default: []].append(change)
+                    if change > 0 { grew.append(Pairing.Request(context: place(i), key: key, base: b[i], new: n[i])) }
+                } else if i < b.count {
+                    onlyBase.append(Pairing.Request(context: place(i), key: key, base: b[i], new: nil))
+                } else {
+                    onlyNew.append(Pairing.Request(context: place(i), key: key, base: nil, new: n[i]))
+                }
+            }
+        }
         pairing.onlyCounts = (onlyBase.count, onlyNew.count)
         let order = { (a: Pairing.Request, b: Pairing.Request) in (a.key, a.context) < (b.key, b.context) }
         pairing.onlyBase = Array(onlyBase.sorted(by: order).prefix(Pairing.listed))
@@ -275,7 +313,7 @@ package struct TraceDiff: Sendable {
                 ? sorted[sorted.count / 2] : sorted[sorted.count / 2 - 1] / 2 + sorted[sorted.count / 2] / 2
             var change = Pairing.KeyChange(
                 key: key, pairs: sorted.count, slower: slower, faster: faster, medianChange: median, p: nil,
-                verdict: .tooFew)
+                verdict: .tooFew, byOrder: byOrder.contains(key))
             guard UInt64(sorted.count) >= RankTests.minimumSamples else { return change }
             let p = RankTests.signTest(slower: UInt64(slower), faster: UInt64(faster))
             change.p = p

@@ -100,10 +100,19 @@ package struct TraceProfile {
     /// The trace context of each awaited request not broken down yet (recorded before its
     /// dispatch, so a breakdown made from the request's window does not hold it).
     private var pendingContexts: [TraceIndex.Key: TraceContext] = [:]
-    /// Requests made under a trace context past ``maxContexts``: not paired.
+    /// Requests past ``maxContexts`` (by context, or by order): not paired.
     package private(set) var contextsLeftOut = 0
     /// The most requests kept by trace context (about 80 bytes each).
     package static let maxContexts = 500_000
+
+    /// With ``pairsByOrder``, each key's requests made under no trace context, in the order
+    /// they were dispatched (the runtime's place among those started, then the dispatch id):
+    /// what pairs the i-th request of one run with the i-th of the other.
+    package private(set) var ordered: [RequestKey: [(runtime: Int32, dispatch: UInt64, nanos: UInt64)]] = [:]
+    /// Keep ``ordered`` (`diff --pair-by-order`).
+    package var pairsByOrder = false
+    private var runtimeOrder: [RuntimeKey: Int32] = [:]
+    private var orderedCount = 0
 
     package private(set) var requests: [RequestKey: Requests] = [:]
     package private(set) var gates: [String: Gate] = [:]
@@ -135,6 +144,7 @@ package struct TraceProfile {
         events += 1
         if e.kind == .runtimeStart, names.count < 1_000_000 {
             names[e.runtimeKey] = e.label.isEmpty ? "?" : e.label
+            if pairsByOrder { runtimeOrder[e.runtimeKey] = Int32(clamping: runtimeOrder.count) }
         }
         let name = self.name(of: e.runtimeKey)
         let gate = gates[name] != nil || gates.count < Self.maxGroups ? name : Self.others
@@ -178,7 +188,17 @@ package struct TraceProfile {
         for slot in sums.indices where had[slot] { group.parts[slot].record(sums[slot]) }
         requests[key] = group
         let context = pendingContexts.removeValue(forKey: TraceIndex.Key(runtime: b.runtime, id: b.dispatch))
-        if let context = context ?? b.traceContext { keep(context, key: key, nanos: b.total) }
+        if let context = context ?? b.traceContext {
+            keep(context, key: key, nanos: b.total)
+        } else if pairsByOrder {
+            if orderedCount < Self.maxContexts {
+                orderedCount += 1
+                let runtime = runtimeOrder[b.runtime] ?? Int32.max
+                ordered[key, default: []].append((runtime, b.dispatch, b.total))
+            } else {
+                contextsLeftOut += 1
+            }
+        }
     }
 
     private mutating func keep(_ context: TraceContext, key: RequestKey, nanos: UInt64) {
