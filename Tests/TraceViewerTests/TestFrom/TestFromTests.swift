@@ -90,23 +90,11 @@ import TransduceTestSupport
         try? fm.removeItem(atPath: package)
         try fm.createDirectory(atPath: package + "/Sources/Feature", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: package + "/Tests/FeatureTests", withIntermediateDirectories: true)
-        try """
-        // swift-tools-version: 6.2
-        import PackageDescription
-
-        let package = Package(
-            name: "FromTrace",
-            dependencies: [.package(name: "Transduce", path: "\(Repository.root)")],
-            targets: [
-                .target(name: "Feature", dependencies: [.product(name: "Transduce", package: "Transduce")]),
-                .testTarget(
-                    name: "FeatureTests",
-                    dependencies: ["Feature", .product(name: "TransduceTesting", package: "Transduce")]),
-            ],
-            swiftLanguageModes: [.v6]
-        )
-
-        """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        // The package as scripts/test-from-package.sh makes it (CI builds it before the tests).
+        let template = try String(
+            contentsOfFile: Repository.root + "/Tests/Fixtures/test-from/Package.swift", encoding: .utf8)
+        try template.replacingOccurrences(of: "@ROOT@", with: Repository.root)
+            .write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
         try write(feature: feature)
     }
 
