@@ -233,8 +233,7 @@ package struct TraceDiff: Sendable {
     private static func pair(_ base: TraceProfile, _ new: TraceProfile, level: Double) -> Pairing {
         var pairing = Pairing()
         // The new run's slots of the base's keys: a context id of one profile in the other's.
-        let newSlots = Dictionary(
-            new.contextKeys.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        let newSlots = Self.slots(new.contextKeys)
         var changes: [TraceProfile.RequestKey: [Int64]] = [:]
         var grew: [Pairing.Request] = []
         var onlyBase: [Pairing.Request] = []
@@ -249,16 +248,14 @@ package struct TraceDiff: Sendable {
             switch newSlots[key].flatMap({ _ in new.contexts[other] }) {
             case .some(.some(let newLatency)):
                 pairing.pairs += 1
-                let change =
-                    newLatency >= latency ? Int64(clamping: newLatency - latency) : -Int64(clamping: latency - newLatency)
+                let change = Self.change(latency, newLatency)
                 changes[key, default: []].append(change)
                 if change > 0 { grew.append(Pairing.Request(context: id, key: key, base: latency, new: newLatency)) }
             case .some(.none): break  // repeated in the new run: counted there
             case .none: onlyBase.append(Pairing.Request(context: id, key: key, base: latency, new: nil))
             }
         }
-        let baseSlots = Dictionary(
-            base.contextKeys.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        let baseSlots = Self.slots(base.contextKeys)
         var onlyNew: [Pairing.Request] = []
         for (id, latency) in new.contexts {
             let key = new.contextKeys[Int(id.key)]
@@ -286,7 +283,7 @@ package struct TraceDiff: Sendable {
             for i in 0..<max(b.count, n.count) {
                 if i < b.count && i < n.count {
                     pairing.pairs += 1
-                    let change = n[i] >= b[i] ? Int64(clamping: n[i] - b[i]) : -Int64(clamping: b[i] - n[i])
+                    let change = Self.change(b[i], n[i])
                     changes[key, default: []].append(change)
                     if change > 0 { grew.append(Pairing.Request(context: place(i), key: key, base: b[i], new: n[i])) }
                 } else if i < b.count {
@@ -325,6 +322,16 @@ package struct TraceDiff: Sendable {
             return change
         }
         return pairing
+    }
+
+    /// `new` − `base` in nanoseconds (saturating).
+    private static func change(_ base: UInt64, _ new: UInt64) -> Int64 {
+        new >= base ? Int64(clamping: new - base) : -Int64(clamping: base - new)
+    }
+
+    /// Each key's slot in `keys` (a profile's ``TraceProfile/contextKeys``).
+    private static func slots(_ keys: [TraceProfile.RequestKey]) -> [TraceProfile.RequestKey: Int32] {
+        Dictionary(keys.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The key of the largest value ("" for none; of equals, the first by name).

@@ -115,7 +115,15 @@ package struct TraceProfile {
     private var orderedCount = 0
 
     package private(set) var requests: [RequestKey: Requests] = [:]
-    package private(set) var gates: [String: Gate] = [:]
+    /// Each runtime name's gate.
+    package var gates: [String: Gate] { Dictionary(uniqueKeysWithValues: zip(gateNames, gateList)) }
+    /// The gates by slot, their names, and each name's slot.
+    private var gateList: [Gate] = []
+    private var gateNames: [String] = []
+    private var gateSlots: [String: Int] = [:]
+    /// The gate slot of each runtime seen (the first million): one lookup an event by the
+    /// runtime's key, where its name would take two by string.
+    private var runtimeGates: [RuntimeKey: Int] = [:]
     /// Task instances by key, and by how they ended (``fate(of:)``).
     package private(set) var tasks: [TaskKey: [String: Int]] = [:]
     /// Warnings by check and what they are about (``warningKey(_:)``), with how many there were.
@@ -146,11 +154,9 @@ package struct TraceProfile {
             names[e.runtimeKey] = e.label.isEmpty ? "?" : e.label
             if pairsByOrder { runtimeOrder[e.runtimeKey] = Int32(clamping: runtimeOrder.count) }
         }
-        let name = self.name(of: e.runtimeKey)
-        let gate = gates[name] != nil || gates.count < Self.maxGroups ? name : Self.others
-        if gate == Self.others { overflowed = true }
-        if e.kind == .runtimeStart { gates[gate, default: Gate()].runtimes += 1 }
-        gates[gate, default: Gate()].report.consume(e)
+        let slot = gateSlot(of: e.runtimeKey, starting: e.kind == .runtimeStart)
+        if e.kind == .runtimeStart { gateList[slot].runtimes += 1 }
+        gateList[slot].report.consume(e)
         taskRows.consume(e)
         if taskRows.readyCount >= 1_024 { keep(taskRows.take()) }
         if e.kind == .traceContext, let context = e.traceContext, pendingContexts.count < Self.maxContexts {
@@ -159,6 +165,28 @@ package struct TraceProfile {
             // Only awaited requests are broken down: a post's context is not kept.
             pendingContexts[TraceIndex.Key(runtime: e.runtimeKey, id: e.dispatch)] = nil
         }
+    }
+
+    /// The slot of the gate `runtime`'s events go to: its name's, or ``others`` past
+    /// ``maxGroups`` names. Looked up again at the runtime's start, which names it.
+    private mutating func gateSlot(of runtime: RuntimeKey, starting: Bool) -> Int {
+        if !starting, let slot = runtimeGates[runtime] { return slot }
+        var name = self.name(of: runtime)
+        if gateSlots[name] == nil, gateList.count >= Self.maxGroups {
+            name = Self.others
+            overflowed = true
+        }
+        let slot: Int
+        if let known = gateSlots[name] {
+            slot = known
+        } else {
+            slot = gateList.count
+            gateSlots[name] = slot
+            gateNames.append(name)
+            gateList.append(Gate())
+        }
+        if runtimeGates.count < 1_000_000 || runtimeGates[runtime] != nil { runtimeGates[runtime] = slot }
+        return slot
     }
 
     /// Takes one request's breakdown (its runtime's start read before).
@@ -223,7 +251,7 @@ package struct TraceProfile {
         let (rows, taskWarnings) = taskRows.finish(lost: lost, lossesUnknown: lossesUnknown)
         taskRows = TaskRows()
         keep(rows)
-        for w in gates.values.flatMap(\.report.warnings) + taskWarnings {
+        for w in gateList.flatMap(\.report.warnings) + taskWarnings {
             let key = warningKey(w)
             if warnings[key] == nil, warnings.count >= Self.maxGroups {
                 overflowed = true
