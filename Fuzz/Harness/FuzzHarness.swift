@@ -89,7 +89,9 @@ public enum FuzzHarness {
             _ = SequenceExport.mermaid(index: index, indices: lifecycle)
         }
         let report = InvariantReport(trace, complete: nil)
-        if let first = report.violations.first {
+        // Shrunk on small inputs only: its search checks windows again and again, and a fuzzer
+        // wants thousands of inputs a minute (the tests shrink traces of every size).
+        if let first = report.violations.first, trace.events.count <= 512 {
             _ = ViolationShrinker(trace: trace, whole: report.whole, lossy: report.lossy).shrink(first)
         }
         // Tests written from a few windows, as `test-from` writes them.

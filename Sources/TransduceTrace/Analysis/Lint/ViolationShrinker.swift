@@ -56,7 +56,7 @@ package struct ViolationShrinker {
         }
         let last = runtime.cycles.count - 1
         // Start from the cycles of the violation's own events.
-        let anchors = violation.events.compactMap { runtime.anchor(of: $0) }
+        let anchors = runtime.anchors(of: violation.events)
         var lo = anchors.min() ?? 0
         var hi = anchors.max() ?? last
         var widen = 1
@@ -165,9 +165,11 @@ package struct RuntimeWindows {
         self.anchored = anchored
     }
 
-    /// The index in ``cycles`` of the cycle `event` belongs to, if it is one of the runtime's.
-    package func anchor(of event: TraceEvent) -> Int? {
-        anchored.first { $0.event == event }?.cycle
+    /// The indices in ``cycles`` of the cycles `events` belong to (those of the runtime's), in
+    /// one pass over the runtime's events.
+    package func anchors(of events: [TraceEvent]) -> [Int] {
+        let wanted = Set(events)
+        return anchored.compactMap { wanted.contains($0.event) ? $0.cycle : nil }
     }
 
     /// The events of the window of cycles at `range` of ``cycles``, in trace order.
