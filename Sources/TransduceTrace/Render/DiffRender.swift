@@ -34,12 +34,7 @@ extension TraceDiff {
                 ], options, indent: 4)
             let moves: Set<Verdict> = [.slower, .faster]
             guard moves.contains(r.latency.verdict) || moves.contains(r.latency.tail) else { continue }
-            // The parts by how far their medians moved, the farthest first.
-            let moved = r.parts.filter { $0.base.p50 != $0.new.p50 || $0.base.mean != $0.new.mean }.sorted { a, b in
-                let da = a.new.p50.distance(to: a.base.p50).magnitude
-                let db = b.new.p50.distance(to: b.base.p50).magnitude
-                return (da, b.kind.rawValue) > (db, a.kind.rawValue)
-            }
+            let moved = r.movedParts
             guard !moved.isEmpty else { continue }
             lines += flowed(
                 ["parts, p50 a request:"]

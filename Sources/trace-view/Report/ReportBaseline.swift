@@ -81,10 +81,8 @@ struct ReportBaseline: Codable, Equatable {
         requests = diff.requestsInOrder.map { r in
             let bins = LatencyHistogram.sharedBins(
                 base.requests[r.key]?.latency ?? LatencyHistogram(), new.requests[r.key]?.latency ?? LatencyHistogram())
-            let moved = r.parts.filter { $0.base.p50 != $0.new.p50 }.sorted {
-                ($0.new.p50.distance(to: $0.base.p50).magnitude, $1.kind.rawValue)
-                    > ($1.new.p50.distance(to: $1.base.p50).magnitude, $0.kind.rawValue)
-            }
+            // The parts whose median moved (the text lists those whose mean alone moved too).
+            let moved = r.movedParts.filter { $0.base.p50 != $0.new.p50 }
             let pair = paired[r.key]
             return Request(
                 runtime: Self.cut(r.key.runtime), label: Self.cut(r.key.label), verdict: r.latency.verdict.rawValue,

@@ -55,6 +55,15 @@ package struct TraceDiff: Sendable {
         /// Every part either run has, in ``LatencyBreakdown/Part/Kind`` order: its figures a
         /// request (0 for a request without it; the means add up to the latency's).
         package var parts: [(kind: LatencyBreakdown.Part.Kind, base: Figures, new: Figures)]
+        /// The parts whose p50 or mean moved, the farthest-moved median first (of equal moves,
+        /// by kind).
+        package var movedParts: [(kind: LatencyBreakdown.Part.Kind, base: Figures, new: Figures)] {
+            parts.filter { $0.base.p50 != $0.new.p50 || $0.base.mean != $0.new.mean }.sorted { a, b in
+                let da = a.new.p50.distance(to: a.base.p50).magnitude
+                let db = b.new.p50.distance(to: b.base.p50).magnitude
+                return (da, b.kind.rawValue) > (db, a.kind.rawValue)
+            }
+        }
         /// The admission waits' largest holder on each side ("" for none).
         package var baseHolder: String
         package var newHolder: String
@@ -243,9 +252,7 @@ package struct TraceDiff: Sendable {
                 pairing.repeated.base += 1
                 continue
             }
-            var other = id
-            if let slot = newSlots[key] { other.key = slot }
-            switch newSlots[key].flatMap({ _ in new.contexts[other] }) {
+            switch Self.id(id, of: key, in: newSlots).flatMap({ new.contexts[$0] }) {
             case .some(.some(let newLatency)):
                 pairing.pairs += 1
                 let change = Self.change(latency, newLatency)
@@ -263,9 +270,7 @@ package struct TraceDiff: Sendable {
                 pairing.repeated.new += 1
                 continue
             }
-            var other = id
-            if let slot = baseSlots[key] { other.key = slot }
-            if baseSlots[key] == nil || base.contexts[other] == nil {
+            if Self.id(id, of: key, in: baseSlots).flatMap({ base.contexts[$0] }) == nil {
                 onlyNew.append(Pairing.Request(context: id, key: key, base: nil, new: latency))
             }
         }
@@ -327,6 +332,17 @@ package struct TraceDiff: Sendable {
     /// `new` − `base` in nanoseconds (saturating).
     private static func change(_ base: UInt64, _ new: UInt64) -> Int64 {
         new >= base ? Int64(clamping: new - base) : -Int64(clamping: base - new)
+    }
+
+    /// `id` (of request key `key`) as the profile whose key slots are `slots` writes it; nil when
+    /// that profile has no request of the key under a context.
+    private static func id(
+        _ id: TraceProfile.ContextID, of key: TraceProfile.RequestKey, in slots: [TraceProfile.RequestKey: Int32]
+    ) -> TraceProfile.ContextID? {
+        guard let slot = slots[key] else { return nil }
+        var other = id
+        other.key = slot
+        return other
     }
 
     /// Each key's slot in `keys` (a profile's ``TraceProfile/contextKeys``).
