@@ -72,7 +72,7 @@ import TransduceTestSupport
         var numbers = SeededRandom(seed: 5)
         var table = SmallTable<UInt64, Int>()
         var oracle: [UInt64: Int] = [:]
-        for step in 0..<20_000 {
+        for step in 0..<40_000 {
             // Phases of growth past the array's bound and of shrinking back to nothing.
             let growing = (step / 2_000) % 2 == 0
             let key = numbers.next(below: growing ? 40 : 8)
@@ -216,6 +216,77 @@ import TransduceTestSupport
         // 2 was taken out: its turn hands back nothing.
         #expect(recent.insert(5, "e") == nil)
         #expect(recent.remove(3) == "c" && recent.remove(4) == "d" && recent.remove(5) == "e")
+    }
+
+    /// `ChunkedArray` holds what an array holds, in order, across its chunks' edges.
+    @Test func aChunkedArrayIsAnArray() {
+        let size = ChunkedArray<Int>.chunkSize
+        for n in [0, 1, size - 1, size, size + 1, 3 * size + 7] {
+            var chunked = ChunkedArray<Int>()
+            for i in 0..<n { chunked.append(i * 7 + 3) }
+            #expect(chunked.count == n && chunked.isEmpty == (n == 0))
+            #expect(Array(chunked) == (0..<n).map { $0 * 7 + 3 })
+            if n > 0 { #expect(chunked[n - 1] == (n - 1) * 7 + 3 && chunked.last == chunked[n - 1]) }
+        }
+    }
+
+    /// A key whose hash puts many keys on a few slots (`classes` of them), so that long probes and
+    /// backward shifts are taken; with many classes, clusters wrap around the index's end.
+    private struct Clustered: Hashable, Sendable {
+        var id: Int
+        var classes: Int
+        func hash(into hasher: inout Hasher) { hasher.combine(id % classes) }
+    }
+
+    /// `RecentlyDone` against a model made of a dictionary and a ring of entry numbers: the same
+    /// values found, the same entries pushed out, in the same order, over random inserts (a key
+    /// put in again), removals and lookups, with keys that share slots.
+    @Test(arguments: [(1, 5), (3, 5), (64, 5), (64, 1 << 20), (1_000, 1 << 20)])
+    func recentlyDoneIsItsModel(_ capacity: Int, _ classes: Int) {
+        struct Model {
+            let capacity: Int
+            var ring: [(key: Clustered, entry: Int)] = []
+            var next = 0
+            var live: [Clustered: (entry: Int, value: Int)] = [:]
+            var entries = 0
+            mutating func insert(_ key: Clustered, _ value: Int) -> (Clustered, Int)? {
+                live[key] = nil
+                entries += 1
+                defer { live[key] = (entries, value) }
+                guard ring.count == capacity else {
+                    ring.append((key, entries))
+                    return nil
+                }
+                let oldest = ring[next]
+                ring[next] = (key, entries)
+                next = (next + 1) % capacity
+                guard let found = live[oldest.key], found.entry == oldest.entry else { return nil }
+                live[oldest.key] = nil
+                return (oldest.key, found.value)
+            }
+        }
+        var generator = SeededRandom(seed: UInt64(capacity * classes))
+        var model = Model(capacity: capacity)
+        var recent = RecentlyDone<Clustered, Int>(capacity: capacity, reserving: capacity / 2)
+        var pushed = 0
+        for step in 0..<20_000 {
+            let key = Clustered(id: Int(generator.next() % UInt64(3 * capacity + 2)), classes: classes)
+            switch generator.next() % 4 {
+            case 0, 1:
+                let (a, b) = (recent.insert(key, step), model.insert(key, step))
+                #expect(a?.0 == b?.0 && a?.1 == b?.1, "insert \(key.id) at \(step)")
+                if a != nil { pushed += 1 }
+            case 2:
+                #expect(recent.remove(key) == model.live.removeValue(forKey: key)?.value, "remove \(key.id) at \(step)")
+            default:
+                #expect(recent[key] == model.live[key]?.value, "lookup \(key.id) at \(step)")
+            }
+        }
+        for id in 0..<(3 * capacity + 2) {
+            let key = Clustered(id: id, classes: classes)
+            #expect(recent[key] == model.live[key]?.value)
+        }
+        #expect(pushed > 1_000)
     }
 
     /// `tasks` prints a long table as it goes, laid out by its first rows; a short one exactly as

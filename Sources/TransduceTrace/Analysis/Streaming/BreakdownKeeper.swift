@@ -7,75 +7,101 @@
 /// Kept events are in stream order from `head` on (what is before it is let go: a deque whose
 /// front is dropped in bulk).
 struct BreakdownKeeper {
-    /// The open requests' reads, by dispatch.
-    private(set) var open: [UInt64: BreakdownReads] = [:]
-    /// The open requests (their dispatches) that watch each id (``BreakdownReads/Watch``): an
-    /// event goes to those alone, so a runtime with thousands open pays for the few that care.
-    private var byDispatch: [UInt64: [UInt64]] = [:]
-    private var byCycle: [UInt64: [UInt64]] = [:]
-    private var byTask: [UInt64: [UInt64]] = [:]
+    /// What open requests read, followed once the keeper tracks (nil before: most runtimes of a
+    /// trace of a runtime per connection never do). Behind a reference: the four tables and the
+    /// count took 48 bytes of every runtime's state, 78,126 of them open at once.
+    private final class Reads {
+        /// The open requests' reads, by dispatch.
+        var open: [UInt64: BreakdownReads] = [:]
+        /// The open requests (their dispatches) that watch each id (``BreakdownReads/Watch``): an
+        /// event goes to those alone, so a runtime with thousands open pays for the few that care.
+        var byDispatch: [UInt64: [UInt64]] = [:]
+        var byCycle: [UInt64: [UInt64]] = [:]
+        var byTask: [UInt64: [UInt64]] = [:]
+        /// Open requests with no reads followed (past ``maxOpen``): while there are any, nothing
+        /// is let go but the front.
+        var unfollowed = 0
+
+        init() {}
+
+        func copy() -> Reads {
+            let copy = Reads()
+            (copy.open, copy.byDispatch, copy.byCycle, copy.byTask) = (open, byDispatch, byCycle, byTask)
+            copy.unfollowed = unfollowed
+            return copy
+        }
+    }
+    private var reads: Reads?
     /// The kept events, with their positions, ascending from `head` (``KeptEvent``: compact,
     /// their runtime and process the keeper's).
     private(set) var events: [KeptEvent] = []
     /// The runtime and process of every event kept (from the first).
     private var runtime: UInt64 = 0
-    private var process: UInt32 = 0
     private(set) var head = 0
     /// When the kept events are let go of what nothing reads.
     private var compactAt = Self.firstCompaction
+    private var process: UInt32 = 0
     static let firstCompaction = 1_024
-    /// Open requests with no reads followed (past ``maxOpen``): while there are any, nothing is
-    /// let go but the front.
-    private var unfollowed = 0
     /// The most open requests whose reads are followed (a trace can leave any number waiting).
     static let maxOpen = 4_096
     /// Whether what open requests read is followed (and kept events let go of what none reads).
-    private(set) var isTracking: Bool
+    var isTracking: Bool { reads != nil }
+
+    /// The open requests' reads, by dispatch.
+    var open: [UInt64: BreakdownReads] { reads?.open ?? [:] }
 
     /// A keeper that follows what its requests read from the start, or (not `tracking`) that
     /// keeps every event until ``startTracking(_:)``: a runtime that never keeps a thousand
     /// events at once (most, in a trace of a runtime per connection) pays nothing for it.
     init(tracking: Bool = true) {
-        isTracking = tracking
+        if tracking { reads = Reads() }
+    }
+
+    /// The reads, this keeper's own (a copy of the keeper shares them until one changes them).
+    private mutating func ownReads() -> Reads? {
+        guard reads != nil else { return nil }
+        if !isKnownUniquelyReferenced(&reads) { reads = reads?.copy() }
+        return reads
     }
 
     /// How many events are kept.
     var count: Int { events.count - head }
 
     /// Whether no request is open.
-    var isIdle: Bool { open.isEmpty && unfollowed == 0 }
+    var isIdle: Bool { reads.map { $0.open.isEmpty && $0.unfollowed == 0 } ?? true }
 
     /// Opens request `dispatch`, whose window starts at `first` (no earlier than the first kept
     /// event, and no later than the next one appended).
     mutating func open(_ dispatch: UInt64, first: Int) {
-        guard isTracking, open[dispatch] == nil else { return }
-        guard open.count < Self.maxOpen else {
-            unfollowed += 1
+        guard let reads = ownReads(), reads.open[dispatch] == nil else { return }
+        guard reads.open.count < Self.maxOpen else {
+            reads.unfollowed += 1
             return
         }
-        open[dispatch] = BreakdownReads(dispatch: dispatch, first: first)
-        byDispatch[dispatch, default: []].append(dispatch)
+        reads.open[dispatch] = BreakdownReads(dispatch: dispatch, first: first)
+        reads.byDispatch[dispatch, default: []].append(dispatch)
     }
 
     /// Request `dispatch`'s window starts earlier: at `first` (the spawn of a task it joined).
     mutating func reachBack(_ dispatch: UInt64, to first: Int) {
         // Looked up first: a modify through `?.` gives even an empty table storage of its own
         // (17 MB in a trace of 78,126 runtimes, none followed).
-        guard open[dispatch] != nil else { return }
-        open[dispatch]?.reachBack(to: first)
+        guard reads?.open[dispatch] != nil, let reads = ownReads() else { return }
+        reads.open[dispatch]?.reachBack(to: first)
     }
 
     /// Closes request `dispatch`, handing over what it read (nil when its reads were not
     /// followed: it read everything from its first position).
     mutating func close(_ dispatch: UInt64) -> BreakdownReads? {
-        guard let reads = open.removeValue(forKey: dispatch) else {
-            unfollowed = max(0, unfollowed - 1)
+        guard let tables = ownReads() else { return nil }
+        guard let reads = tables.open.removeValue(forKey: dispatch) else {
+            tables.unfollowed = max(0, tables.unfollowed - 1)
             return nil
         }
         let watched = reads.watched
-        for id in watched.dispatches { Self.unwatch(&byDispatch, id, dispatch) }
-        for id in watched.cycles { Self.unwatch(&byCycle, id, dispatch) }
-        for id in watched.tasks { Self.unwatch(&byTask, id, dispatch) }
+        for id in watched.dispatches { Self.unwatch(&tables.byDispatch, id, dispatch) }
+        for id in watched.cycles { Self.unwatch(&tables.byCycle, id, dispatch) }
+        for id in watched.tasks { Self.unwatch(&tables.byTask, id, dispatch) }
         return reads
     }
 
@@ -101,7 +127,7 @@ struct BreakdownKeeper {
     /// kept from the earliest position a window could start at.)
     mutating func startTracking(_ waiting: [(dispatch: UInt64, first: Int)]) {
         guard !isTracking else { return }
-        isTracking = true
+        reads = Reads()
         for w in waiting { open(w.dispatch, first: w.first) }
         var gate = RequestWindows.Runtime()
         for kept in events[head...] {
@@ -113,19 +139,20 @@ struct BreakdownKeeper {
     }
 
     private mutating func route(_ e: TraceEvent, at position: Int, windowStart: Int?) {
+        guard let reads = ownReads() else { return }
         switch e.kind {
         case .dispatch:
-            hand(e, at: position, to: byDispatch[e.dispatch], windowStart)
-            if e.otherTask != 0 { hand(e, at: position, to: byTask[e.otherTask], windowStart) }
+            Self.hand(e, at: position, to: reads.byDispatch[e.dispatch], windowStart, reads)
+            if e.otherTask != 0 { Self.hand(e, at: position, to: reads.byTask[e.otherTask], windowStart, reads) }
         case .cycleEnter, .taskJoin, .requestResume, .traceContext:
-            hand(e, at: position, to: byDispatch[e.dispatch], nil)
+            Self.hand(e, at: position, to: reads.byDispatch[e.dispatch], nil, reads)
         case .cycleLeave:
-            hand(e, at: position, to: byCycle[e.cycle], nil)
+            Self.hand(e, at: position, to: reads.byCycle[e.cycle], nil, reads)
         case .taskSpawn:
-            hand(e, at: position, to: byCycle[e.cycle], nil)
-            if e.otherTask != 0 { hand(e, at: position, to: byTask[e.otherTask], nil) }
+            Self.hand(e, at: position, to: reads.byCycle[e.cycle], nil, reads)
+            if e.otherTask != 0 { Self.hand(e, at: position, to: reads.byTask[e.otherTask], nil, reads) }
         case .taskCancel, .taskSettle:
-            hand(e, at: position, to: byTask[e.task], nil)
+            Self.hand(e, at: position, to: reads.byTask[e.task], nil, reads)
         default:
             break
         }
@@ -134,16 +161,16 @@ struct BreakdownKeeper {
     /// Whether enough was kept since the last compaction for another.
     var isDueForCompaction: Bool { count >= compactAt }
 
-    private mutating func hand(_ e: TraceEvent, at position: Int, to windows: [UInt64]?, _ windowStart: Int?) {
+    private static func hand(_ e: TraceEvent, at position: Int, to windows: [UInt64]?, _ windowStart: Int?, _ reads: Reads) {
         guard let windows else { return }
         let start = windowStart ?? position
         for window in windows {
-            guard let watch = open[window]?.follow(e, at: position, windowStart: { start }) else { continue }
-            if let id = watch.dispatch { byDispatch[id, default: []].append(window) }
-            if let id = watch.entered { Self.unwatch(&byDispatch, id, window) }
-            if let id = watch.cycle { byCycle[id, default: []].append(window) }
-            if let id = watch.left { Self.unwatch(&byCycle, id, window) }
-            if let id = watch.task { byTask[id, default: []].append(window) }
+            guard let watch = reads.open[window]?.follow(e, at: position, windowStart: { start }) else { continue }
+            if let id = watch.dispatch { reads.byDispatch[id, default: []].append(window) }
+            if let id = watch.entered { unwatch(&reads.byDispatch, id, window) }
+            if let id = watch.cycle { reads.byCycle[id, default: []].append(window) }
+            if let id = watch.left { unwatch(&reads.byCycle, id, window) }
+            if let id = watch.task { reads.byTask[id, default: []].append(window) }
         }
     }
 
@@ -154,8 +181,8 @@ struct BreakdownKeeper {
     mutating func compact(lookback: Int?, spawns: some Sequence<Int>) -> Int {
         let before = count
         defer { compactAt = max(Self.firstCompaction, 2 * count) }
-        guard isTracking, unfollowed == 0 else { return 0 }
-        var ranges = open.values.flatMap(\.ranges)
+        guard let reads, reads.unfollowed == 0 else { return 0 }
+        var ranges = reads.open.values.flatMap(\.ranges)
         if let lookback { ranges.append(lookback...Int.max) }
         ranges += spawns.map { $0...$0 }
         ranges.sort { $0.lowerBound < $1.lowerBound }
@@ -205,7 +232,7 @@ struct BreakdownKeeper {
     }
 
     /// The earliest position an open request reads.
-    var earliestRead: Int? { open.values.lazy.map(\.earliest).min() }
+    var earliestRead: Int? { reads?.open.values.lazy.map(\.earliest).min() }
 
     /// The index of the first kept event at or after `position` (binary search).
     func firstIndex(atOrAfter position: Int) -> Int {

@@ -68,6 +68,13 @@ package struct PerRuntime<State> {
             slotKeys[made] = key
         } else {
             made = states.count
+            // A quarter more at a time, not twice: past tens of thousands of runtimes open at
+            // once, a doubled table is mostly room (78,126 states in room for 131,072).
+            if states.count == states.capacity {
+                let room = states.count + max(16, states.count / 4)
+                states.reserveCapacity(room)
+                slotKeys.reserveCapacity(room)
+            }
             states.append(make())
             slotKeys.append(key)
         }

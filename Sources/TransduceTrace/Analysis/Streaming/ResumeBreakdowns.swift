@@ -29,8 +29,9 @@ package struct ResumeBreakdowns {
     private let keepsWindows: Bool
     /// Requests whose windows reach back before what was kept, in resume order.
     /// (Their keys only, 16 bytes each: at 10M events in 78,126 runtimes, half of them open at
-    /// once, 630,000 are missed, and the requests whole took 63 MB.)
-    package private(set) var missed: [TraceIndex.Key] = []
+    /// once, 630,000 are missed, and the requests whole took 63 MB. In chunks: an array doubled
+    /// to room for a million of them at the pass's peak.)
+    package private(set) var missed = ChunkedArray<TraceIndex.Key>()
     /// Whether more than ``maxMissed`` were missed (the rest are lost: say so).
     package private(set) var missedOverflow = false
 
@@ -55,14 +56,15 @@ package struct ResumeBreakdowns {
 
     /// A runtime's kept events (``BreakdownKeeper``: past a thousand, only what its waiting
     /// requests read, what a re-entry's window could start at and its live tasks' spawns).
+    /// (In this order, 64 bytes: 78,126 runtimes open at once hold one each.)
     private struct Kept {
         var keeper = BreakdownKeeper(tracking: false)
-        /// Every event of the runtime seen: the most a pass that breaks down its requests keeps.
-        var seen = 0
-        /// Events appended since the runtime's last trim.
-        var sinceTrim = 0
+        /// Events appended since the runtime's last trim (at most 4,096).
+        var sinceTrim: Int32 = 0
         /// Whether a request of it is in ``missed``.
         var missedAny = false
+        /// Every event of the runtime seen: the most a pass that breaks down its requests keeps.
+        var seen = 0
         var count: Int { keeper.count }
     }
 
@@ -85,7 +87,7 @@ package struct ResumeBreakdowns {
     /// may add up to more) keeps at most that many events at once, as the first pass does: what
     /// it misses is in its own ``missed``, for passes that keep whatever their windows read
     /// (its ``takeMissedBatches(spread:)``). A runtime alone keeps whatever its windows read.
-    package init(missed batch: [TraceIndex.Key], maxKept: Int = .max, keepsWindows: Bool = false) {
+    package init(missed batch: some Collection<TraceIndex.Key>, maxKept: Int = .max, keepsWindows: Bool = false) {
         self.keepsWindows = keepsWindows
         only = Set(batch)
         waiting = Set(batch)
@@ -189,7 +191,7 @@ package struct ResumeBreakdowns {
     /// where its runtimes' last one resumed (``isDone``): in key order, nearly every batch's pass
     /// read to the end. The pass finds a batch's requests in resume order.
     package var missedBatches: [[TraceIndex.Key]] {
-        var keys = missed
+        var keys = Array(missed)
         return batches(of: &keys, spread: 1)
     }
 
@@ -246,8 +248,8 @@ package struct ResumeBreakdowns {
         windows = RequestWindows(keeps: false)
         for slot in kept.allSlots { kept[slot: slot].keeper = BreakdownKeeper(tracking: false) }
         keptCount = 0
-        var keys = missed
-        missed = []
+        var keys = Array(missed)
+        missed = ChunkedArray()
         let batches = batches(of: &keys, spread: max(1, spread))
         kept = PerRuntime()
         seenOfReleased = [:]

@@ -141,7 +141,7 @@ package struct OTLPStream {
     /// The third pass, where ``missed`` has requests: takes the next event, in order (of a pass
     /// ``beginMissedPass(_:maxKept:)`` began; without one, of a single pass for every missed request).
     package mutating func consumeMissed(_ e: TraceEvent) {
-        if missedBreakdowns == nil { beginMissedPass(breakdowns.missed) }
+        if missedBreakdowns == nil { beginMissedPass(Array(breakdowns.missed)) }
         // A link names a task and a trace context of the request's own runtime: the events of
         // runtimes outside the batch are of no use (followed anyway, they were a quarter of the
         // CPU of an export of thousands of runtimes, most of its requests missed).
