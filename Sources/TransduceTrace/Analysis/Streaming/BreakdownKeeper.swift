@@ -47,9 +47,6 @@ struct BreakdownKeeper {
     /// Whether what open requests read is followed (and kept events let go of what none reads).
     var isTracking: Bool { reads != nil }
 
-    /// The open requests' reads, by dispatch.
-    var open: [UInt64: BreakdownReads] { reads?.open ?? [:] }
-
     /// A keeper that follows what its requests read from the start, or (not `tracking`) that
     /// keeps every event until ``startTracking(_:)``: a runtime that never keeps a thousand
     /// events at once (most, in a trace of a runtime per connection) pays nothing for it.
