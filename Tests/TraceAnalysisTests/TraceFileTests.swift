@@ -192,6 +192,87 @@ import TransduceTestSupport
         }
     }
 
+    /// A reader takes a process chunk whose checksum and bytes are those of one it checked before
+    /// as checked (a two-process trace repeats one before every run of events): any byte of a
+    /// repeat changed, or its checksum, is still caught, and a repeat that names a new host with
+    /// a right checksum still moves the host: with two processes (every repeat remembered) and
+    /// with more than the reader remembers.
+    @Test(arguments: [2, 12]) func repeatedProcessChunksAreCheckedByTheirBytes(processes: Int) throws {
+        var numbers = SeededRandom(seed: 11)
+        var hosts: [UInt32: String] = [:]
+        let last = UInt32(processes)
+        for pid in UInt32(1)...last where pid != 5 {
+            hosts[pid] = pid == 7 ? String(repeating: "h", count: 70) : "host-\(pid)"
+        }
+        var events: [TraceEvent] = []
+        var pid: UInt32 = 1
+        for i in 0..<3_000 {
+            if numbers.chance(30) { pid = numbers.chance(70) ? pid % last + 1 : UInt32(1 + numbers.next(below: UInt64(last))) }
+            var e = TraceEvent(kind: .transduce, time: UInt64(i + 1), thread: 1, runtime: UInt64(1 + i % 3))
+            e.label = "event-\(i % 5)"
+            e.process = pid
+            events.append(e)
+        }
+        var written = Trace(events: events)
+        written.hosts = hosts
+        let whole = written.binaryBytes()
+        func read(_ bytes: [UInt8]) throws -> (events: [TraceEvent], notes: [String], hosts: [UInt32: String]) {
+            let stepped = try TraceFileReader(bytes: bytes, name: "t").readAll()
+            let reader = try TraceFileReader(bytes: bytes, name: "t")
+            var streamed: [TraceEvent] = []
+            reader.forEach { streamed.append($0) }
+            #expect(streamed == stepped.events && reader.notes == stepped.notes && reader.hosts == stepped.hosts)
+            return (stepped.events, stepped.notes, stepped.hosts)
+        }
+        let plain = try read(whole)
+        #expect(plain.events == events && plain.notes.isEmpty && plain.hosts == hosts)
+
+        // The process chunks that repeat one of their process written before.
+        var repeats: [(offset: Int, length: Int, pid: UInt32)] = []
+        var seen: Set<UInt32> = []
+        var offset = TraceFileFormat.headerSize
+        while offset + TraceFileFormat.chunkHeaderSize <= whole.count {
+            let length = whole.withUnsafeBytes { Int($0.le(offset + 4, as: UInt32.self)) }
+            if whole[offset] == TraceFileFormat.Tag.process.rawValue {
+                let pid = whole.withUnsafeBytes { $0.le(offset + TraceFileFormat.chunkHeaderSize, as: UInt32.self) }
+                if !seen.insert(pid).inserted { repeats.append((offset, length, pid)) }
+            }
+            offset += TraceFileFormat.chunkHeaderSize + length
+        }
+        #expect(repeats.count > 100)
+        for (n, chunk) in repeats.enumerated() where n % 7 == 0 {
+            let payload = chunk.offset + TraceFileFormat.chunkHeaderSize
+            // A byte of the pid, of the host, the last byte, or of the checksum itself.
+            for position in [payload, payload + chunk.length - 1, payload + 4 + n % max(1, chunk.length - 4), chunk.offset + 9]
+            where position < payload + chunk.length || position == chunk.offset + 9 {
+                var damaged = whole
+                damaged[position] ^= 0x20
+                let got = try read(damaged)
+                #expect(got.notes.count == 1, "flip at \(position) went unnoticed")
+                #expect(got.notes.first?.contains("checksum mismatch in a process chunk") == true)
+                #expect(got.notes.first?.contains("byte offset \(chunk.offset);") == true)
+                #expect(got.events == Array(events.prefix(got.events.count)))
+            }
+        }
+        // A repeat renamed, its checksum made right: the host is the one the process's last
+        // chunk names, as when every chunk is compared (renamed, then named as before again by
+        // a later repeat: the bytes of a chunk checked before the renaming).
+        let named = repeats.indices.filter { repeats[$0].length > 4 }
+        for i in [named[named.count / 2], named.last!] {
+            let chunk = repeats[i]
+            var moved = whole
+            let start = chunk.offset + TraceFileFormat.chunkHeaderSize
+            moved[start + 4] = UInt8(ascii: "H")
+            let checksum = CRC32.checksum(Array(moved[start..<start + chunk.length]))
+            for k in 0..<4 { moved[chunk.offset + 8 + k] = UInt8(truncatingIfNeeded: checksum >> (8 * k)) }
+            let later = repeats[(i + 1)...].contains { $0.pid == chunk.pid }
+            let after = try read(moved)
+            #expect(after.events == events && after.notes.isEmpty)
+            #expect(after.hosts[chunk.pid] == (later ? hosts[chunk.pid]! : "H" + hosts[chunk.pid]!.dropFirst()), "\(i)")
+            #expect(i == named.last! || later)
+        }
+    }
+
     @Test func foreignFilesAreRejectedWithTheOffset() throws {
         let bytes = trace.binaryBytes()
         var wrongMagic = bytes

@@ -20,6 +20,14 @@ package enum CRC32 {
     }()
 
     package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        tables.withUnsafeBufferPointer { checksum(bytes, tables: $0) }
+    }
+
+    /// ``checksum(_:)`` with ``tables`` fetched by the caller: a reader checks a chunk every few
+    /// events, and fetching the lazily made tables (a `swift_once` call) each time was 1% of
+    /// `summary`.
+    @inline(__always)
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, tables: UnsafeBufferPointer<UInt32>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         var done = 0
         // Carry-less multiplication folds most of it where the processor has it (C, one
@@ -27,7 +35,7 @@ package enum CRC32 {
         if bytes.count >= 64, let base = bytes.baseAddress {
             crc = clttng_crc32_fold(crc, base.assumingMemoryBound(to: UInt8.self), bytes.count, &done)
         }
-        return ~tables.withUnsafeBufferPointer { sliced(crc, bytes, from: done, tables: $0) }
+        return ~sliced(crc, bytes, from: done, tables: tables)
     }
 
     /// `crc` carried over `bytes` from byte `start` on, eight bytes a step, then four, then one:

@@ -57,6 +57,10 @@ public final class TraceFileReader {
     @exclusivity(unchecked) private var chunkIndex = 0
     @exclusivity(unchecked) private var chunkOffset = 0
     @exclusivity(unchecked) private var finished = false
+    /// Process chunks already checked, whose repeats need no checksum (see the type).
+    @exclusivity(unchecked) private var checkedProcesses = CheckedProcessChunks()
+    /// The checksum's tables, fetched once (see ``CRC32/checksum(_:tables:)``).
+    private let checksumTables = CRC32.tables
 
     /// A place an events chunk starts, where reading can begin again (``init(path:resumingAt:strings:hosts:)``):
     /// its chunk header's byte offset and what a reader knows there.
@@ -151,6 +155,7 @@ public final class TraceFileReader {
     deinit {
         chunk.deallocate()
         header.deallocate()
+        checkedProcesses.deallocate()
     }
 
     /// The next event, or `nil` at the end of the trace or at the first damage.
@@ -289,7 +294,14 @@ public final class TraceFileReader {
         }
         chunkLength = length
         let payload = UnsafeRawBufferPointer(start: self.payload, count: length)
-        let actual = CRC32.checksum(payload)
+        if tag == .process && checkedProcesses.contains(checksum: crc, payload) {
+            // The bytes of a process chunk that passed before: the same process and host.
+            process = payload.le(0, as: UInt32.self)
+            chunkOffset = offset + TraceFileFormat.chunkHeaderSize
+            offset += TraceFileFormat.chunkHeaderSize + length
+            return true
+        }
+        let actual = checksumTables.withUnsafeBufferPointer { CRC32.checksum(payload, tables: $0) }
         guard actual == crc else {
             note("checksum mismatch in a \(tag) chunk (damaged bytes)", at: offset)
             return false
@@ -334,8 +346,14 @@ public final class TraceFileReader {
             let name = UnsafeRawBufferPointer(rebasing: payload[4..<length])
             if hosts[process].map({ !Self.same($0, name) }) ?? (length > 4) {
                 let host = String(decoding: payload[4..<length], as: UTF8.self)
-                if !host.isEmpty && hosts.count < 65_536 { hosts[process] = host }
+                if !host.isEmpty && hosts.count < 65_536 {
+                    hosts[process] = host
+                    // A chunk checked before may name the host this one replaced: forgotten, so
+                    // that a repeat of it moves the host back as it would have.
+                    checkedProcesses.removeAll()
+                }
             }
+            checkedProcesses.insert(checksum: crc, payload)
         case .footer:
             guard
                 [TraceFileFormat.footerSize, TraceFileFormat.slowFooterSize, TraceFileFormat.occasionFooterSize]
