@@ -33,6 +33,10 @@ let package = Package(
         // What only the tools run (child processes, loopback ports, `lttng` sessions): not a
         // product, so no app that links TransduceTrace compiles it.
         .target(name: "TraceTooling", dependencies: ["Transduce"]),
+        // What the tools read a trace through (files, pipes, CTF through a reader child, copies,
+        // indexes, passes, the selection): trace-view's views are folds over its TraceSource.
+        .target(
+            name: "TraceInputs", dependencies: ["TransduceTrace", "TransduceTraceCTF", "TraceTooling", "CTraceRing"]),
         // The built-in workload of `trace-view demo` and the examples: public runtime API only.
         .target(name: "TransduceDemo", dependencies: ["Transduce"]),
         // Reading LTTng CTF traces through libbabeltrace2 (kept apart so apps need not link it).
@@ -52,6 +56,7 @@ let package = Package(
             name: "trace-view",
             dependencies: [
                 "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "Transduce", "CTraceRing", "TraceTooling", "CCurl",
+                "TraceInputs",
             ],
             // The report's script, a JavaScript file of its own, compiled in as a string (EmbedText).
             exclude: ["Report/report.js"],
@@ -133,14 +138,14 @@ let package = Package(
             name: "TraceViewerTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "TraceFuzzHarness", "CTraceRing", "TransduceTestSupport", "TraceTooling",
+                "TraceFuzzHarness", "CTraceRing", "TransduceTestSupport", "TraceTooling", "TraceInputs",
             ]),
         // LTTng-UST: sessions, babeltrace2, record, live and the relay daemon (skipped without them).
         .testTarget(
             name: "TraceLTTngTests",
             dependencies: [
                 "Transduce", "TransduceTrace", "TransduceTraceCTF", "TransduceDemo", "TracedExample", "trace-view",
-                "CLTTng", "TransduceTestSupport", "TraceTooling",
+                "CLTTng", "TransduceTestSupport", "TraceTooling", "TraceInputs",
             ]),
         // Bounded memory: millions of events through every view, each keeping a core busy for
         // seconds (run alone by scripts/test-runs.sh).

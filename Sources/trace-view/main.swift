@@ -1,3 +1,5 @@
+import TraceInputs
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -3,6 +3,7 @@ import Testing
 import TraceTooling
 import TransduceTestSupport
 
+@testable import TraceInputs
 @testable import TransduceTrace
 @testable import trace_view
 

@@ -4,6 +4,7 @@ import TraceTooling
 import TransduceTestSupport
 import TransduceTrace
 
+@testable import TraceInputs
 @testable import trace_view
 
 /// `export --otlp-endpoint`/`--send` beside the OpenTelemetry Python SDK's own exporter

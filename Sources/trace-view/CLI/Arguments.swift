@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// Hand-written argument parsing in the shape of swift-argument-parser: options with values,

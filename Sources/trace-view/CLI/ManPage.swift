@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// The manual page (roff, `man -l`) made from the command registry: the same synopses, options

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// Every subcommand, in the order the help lists them, and the dispatch from a command line to

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `--format text|json|tsv` of the table commands (`tasks`, `slow`, `summary`, `contention`,

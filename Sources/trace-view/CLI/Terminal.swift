@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 #if canImport(Glibc)
@@ -125,20 +126,12 @@ enum Terminal {
     }
 
     /// Writes `text` to standard error as it is (no newline).
-    static func errorRaw(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
-    }
+    static func errorRaw(_ text: String) { StandardError.write(text) }
 
     /// Writes `text` and a newline to standard error, every control character in it (but its
     /// newlines) shown as an escape: messages quote values from the user, the trace and the
     /// network, which must not drive the terminal.
-    static func error(_ text: String) {
-        let safe = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { TransduceTrace.escapingControls(String($0), keepingColour: false) }.joined(separator: "\n")
-        var bytes = Array((safe + "\n").utf8)
-        _ = bytes.withUnsafeMutableBytes { writeBytes(STDERR_FILENO, $0.baseAddress, $0.count) }
-    }
+    static func error(_ text: String) { StandardError.line(text) }
 }
 
 /// write(2), by the name of the platform's C library (Glibc or Darwin).

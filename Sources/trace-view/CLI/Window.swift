@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// The `--from`/`--to` window, either bound open.

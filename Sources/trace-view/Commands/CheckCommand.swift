@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view check`: the runtime's invariants, checked on a trace.

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view completion SHELL`: the shell completion script for bash, zsh or fish.

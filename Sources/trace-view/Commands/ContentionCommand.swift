@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view contention`: gate wait and hold distributions, in one streaming pass.

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceDemo
 import TransduceTrace
 

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view diff BASE NEW`: two runs compared request by request, for people and for CI.

@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view export`: Perfetto's native format, Chrome Trace JSON, OpenTelemetry (OTLP JSON),

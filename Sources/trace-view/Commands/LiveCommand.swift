@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TraceInputs
 import TraceTooling
 import Transduce
 import TransduceTrace

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view man`: the manual page, in roff.

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view report`: one self-contained HTML page of a trace (``ReportModel`` drawn by

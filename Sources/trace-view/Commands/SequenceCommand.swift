@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 #if canImport(Glibc)

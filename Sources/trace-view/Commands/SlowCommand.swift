@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view slow`: the slowest requests, each latency split into its parts.

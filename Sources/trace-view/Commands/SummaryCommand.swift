@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view summary`: counts, runtimes, span and losses, in one streaming pass.

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `trace-view test-from TRACE --from C1 --to C2`: a window of recorded cycles written as a

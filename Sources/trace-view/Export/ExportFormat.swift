@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import TransduceTrace
 
 /// The formats of `trace-view export`. Each states the options it takes and how it writes, so

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `export --format csv --table requests|tasks|cycles|events`: a trace as tables for pandas,

@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent

@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import Transduce
 import TransduceTrace
 import TransduceTraceCTF

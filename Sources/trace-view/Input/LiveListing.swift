@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TraceInputs
 import TraceTooling
 import Transduce
 import TransduceTrace

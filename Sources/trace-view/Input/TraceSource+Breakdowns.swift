@@ -1,3 +1,4 @@
+import TraceInputs
 import TransduceTrace
 
 extension TraceSource {

@@ -1,4 +1,5 @@
 import Dispatch
+import TraceInputs
 import Transduce
 import TransduceTrace
 

@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import TraceTooling
 import TransduceTrace
 

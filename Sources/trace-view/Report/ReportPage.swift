@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import TransduceTrace
 
 /// The report's HTML: one document with its style (``ReportStyle``), its script

@@ -1,3 +1,4 @@
+import TraceInputs
 import Transduce
 import TransduceTrace
 

@@ -1,4 +1,5 @@
 import CCurl
+import TraceInputs
 import Transduce
 import TransduceTrace
 

@@ -1,4 +1,5 @@
 import Foundation
+import TraceInputs
 import TransduceTrace
 
 /// Where and how `export --otlp-endpoint`/`--send` sends spans, resolved as the OpenTelemetry

@@ -14,31 +14,31 @@ import TransduceTraceCTF
 /// Everything but a directory is opened once and streamed: standard input, pipes and named FIFOs
 /// work like files, and memory stays bounded whatever their size. The bytes read to tell the
 /// kind apart are put back in front, so nothing is lost. One TraceInput is read once.
-struct TraceInput {
-    enum Kind: String {
+package struct TraceInput {
+    package enum Kind: String {
         case binary = "trace file"
         case jsonLines = "JSON Lines"
         case ctf = "LTTng CTF trace"
     }
 
-    let path: String
-    let kind: Kind
+    package let path: String
+    package let kind: Kind
     private let source: DescriptorSource?
     /// For a trace `trace-view record` made: the tag of its command's processes, whose events
     /// alone are read (unless `--all-processes`).
-    let recordTag: String?
+    package let recordTag: String?
     /// For a trace `trace-view record` or `live -- COMMAND` kept: why it stops before its
     /// command's end (the relay daemon died mid-stream), if it does.
-    let incomplete: String?
+    package let incomplete: String?
     /// Whether the input can be read again from its start (a regular file or a CTF trace; not
     /// standard input or a FIFO): views that take two passes need it.
-    let rereadable: Bool
+    package let rereadable: Bool
 
     /// The file `trace-view record` leaves in its output directory: `tag=…`, `command=…` and,
     /// when the trace stops early, `incomplete=…` lines.
-    static let recordFile = "trace-view-record"
+    package static let recordFile = "trace-view-record"
 
-    init(path: String, allProcesses: Bool = false) throws {
+    package init(path: String, allProcesses: Bool = false) throws {
         self.path = path
         let record = path == "-" ? [:] : Self.recordFields(in: path)
         recordTag = allProcesses ? nil : record["tag"]
@@ -104,7 +104,7 @@ struct TraceInput {
 
     /// Records `why` the trace `trace-view record` or `live -- COMMAND` kept in `directory`
     /// stops early: every view of it then says so, and counts its losses as unknown.
-    static func markIncomplete(_ directory: String, why: String) {
+    package static func markIncomplete(_ directory: String, why: String) {
         guard let file = fopen(directory + "/" + recordFile, "ab") else { return }
         defer { fclose(file) }
         let line = "incomplete=" + Escaping.oneLine(why) + "\n"
@@ -120,7 +120,9 @@ struct TraceInput {
     /// Streams every event to `body`; returns the reader's notes (with values no runtime writes,
     /// see ``TraceSanity``) and the recorder counts if any.
     @discardableResult
-    func forEach(progress: Progress? = nil, _ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
+    package func forEach(progress: Progress? = nil, _ body: (TraceEvent) -> Void) throws -> (
+        notes: [String], counts: TraceCounts?
+    ) {
         var sanity = TraceSanity()
         var read = 0
         let (notes, counts) = try readEvents { event in
@@ -135,13 +137,13 @@ struct TraceInput {
 
     /// Stops ``forEach(progress:_:)`` after the event it is handing over (a trace file or JSON
     /// Lines; a CTF reader's child reads on, its events unread).
-    func stopReading() { hostTable.stop = true }
+    package func stopReading() { hostTable.stop = true }
 
     /// The host of each process, known once ``forEach(_:)`` has read the input.
-    var hosts: [UInt32: String] { hostTable.hosts }
+    package var hosts: [UInt32: String] { hostTable.hosts }
     /// Whether the tracer lost events in a number it did not say (LTTng's lost packets), known
     /// once ``forEach(_:)`` has read the input.
-    var lossesUnknown: Bool { hostTable.lossesUnknown }
+    package var lossesUnknown: Bool { hostTable.lossesUnknown }
     private let hostTable = HostTable()
 
     private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
@@ -178,7 +180,7 @@ struct TraceInput {
     /// describes the file as it is, or one built now, in one pass over this input, and kept
     /// beside it for later runs (when the directory can be written). Nil for other inputs.
     /// Reads this input when it builds: use it instead of ``forEach(progress:_:)``.
-    func fileIndex(progress: Progress? = nil) throws -> TraceFileIndex? {
+    package func fileIndex(progress: Progress? = nil) throws -> TraceFileIndex? {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else { return nil }
         if let kept = Self.keptIndex(of: path, identity: identity) { return kept }
         return try forEachIndexing(progress: progress) { _ in }.index
@@ -189,7 +191,7 @@ struct TraceInput {
     /// this same pass and kept. A view that reads stretches of the file later pays for its index
     /// once, not with a pass of its own. With `keepsIndex` false, the index is built (when none
     /// is kept) for this run only: for a file that goes with the run (``TraceCopy``).
-    func forEachIndexing(
+    package func forEachIndexing(
         progress: Progress? = nil, keepsIndex: Bool = true, _ body: (TraceEvent) -> Void
     ) throws -> (notes: [String], counts: TraceCounts?, index: TraceFileIndex?) {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else {
@@ -224,11 +226,11 @@ struct TraceInput {
     /// The index kept beside the trace at `path` if it can be trusted
     /// (``TraceFileIndex/load(sidecarOf:identity:key:)``); one that is forged, damaged or not a
     /// damaged is said once (on standard error) and ignored: the views read the trace.
-    static func keptIndex(of path: String, identity: TraceFileIndex.Identity) -> TraceFileIndex? {
+    package static func keptIndex(of path: String, identity: TraceFileIndex.Identity) -> TraceFileIndex? {
         let (index, refused) = TraceFileIndex.load(sidecarOf: path, identity: identity)
         if let refused, !refused.isNotAFile {
             let first = refusalsSaid.withLock { $0.insert(refused.description).inserted }
-            if first { Terminal.error("trace-view: note: \(refused.description): ignored, the trace itself is read") }
+            if first { StandardError.line("trace-view: note: \(refused.description): ignored, the trace itself is read") }
         }
         return index
     }
@@ -245,7 +247,9 @@ struct TraceInput {
     ///
     /// At most ``holdLimit`` events: a view that holds a longer trace stops with a clear error
     /// (``ExitStatus/tooLarge``) instead of running out of memory.
-    func load(progress: Progress? = nil, keep: (TraceEvent) -> Bool = { _ in true }) throws -> (trace: Trace, start: UInt64?) {
+    package func load(progress: Progress? = nil, keep: (TraceEvent) -> Bool = { _ in true }) throws -> (
+        trace: Trace, start: UInt64?
+    ) {
         var events: [TraceEvent] = []
         var start: UInt64?
         let limit = Self.holdLimit
@@ -276,18 +280,18 @@ struct TraceInput {
 
     /// Events between an index's places to start again: `TRACE_VIEW_INDEX_EVERY` (tests make them
     /// dense), or ``TraceFileIndex/interval``.
-    static let indexInterval: Int = {
+    package static let indexInterval: Int = {
         if let text = getenv("TRACE_VIEW_INDEX_EVERY").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
         return TraceFileIndex.interval
     }()
 
     /// The variable that sets ``holdLimit``.
-    static let limitVariable = "TRACE_VIEW_MAX_EVENTS"
+    package static let limitVariable = "TRACE_VIEW_MAX_EVENTS"
 
     /// How many events a view may hold: `TRACE_VIEW_MAX_EVENTS`, or half the memory the process
     /// may use (its `RLIMIT_AS`, or the machine's RAM) at 512 bytes an event (the event, its
     /// strings and its index entries).
-    static let holdLimit: Int = {
+    package static let holdLimit: Int = {
         if let text = getenv(limitVariable).map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
         var limit = rlimit()
         let ram = UInt64(max(0, sysconf(Int32(_SC_PHYS_PAGES)))) &* UInt64(max(0, sysconf(Int32(_SC_PAGESIZE))))
@@ -302,9 +306,9 @@ struct TraceInput {
 /// Where ``TraceInput`` keeps what its reader learnt of hosts (a TraceInput is a value read once),
 /// and whether its reader should stop.
 private final class HostTable {
-    var hosts: [UInt32: String] = [:]
-    var lossesUnknown = false
+    package var hosts: [UInt32: String] = [:]
+    package var lossesUnknown = false
     /// Asked before every event: unchecked, because a dynamic exclusivity check of it cost more
     /// than the read it guards (only the reading thread sets it, from within the read).
-    @exclusivity(unchecked) var stop = false
+    @exclusivity(unchecked) package var stop = false
 }

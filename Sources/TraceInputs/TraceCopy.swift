@@ -16,22 +16,22 @@ import TransduceTrace
 /// trace-view ends, SIGKILL included. It takes what the events take in a trace file (about 80
 /// bytes an event). A file system that fills up ends the view with status 74, naming the
 /// directory.
-struct TraceCopy {
+package struct TraceCopy {
     /// Where the passes read it.
-    let path: String
+    package let path: String
     private let descriptor: Int32
     private let directory: String
     private let input: String
     private var encoder = TraceFileEncoder()
     private var failure: Int32 = 0
     /// The events appended.
-    private(set) var events: UInt64 = 0
+    package private(set) var events: UInt64 = 0
 
     /// The variable naming the directory of temporary copies.
-    static let directoryVariable = "TMPDIR"
+    package static let directoryVariable = "TMPDIR"
 
     /// Makes an empty copy for the input at `input` (named in errors).
-    init(of input: String) throws {
+    package init(of input: String) throws {
         self.input = input
         let directory = getenv(Self.directoryVariable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         self.directory = directory
@@ -56,7 +56,7 @@ struct TraceCopy {
     }
 
     /// Appends one event.
-    mutating func append(_ event: TraceEvent) {
+    package mutating func append(_ event: TraceEvent) {
         events += 1
         guard failure == 0 else { return }
         var failure: Int32 = 0
@@ -67,7 +67,7 @@ struct TraceCopy {
 
     /// Writes what is pending and the footer; throws (status 74) when the copy could not be
     /// written whole.
-    mutating func finish(counts: TraceCounts?) throws {
+    package mutating func finish(counts: TraceCounts?) throws {
         var failure = self.failure
         let descriptor = descriptor
         if failure == 0 {

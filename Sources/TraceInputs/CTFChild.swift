@@ -23,15 +23,19 @@ import TransduceTraceCTF
 ///
 /// The child's standard error carries its notes (`note: …`), the host of each process
 /// (`host: PID NAME`) and a fatal error (`error: …`).
-enum CTFChild {
-    static let command = "__read-ctf"
-    static let memoryVariable = "TRANSDUCE_CTF_MEMORY_MB"
-    static let timeVariable = "TRANSDUCE_CTF_SECONDS"
+///
+/// The child is the running program's own executable (``selfExecutable()``) given ``command``:
+/// a program that opens CTF through a ``TraceSource`` answers that command by running the
+/// child's side (trace-view's `main` does, with its `CTFChild.run`).
+package enum CTFChild {
+    package static let command = "__read-ctf"
+    package static let memoryVariable = "TRANSDUCE_CTF_MEMORY_MB"
+    package static let timeVariable = "TRANSDUCE_CTF_SECONDS"
 
-    static var memoryBudgetMB: Int { environmentInteger(memoryVariable) ?? 2_048 }
+    package static var memoryBudgetMB: Int { environmentInteger(memoryVariable) ?? 2_048 }
 
     /// 30 s, plus one second per 2 MB of trace data (the trace directories' files).
-    static func timeBudget(for path: String) -> Double {
+    package static func timeBudget(for path: String) -> Double {
         if let seconds = environmentInteger(timeVariable) { return Double(seconds) }
         return 30 + Double(directoryBytes(path, depth: 0) / 2_000_000)
     }
@@ -63,81 +67,6 @@ enum CTFChild {
         return total
     }
 
-    // MARK: the child
-
-    /// The child's whole life: read `path`, stream it to standard output, exit.
-    static func run(_ arguments: [String]) -> Never {
-        // `--list URL`: the sessions a relay daemon offers (``LiveListing``).
-        let listing = arguments.first == "--list"
-        // `--live URL [TAG]`: an LTTng live session, streamed as it arrives.
-        let live = arguments.first == "--live"
-        let arguments = live || listing ? Array(arguments.dropFirst()) : arguments
-        guard arguments.count == 1 || arguments.count == 2 else {
-            Terminal.error("error: usage: trace-view \(command) [--live|--list] DIR|URL [RECORD-TAG]")
-            exit(64)
-        }
-        // Ends with trace-view, even when trace-view is killed outright.
-        _ = clttng_die_with_parent()
-        let limit = rlim_t(memoryBudgetMB) << 20
-        var budget = rlimit(rlim_cur: limit, rlim_max: limit)
-        _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &budget)
-        if listing { LiveListing.runChild(url: arguments[0]) }
-        // A relay daemon that stops answering would hold babeltrace2 on its socket forever.
-        if live { LiveBudget.startWatchdog(url: arguments[0]) }
-        #if os(Linux)
-            // A pipe of 1 MiB (F_SETPIPE_SZ) instead of 64 KiB: the two processes hand over the
-            // trace in fewer, larger turns (the switches between them were a sixth of a read).
-            // Where the system allows less, the pipe stays as it is.
-            _ = fcntl(STDOUT_FILENO, 1031, Int32(1 << 20))
-        #endif
-        var encoder = TraceFileEncoder()
-        var failed = false
-        let sink: ([UInt8]) -> Void = { bytes in
-            var offset = 0
-            while offset < bytes.count && !failed {
-                let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { failed = true }
-            }
-        }
-        var count: UInt64 = 0
-        // The events' texts, each numbered once by its bytes: the numbers are the file's string
-        // ids (no `String` is made per event, and no text hashed twice).
-        let texts = CTFTextTable()
-        do {
-            let tag = arguments.count == 2 ? arguments[1] : nil
-            let result: CTFTraceReader.Result
-            if live {
-                // While no data comes, what was read so far goes to the parent at once.
-                result = try CTFTraceReader.readLive(
-                    url: arguments[0], recordTag: tag, texts: texts,
-                    idle: {
-                        LiveBudget.progress()
-                        encoder.flush(into: sink)
-                        return failed  // the parent is gone
-                    }
-                ) { event, label, label2 in
-                    encoder.append(event, label: label, label2: label2, text: texts.text, into: sink)
-                    count += 1
-                    if count & 255 == 0 { LiveBudget.progress() }
-                }
-            } else {
-                result = try CTFTraceReader.read(path: arguments[0], recordTag: tag, texts: texts) { event, label, label2 in
-                    encoder.append(event, label: label, label2: label2, text: texts.text, into: sink)
-                    count += 1
-                }
-            }
-            encoder.finish(counts: result.counts(events: count), into: sink)
-            for note in result.lossNotes { Terminal.error("loss: \(note)") }
-            for note in result.notes { Terminal.error("note: \(note)") }
-            if result.uncountedDiscards > 0 || result.discardedPackets > 0 { Terminal.error("losses: unknown") }
-            for (pid, host) in result.hosts.sorted(by: { $0.key < $1.key }) { Terminal.error("host: \(pid) \(host)") }
-            exit(0)
-        } catch {
-            Terminal.error("error: \(error)")
-            exit(65)
-        }
-    }
-
     // MARK: the parent
 
     /// Reads `path` through a child, streaming its events to `body`. Returns notes (the child's,
@@ -147,7 +76,7 @@ enum CTFChild {
     /// `started` is given the child's process id as soon as it runs (to stop it early).
     /// `memoryMB` is the child's memory budget (``memoryBudgetMB`` by default; several live
     /// readers share it).
-    static func read(
+    package static func read(
         path: String, recordTag: String? = nil, live: Bool = false, memoryMB: Int? = nil,
         started: (pid_t) -> Void = { _ in },
         _ body: (TraceEvent) -> Void
@@ -208,7 +137,7 @@ enum CTFChild {
         for line in readLines(errors) {
             if line == "losses: unknown" { lossesUnknown = true }
             // What LTTng lost: said, not damage (the counts carry the number).
-            if line.hasPrefix("loss: ") { Terminal.error("trace-view: note: \(path): " + line.dropFirst(6)) }
+            if line.hasPrefix("loss: ") { StandardError.line("trace-view: note: \(path): " + line.dropFirst(6)) }
             if line.hasPrefix("note: ") {
                 if childNotes.count < 100 { childNotes.append(path + ": " + line.dropFirst(6)) }
             } else if line.hasPrefix("host: ") {
@@ -243,7 +172,7 @@ enum CTFChild {
     }
 
     /// This program's own executable (the child is this same binary).
-    static func selfExecutable() -> String {
+    package static func selfExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4_096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return CommandLine.arguments[0] }

@@ -22,9 +22,9 @@ import TransduceTrace
 ///
 /// Every pass hands over the events the command's selection (`--runtime`, `--pid`) keeps; the
 /// first checks that the selection matched (status 66 when it did not).
-final class TraceSource {
+package final class TraceSource {
     /// How a view reads.
-    enum Access {
+    package enum Access {
         /// One pass.
         case once
         /// Passes, as many as the view needs.
@@ -45,38 +45,36 @@ final class TraceSource {
     }
 
     /// TRACE as given.
-    let path: String
+    package let path: String
     /// The input's kind.
-    var kind: TraceInput.Kind { input.kind }
+    package var kind: TraceInput.Kind { input.kind }
     /// The name views show for the input: its last path component, or "standard input".
-    var name: String { Self.name(of: path) }
+    package var name: String { Self.name(of: path) }
 
-    /// The name views show for TRACE in `args` (``name``), before it is opened.
-    static func name(of args: Arguments) throws -> String { name(of: try args.trace()) }
-
-    private static func name(of path: String) -> String {
+    /// The name views show for the input at `path` (``name``), before it is opened.
+    package static func name(of path: String) -> String {
         path == "-" ? "standard input" : (path.split(separator: "/").last.map(String.init) ?? path)
     }
 
     /// The selection of the first pass: how many events it matched, once read.
-    var selection: Selection
+    package var selection: Selection
 
     /// The input's notes (damage, values no runtime writes), known after the first pass.
-    private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
     /// The recorder's counts, if the input has them, known after the first pass.
-    private(set) var counts: TraceCounts?
+    package private(set) var counts: TraceCounts?
     /// The host of each process, known after the first pass.
-    private(set) var hosts: [UInt32: String] = [:]
+    package private(set) var hosts: [UInt32: String] = [:]
     /// Whether the tracer lost events in a number it did not say, known after the first pass.
-    private(set) var lossesUnknown = false
+    package private(set) var lossesUnknown = false
     /// The earliest time of all the events (selected or not), known after the first pass:
     /// views count times from it.
-    private(set) var firstTime: UInt64?
+    package private(set) var firstTime: UInt64?
     /// The index of the file the passes read, for a source that ``Access/seeks`` (after the
     /// first pass, or ``seekIndex()``); nil when it could not be made. A trace file's kept index
     /// is loaded when first asked for, after the passes that do not need it: at 10M events in
     /// 78,126 runtimes it is 44 MB, that `report` held through its passes for nothing.
-    var index: TraceFileIndex? {
+    package var index: TraceFileIndex? {
         if let madeIndex { return madeIndex }
         guard access.seeksIndex, passes > 0, readsInPlace else { return nil }
         return kept(keeping: true)
@@ -85,13 +83,13 @@ final class TraceSource {
     private var madeIndex: TraceFileIndex?
     /// How many passes have been read, and how many of them read the input itself (the rest
     /// read its copy).
-    private(set) var passes = 0
-    private(set) var inputReads = 0
+    package private(set) var passes = 0
+    package private(set) var inputReads = 0
     /// Whether the input was read once more, in a pass of its own, to index it (``Access/seeks``).
     private var indexedApart = false
     /// The events the pass under way has read so far, selected or not (counted in steps of
     /// 16,384 while it reads, exactly at its end).
-    private(set) var read: UInt64 = 0
+    package private(set) var read: UInt64 = 0
 
     private let input: TraceInput
     private let access: Access
@@ -109,26 +107,24 @@ final class TraceSource {
     /// view is done with it, how many passes its view read, how many times it read the input
     /// itself and how many events they read (`trace-view: reads: 3 passes, 1 of the input, 52000
     /// events`).
-    static let saysReads = getenv("TRACE_VIEW_SAY_READS") != nil
+    package static let saysReads = getenv("TRACE_VIEW_SAY_READS") != nil
 
     deinit {
         if Self.saysReads {
-            Terminal.error(
+            StandardError.line(
                 "trace-view: reads: \(passes) pass\(passes == 1 ? "" : "es"), \(inputReads) of the input, \(eventsRead) events"
                     + (indexedApart ? ", and the input once more to index it" : ""))
         }
     }
 
-    /// Opens TRACE (the first positional argument) with the selection of `args`.
-    convenience init(_ args: Arguments, access: Access) throws {
-        try self.init(path: try args.trace(), args, access: access)
-    }
-
-    /// Opens `path` (one of the inputs of a command of several) with the selection of `args`.
-    init(path file: String, _ args: Arguments, access: Access) throws {
-        input = try TraceInput(path: file, allProcesses: args.flag("all-processes"))
+    /// Opens `path` (a trace file, a JSON Lines file, an LTTng CTF directory, `-` for standard
+    /// input) for a view that reads as `access` says, its passes handing over what `selection`
+    /// keeps; with `allProcesses`, a trace `trace-view record` kept is read whole, not only its
+    /// command's processes. Throws ``CLIError`` (with its exit status) when it cannot be opened.
+    package init(path file: String, selection: Selection, allProcesses: Bool = false, access: Access) throws {
+        input = try TraceInput(path: file, allProcesses: allProcesses)
         path = input.path
-        selection = try Selection(args)
+        self.selection = selection
         freshSelection = selection
         self.access = access
     }
@@ -137,14 +133,14 @@ final class TraceSource {
     private var readsInPlace: Bool { input.kind == .binary && input.rereadable }
 
     /// Whether the first pass copies the input before it reads (``TraceCopy``).
-    var copies: Bool { access != .once && !readsInPlace }
+    package var copies: Bool { access != .once && !readsInPlace }
 
     /// How many events the input had, once it is copied.
-    var copiedEvents: Int? { copy.map { Int($0.events) } }
+    package var copiedEvents: Int? { copy.map { Int($0.events) } }
 
     /// How many events the first pass will read, when known before it: the count of the trace
     /// file's kept index.
-    var knownEvents: Int? { kept(keeping: true)?.events }
+    package var knownEvents: Int? { kept(keeping: true)?.events }
 
     /// The index kept beside a trace file, when it can be trusted (read, checked and decoded:
     /// tens of MB at 10M events). Looked up once and kept when `keeping` (for ``knownEvents``,
@@ -175,7 +171,7 @@ final class TraceSource {
 
     /// The file every pass reads, and that the index (``index``) reads stretches of: the trace
     /// file, or its copy. Nil before the first pass, and for a source read once.
-    var passPath: String? {
+    package var passPath: String? {
         if readsInPlace && access != .once { return path }
         return copy?.path
     }
@@ -183,7 +179,7 @@ final class TraceSource {
     /// One pass: hands `body` every event the selection keeps, in the input's order. The first
     /// reads the input (and, for several passes of anything but a trace file, copies it first),
     /// and throws when the selection matched none of it.
-    func pass(_ body: (TraceEvent) -> Void) throws {
+    package func pass(_ body: (TraceEvent) -> Void) throws {
         precondition(passes == 0 || access != .once, "a source of one pass read twice")
         let number = passes
         passes += 1
@@ -264,7 +260,7 @@ final class TraceSource {
     /// Ends the pass under way after the event its body has: for a later pass whose view has
     /// what it needs before the end. (The first pass reads the whole input: it finds what the
     /// input says of itself, and copies it.)
-    func endPass() {
+    package func endPass() {
         later?.stopReading()
     }
 
@@ -287,7 +283,7 @@ final class TraceSource {
 
     /// Reads a later pass anew, from any thread: for what reads on demand after the source's own
     /// passes (the terminal UI's diagrams). Available after the first pass of several.
-    func rereader() -> @Sendable ((TraceEvent) -> Void) throws -> Void {
+    package func rereader() -> @Sendable ((TraceEvent) -> Void) throws -> Void {
         let path = passPath!
         let fresh = freshSelection
         return { body in
@@ -299,7 +295,7 @@ final class TraceSource {
     /// The index alone, for a view that seeks before any pass (`sequence --request`): the trace
     /// file's kept index, else one built in a pass of its own; for other inputs, the copy's. Its
     /// runtimes are counted in the selection, checked.
-    func seekIndex() throws -> TraceFileIndex? {
+    package func seekIndex() throws -> TraceFileIndex? {
         precondition(access.seeksIndex && passes == 0, "an index is found before any pass of a seeking source")
         passes += 1
         if readsInPlace {
@@ -321,7 +317,7 @@ final class TraceSource {
 
     /// Holds the selected events in memory (at most ``TraceInput/holdLimit``: status 80 past it)
     /// and returns them, with the earliest time of all the events.
-    func hold() throws -> (trace: Trace, start: UInt64?) {
+    package func hold() throws -> (trace: Trace, start: UInt64?) {
         precondition(passes == 0, "a source is held before any pass")
         passes += 1
         inputReads += 1

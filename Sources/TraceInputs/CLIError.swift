@@ -1,5 +1,5 @@
 /// trace-view's exit statuses: the one list the code throws and the help describes.
-enum ExitStatus: Int32, CaseIterable {
+package enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// `check` found broken invariants; `diff`: a `--fail-on` rule held.
     case invariantsBroken = 1
@@ -32,7 +32,7 @@ enum ExitStatus: Int32, CaseIterable {
     case tooLarge = 80
 
     /// What the help says of it.
-    var meaning: String {
+    package var meaning: String {
         switch self {
         case .success: "success"
         case .invariantsBroken: "check found broken invariants; diff: a --fail-on rule held"
@@ -56,17 +56,17 @@ enum ExitStatus: Int32, CaseIterable {
 }
 
 /// A failure the user can fix: printed as one line, exits with `status`.
-struct CLIError: Error {
-    var message: String
-    var status: Int32
+package struct CLIError: Error {
+    package var message: String
+    package var status: Int32
 
-    init(message: String, status: Int32) {
+    package init(message: String, status: Int32) {
         self.message = message
         self.status = status
     }
 
-    init(_ message: String, _ status: ExitStatus) { self.init(message: message, status: status.rawValue) }
+    package init(_ message: String, _ status: ExitStatus) { self.init(message: message, status: status.rawValue) }
 
-    static func usage(_ message: String) -> CLIError { CLIError(message, .usage) }
-    static func data(_ message: String) -> CLIError { CLIError(message, .data) }
+    package static func usage(_ message: String) -> CLIError { CLIError(message, .usage) }
+    package static func data(_ message: String) -> CLIError { CLIError(message, .data) }
 }

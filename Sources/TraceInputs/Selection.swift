@@ -2,30 +2,32 @@ import TransduceTrace
 
 /// `--runtime ID` (the id within its process) and `--pid PID`, together or alone: which
 /// events a command looks at, and what the trace had when none matched.
-struct Selection {
-    let runtime: UInt64?
-    let pid: UInt64?
-    private(set) var matched = 0
-    private(set) var total = 0
+package struct Selection {
+    package let runtime: UInt64?
+    package let pid: UInt64?
+    package private(set) var matched = 0
+    package private(set) var total = 0
     /// Runtimes seen, for the error (a few: a hostile trace may name millions).
-    private(set) var seen: [RuntimeKey] = []
+    package private(set) var seen: [RuntimeKey] = []
 
-    init(_ args: Arguments) throws {
-        runtime = try args.integer("runtime")
-        pid = try args.integer("pid")
+    /// The events of runtime `runtime` (its id within its process), of process `pid`, or both;
+    /// every event when both are nil. Throws (a usage error) for a pid no process can have.
+    package init(runtime: UInt64?, pid: UInt64?) throws {
+        self.runtime = runtime
+        self.pid = pid
         if let pid, pid > UInt64(UInt32.max) { throw CLIError.usage("--pid \(pid) is not a process id") }
     }
 
     /// Only the runtime of key `key` (``RuntimeKey``).
-    init(key: RuntimeKey) {
+    package init(key: RuntimeKey) {
         runtime = key.runtime
         let process = key.process
         pid = process == 0 ? nil : UInt64(process)
     }
 
-    var isNarrowed: Bool { runtime != nil || pid != nil }
+    package var isNarrowed: Bool { runtime != nil || pid != nil }
 
-    mutating func keep(_ e: TraceEvent) -> Bool {
+    package mutating func keep(_ e: TraceEvent) -> Bool {
         total += 1
         if seen.count < 10, !seen.contains(e.runtimeKey) { seen.append(e.runtimeKey) }
         let kept = admits(e)
@@ -34,25 +36,25 @@ struct Selection {
     }
 
     /// Whether ``keep(_:)`` keeps `e`, uncounted.
-    func admits(_ e: TraceEvent) -> Bool {
+    package func admits(_ e: TraceEvent) -> Bool {
         (runtime == nil || e.runtime == runtime) && (pid == nil || UInt64(e.process) == pid)
     }
 
     /// Whether the events of the runtime of key `key` (``RuntimeKey``) are kept.
-    func admits(runtime key: RuntimeKey) -> Bool {
+    package func admits(runtime key: RuntimeKey) -> Bool {
         (runtime == nil || key.runtime == runtime) && (pid == nil || UInt64(key.process) == pid)
     }
 
     /// Counts, as ``keep(_:)`` over every event would have, a trace of `events` events whose
     /// runtimes (in order of first appearance) are `keys`: what a file's index knows.
-    mutating func count(runtimes keys: [RuntimeKey], events: Int) {
+    package mutating func count(runtimes keys: [RuntimeKey], events: Int) {
         total = events
         seen = Array(keys.prefix(10))
         matched = keys.contains { admits(runtime: $0) } ? 1 : 0
     }
 
     /// Throws (status 66) when a narrowed selection matched none of a non-empty trace.
-    func check() throws {
+    package func check() throws {
         guard isNarrowed, matched == 0, total > 0 else { return }
         let asked = [runtime.map { "runtime \($0)" }, pid.map { "pid \($0)" }].compactMap { $0 }.joined(separator: ", ")
         throw CLIError(
@@ -62,7 +64,7 @@ struct Selection {
     }
 
     /// The runtime holding dispatch `request` (66 when none does; 64 when several do).
-    func runtime(holding request: UInt64, in index: TraceIndex) throws -> RuntimeKey {
+    package func runtime(holding request: UInt64, in index: TraceIndex) throws -> RuntimeKey {
         try runtime(
             holding: request, among: index.runtimes.filter { index.dispatches[TraceIndex.Key(runtime: $0, id: request)] != nil },
             highest: index.dispatches.keys.lazy.map(\.id).max())
@@ -70,7 +72,7 @@ struct Selection {
 
     /// The one runtime of `runtimes` (those that have dispatch #`request`; `highest` is the
     /// highest dispatch id of the trace), or the error that says there is none or several.
-    func runtime(holding request: UInt64, among runtimes: [RuntimeKey], highest: UInt64?) throws -> RuntimeKey {
+    package func runtime(holding request: UInt64, among runtimes: [RuntimeKey], highest: UInt64?) throws -> RuntimeKey {
         guard let runtime = runtimes.first else {
             throw CLIError(
                 message: "no dispatch #\(request) in this trace" + (isNarrowed ? " for the runtime and process asked for" : "")

@@ -2,11 +2,11 @@ import TransduceTrace
 
 /// One request's chart read from a trace file through its index (``TraceFileIndex``): just the
 /// stretch of the file the chart draws, as `sequence --request` and the TUI's diagrams read it.
-enum IndexedRequest {
+package enum IndexedRequest {
     /// The events of dispatch #`id`'s chart (what a read of the whole file finds for it) and its
     /// runtime, among the runtimes `selection` keeps: an error (status 66 or 64) when none or
     /// several of them have the dispatch.
-    static func events(
+    package static func events(
         of id: UInt64, in file: TraceFileIndex, path: String, selection: Selection
     ) throws -> (events: [TraceEvent], runtime: RuntimeKey) {
         do {

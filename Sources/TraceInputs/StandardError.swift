@@ -1,0 +1,40 @@
+import TransduceTrace
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Standard error, as the tools write to it: the one place that writes there (trace-view's
+/// `Terminal.error` is this).
+package enum StandardError {
+    /// Writes `text` as it is (no newline): a progress line redrawn in place.
+    package static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Self.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Writes `text` and a newline, every control character in it (but its newlines) shown as
+    /// an escape: messages quote values from the user, the trace and the network, which must not
+    /// drive the terminal.
+    package static func line(_ text: String) {
+        let safe = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { escapingControls(String($0), keepingColour: false) }.joined(separator: "\n")
+        write(safe + "\n")
+    }
+
+    /// write(2), by the name of the platform's C library (Glibc or Darwin).
+    private static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+            Glibc.write(descriptor, bytes, count)
+        #elseif canImport(Darwin)
+            Darwin.write(descriptor, bytes, count)
+        #endif
+    }
+}
