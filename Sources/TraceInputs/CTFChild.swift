@@ -29,13 +29,13 @@ import TransduceTraceCTF
 /// child's side (trace-view's `main` does, with its `CTFChild.run`).
 package enum CTFChild {
     package static let command = "__read-ctf"
-    package static let memoryVariable = "TRANSDUCE_CTF_MEMORY_MB"
-    package static let timeVariable = "TRANSDUCE_CTF_SECONDS"
+    static let memoryVariable = "TRANSDUCE_CTF_MEMORY_MB"
+    static let timeVariable = "TRANSDUCE_CTF_SECONDS"
 
     package static var memoryBudgetMB: Int { environmentInteger(memoryVariable) ?? 2_048 }
 
     /// 30 s, plus one second per 2 MB of trace data (the trace directories' files).
-    package static func timeBudget(for path: String) -> Double {
+    static func timeBudget(for path: String) -> Double {
         if let seconds = environmentInteger(timeVariable) { return Double(seconds) }
         return 30 + Double(directoryBytes(path, depth: 0) / 2_000_000)
     }

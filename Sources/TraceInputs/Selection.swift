@@ -25,7 +25,7 @@ package struct Selection {
         pid = process == 0 ? nil : UInt64(process)
     }
 
-    package var isNarrowed: Bool { runtime != nil || pid != nil }
+    var isNarrowed: Bool { runtime != nil || pid != nil }
 
     package mutating func keep(_ e: TraceEvent) -> Bool {
         total += 1

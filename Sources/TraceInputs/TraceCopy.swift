@@ -16,7 +16,7 @@ import TransduceTrace
 /// trace-view ends, SIGKILL included. It takes what the events take in a trace file (about 80
 /// bytes an event). A file system that fills up ends the view with status 74, naming the
 /// directory.
-package struct TraceCopy {
+struct TraceCopy {
     /// Where the passes read it.
     package let path: String
     private let descriptor: Int32

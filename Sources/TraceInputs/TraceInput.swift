@@ -32,7 +32,7 @@ package struct TraceInput {
     package let incomplete: String?
     /// Whether the input can be read again from its start (a regular file or a CTF trace; not
     /// standard input or a FIFO): views that take two passes need it.
-    package let rereadable: Bool
+    let rereadable: Bool
 
     /// The file `trace-view record` leaves in its output directory: `tag=…`, `command=…` and,
     /// when the trace stops early, `incomplete=…` lines.
@@ -137,7 +137,7 @@ package struct TraceInput {
 
     /// Stops ``forEach(progress:_:)`` after the event it is handing over (a trace file or JSON
     /// Lines; a CTF reader's child reads on, its events unread).
-    package func stopReading() { hostTable.stop = true }
+    func stopReading() { hostTable.stop = true }
 
     /// The host of each process, known once ``forEach(_:)`` has read the input.
     package var hosts: [UInt32: String] { hostTable.hosts }
@@ -191,7 +191,7 @@ package struct TraceInput {
     /// this same pass and kept. A view that reads stretches of the file later pays for its index
     /// once, not with a pass of its own. With `keepsIndex` false, the index is built (when none
     /// is kept) for this run only: for a file that goes with the run (``TraceCopy``).
-    package func forEachIndexing(
+    func forEachIndexing(
         progress: Progress? = nil, keepsIndex: Bool = true, _ body: (TraceEvent) -> Void
     ) throws -> (notes: [String], counts: TraceCounts?, index: TraceFileIndex?) {
         guard kind == .binary, rereadable, let identity = TraceFileIndex.identity(of: path) else {
@@ -226,7 +226,7 @@ package struct TraceInput {
     /// The index kept beside the trace at `path` if it can be trusted
     /// (``TraceFileIndex/load(sidecarOf:identity:key:)``); one that is forged, damaged or not a
     /// damaged is said once (on standard error) and ignored: the views read the trace.
-    package static func keptIndex(of path: String, identity: TraceFileIndex.Identity) -> TraceFileIndex? {
+    static func keptIndex(of path: String, identity: TraceFileIndex.Identity) -> TraceFileIndex? {
         let (index, refused) = TraceFileIndex.load(sidecarOf: path, identity: identity)
         if let refused, !refused.isNotAFile {
             let first = refusalsSaid.withLock { $0.insert(refused.description).inserted }
@@ -280,18 +280,18 @@ package struct TraceInput {
 
     /// Events between an index's places to start again: `TRACE_VIEW_INDEX_EVERY` (tests make them
     /// dense), or ``TraceFileIndex/interval``.
-    package static let indexInterval: Int = {
+    static let indexInterval: Int = {
         if let text = getenv("TRACE_VIEW_INDEX_EVERY").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
         return TraceFileIndex.interval
     }()
 
     /// The variable that sets ``holdLimit``.
-    package static let limitVariable = "TRACE_VIEW_MAX_EVENTS"
+    static let limitVariable = "TRACE_VIEW_MAX_EVENTS"
 
     /// How many events a view may hold: `TRACE_VIEW_MAX_EVENTS`, or half the memory the process
     /// may use (its `RLIMIT_AS`, or the machine's RAM) at 512 bytes an event (the event, its
     /// strings and its index entries).
-    package static let holdLimit: Int = {
+    static let holdLimit: Int = {
         if let text = getenv(limitVariable).map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
         var limit = rlimit()
         let ram = UInt64(max(0, sysconf(Int32(_SC_PHYS_PAGES)))) &* UInt64(max(0, sysconf(Int32(_SC_PAGESIZE))))

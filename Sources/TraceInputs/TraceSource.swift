@@ -107,7 +107,7 @@ package final class TraceSource {
     /// view is done with it, how many passes its view read, how many times it read the input
     /// itself and how many events they read (`trace-view: reads: 3 passes, 1 of the input, 52000
     /// events`).
-    package static let saysReads = getenv("TRACE_VIEW_SAY_READS") != nil
+    static let saysReads = getenv("TRACE_VIEW_SAY_READS") != nil
 
     deinit {
         if Self.saysReads {
