@@ -124,13 +124,6 @@ import TransduceTestSupport
         #expect(MemoryLayout<TraceEvent>.stride == 24 + 7 * 8 + 3 * MemoryLayout<String>.stride)
     }
 
-    /// What the requests' breakdowns keep of an event (up to 500,000 at once): its position, six
-    /// 64-bit fields, its label, a reference to what few events carry, three 32-bit fields and
-    /// the kind and codes; no runtime or process (the keeper's).
-    @Test func aKeptEventIsSmallerThanATraceEvent() {
-        #expect(MemoryLayout<KeptEvent>.stride == 96)
-    }
-
     @Test func rawRecordIsTheCSlotPayload() {
         #expect(MemoryLayout<RawRecord.Words>.size == RawRecord.wordCount * 8)
         #expect(Int(CLTTNG_SLOT_WORDS) == RawRecord.wordCount + 2)

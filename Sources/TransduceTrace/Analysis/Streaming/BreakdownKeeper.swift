@@ -4,8 +4,8 @@
 /// runtime's gate, says where those are). So a request whose window spans a long run keeps the
 /// few dozen events its breakdown reads.
 ///
-/// Kept events are in stream order from `head` on (what is before it is let go: a deque whose
-/// front is dropped in bulk).
+/// Kept events are in stream order (``KeptEvents``: packed, a deque whose front is dropped in
+/// bulk).
 struct BreakdownKeeper {
     /// What open requests read, followed once the keeper tracks (nil before: most runtimes of a
     /// trace of a runtime per connection never do). Behind a reference: the four tables and the
@@ -32,15 +32,10 @@ struct BreakdownKeeper {
         }
     }
     private var reads: Reads?
-    /// The kept events, with their positions, ascending from `head` (``KeptEvent``: compact,
-    /// their runtime and process the keeper's).
-    private(set) var events: [KeptEvent] = []
-    /// The runtime and process of every event kept (from the first).
-    private var runtime: UInt64 = 0
-    private(set) var head = 0
+    /// The kept events, with their positions, ascending.
+    private(set) var events = KeptEvents()
     /// When the kept events are let go of what nothing reads.
     private var compactAt = Self.firstCompaction
-    private var process: UInt32 = 0
     static let firstCompaction = 1_024
     /// The most open requests whose reads are followed (a trace can leave any number waiting).
     static let maxOpen = 4_096
@@ -62,7 +57,7 @@ struct BreakdownKeeper {
     }
 
     /// How many events are kept.
-    var count: Int { events.count - head }
+    var count: Int { events.count }
 
     /// Whether no request is open.
     var isIdle: Bool { reads.map { $0.open.isEmpty && $0.unfollowed == 0 } ?? true }
@@ -113,8 +108,7 @@ struct BreakdownKeeper {
     /// dispatched now starts (``RequestWindows``'s gate state before it takes the dispatch in).
     mutating func consume(_ e: TraceEvent, at position: Int, windowStart: Int?) {
         if isTracking { route(e, at: position, windowStart: windowStart) }
-        if events.isEmpty { (runtime, process) = (e.runtime, e.process) }
-        events.append(KeptEvent(e, at: position))
+        events.append(e, at: position)
     }
 
     /// Starts following what `waiting` (open requests: their dispatches and where their windows
@@ -127,8 +121,8 @@ struct BreakdownKeeper {
         reads = Reads()
         for w in waiting { open(w.dispatch, first: w.first) }
         var gate = RequestWindows.Runtime()
-        for kept in events[head...] {
-            let (position, e) = (kept.position, kept.event(runtime: runtime, process: process))
+        for i in events.startIndex..<events.endIndex {
+            let (position, e) = events[i]
             let start = e.isTaskReentry ? gate.windowStart(dispatchedAt: e.time, position: position) : nil
             route(e, at: position, windowStart: start)
             gate.follow(e, at: position)
@@ -193,53 +187,34 @@ struct BreakdownKeeper {
         }
         // Both ascending: one sweep.
         var i = 0
-        var kept: [KeptEvent] = []
-        for item in events[head...] {
-            while i < merged.count, merged[i].upperBound < item.position { i += 1 }
-            if i < merged.count && merged[i].contains(item.position) { kept.append(item) }
+        events.removeAll { position in
+            while i < merged.count, merged[i].upperBound < position { i += 1 }
+            return i < merged.count && merged[i].contains(position)
         }
-        events = kept
-        head = 0
         return before - count
     }
 
     /// Lets go of the kept events before `position`; returns how many.
     mutating func drop(before position: Int) -> Int {
-        let cut = firstIndex(atOrAfter: position)
-        let dropped = cut - head
-        head = cut
-        // The dropped ones' memory goes once they are more than half (each element is moved at
-        // most once per halving), or all of them.
-        if head == events.count {
-            events = []
-            head = 0
-        } else if head >= 64 && head * 2 > events.count {
-            events.removeFirst(head)
-            head = 0
-        }
-        return dropped
+        let before = count
+        events.removeFirst(upTo: firstIndex(atOrAfter: position))
+        return before - count
     }
 
     /// Moves what is kept to storage of its own size (a trimmed array keeps the capacity of its
     /// longest run).
-    mutating func shrink() {
-        guard head > 0 || events.capacity > 2 * events.count + 16 else { return }
-        events = Array(events[head...])
-        head = 0
-    }
+    mutating func shrink() { events.shrink() }
 
     /// The earliest position an open request reads.
     var earliestRead: Int? { reads?.open.values.lazy.map(\.earliest).min() }
 
     /// The index of the first kept event at or after `position` (binary search).
-    func firstIndex(atOrAfter position: Int) -> Int {
-        events[head...].partitionPoint { $0.position >= position }
-    }
+    func firstIndex(atOrAfter position: Int) -> Int { events.firstIndex(atOrAfter: position) }
 
     /// The kept events from `first` on that `reads` reads (every one when nil).
     func events(from first: Int, reading reads: BreakdownReads?) -> [(position: Int, event: TraceEvent)] {
-        events[firstIndex(atOrAfter: first)...].lazy.filter { reads?.reads($0.position) ?? true }.map {
-            ($0.position, $0.event(runtime: runtime, process: process))
+        (firstIndex(atOrAfter: first)..<events.endIndex).compactMap { i in
+            reads?.reads(events.position(at: i)) ?? true ? events[i] : nil
         }
     }
 }

@@ -284,7 +284,7 @@ package struct ResumeBreakdowns {
             isDone = waiting.isEmpty
         }
         let keeper = kept[slot: slot].keeper
-        guard keeper.count > 0, keeper.events[keeper.head].position <= r.first else {
+        guard keeper.count > 0, keeper.events.position(at: keeper.events.startIndex) <= r.first else {
             if missed.count < Self.maxMissed {
                 missed.append(key)
                 kept[slot: slot].missedAny = true
@@ -339,8 +339,8 @@ package struct ResumeBreakdowns {
             // A quarter, at least one: a runtime keeping a single event lets it go (cut at its
             // own position, it let go of none, and with more runtimes than the bound, each
             // keeping one, this never ended).
-            let next = k.head + max(1, k.count / 4)
-            let cut = next < k.events.count ? k.events[next].position : k.events[k.events.count - 1].position + 1
+            let next = k.events.startIndex + max(1, k.count / 4)
+            let cut = next < k.events.endIndex ? k.events.position(at: next) : k.events.position(at: k.events.endIndex - 1) + 1
             keptCount -= kept[slot: top.slot].keeper.drop(before: cut)
             kept[slot: top.slot].keeper.shrink()
             heap[0].count = kept[slot: top.slot].count
