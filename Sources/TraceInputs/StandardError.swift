@@ -11,13 +11,7 @@ import TransduceTrace
 package enum StandardError {
     /// Writes `text` as it is (no newline): a progress line redrawn in place.
     package static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Self.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
+        _ = Array(text.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) }
     }
 
     /// Writes `text` and a newline, every control character in it (but its newlines) shown as
@@ -27,14 +21,5 @@ package enum StandardError {
         let safe = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { escapingControls(String($0), keepingColour: false) }.joined(separator: "\n")
         write(safe + "\n")
-    }
-
-    /// write(2), by the name of the platform's C library (Glibc or Darwin).
-    private static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-            Glibc.write(descriptor, bytes, count)
-        #elseif canImport(Darwin)
-            Darwin.write(descriptor, bytes, count)
-        #endif
     }
 }

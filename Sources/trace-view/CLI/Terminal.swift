@@ -116,13 +116,7 @@ enum Terminal {
     /// pager when one is wanted (``Pager``).
     static func write(bytes: [UInt8]) {
         Pager.startIfWanted()
-        var bytes = bytes
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { writeBytes(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
+        _ = bytes.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
     }
 
     /// Writes `text` to standard error as it is (no newline).
@@ -132,13 +126,4 @@ enum Terminal {
     /// newlines) shown as an escape: messages quote values from the user, the trace and the
     /// network, which must not drive the terminal.
     static func error(_ text: String) { StandardError.line(text) }
-}
-
-/// write(2), by the name of the platform's C library (Glibc or Darwin).
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.write(descriptor, bytes, count)
-    #elseif canImport(Darwin)
-        Darwin.write(descriptor, bytes, count)
-    #endif
 }

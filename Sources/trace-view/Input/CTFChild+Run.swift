@@ -42,11 +42,7 @@ extension CTFChild {
         var encoder = TraceFileEncoder()
         var failed = false
         let sink: ([UInt8]) -> Void = { bytes in
-            var offset = 0
-            while offset < bytes.count && !failed {
-                let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { failed = true }
-            }
+            if !failed { failed = !bytes.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) } }
         }
         var count: UInt64 = 0
         // The events' texts, each numbered once by its bytes: the numbers are the file's string

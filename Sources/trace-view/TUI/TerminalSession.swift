@@ -1,4 +1,5 @@
 import Synchronization
+import TransduceTrace
 
 #if canImport(Glibc)
     import Glibc
@@ -87,11 +88,7 @@ enum TerminalSession {
 
     /// Writes `bytes` to standard output, all of them.
     static func emit(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        _ = bytes.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
     }
 
     /// A handler that restores the terminal (only async-signal-safe calls), then dies of the

@@ -318,16 +318,9 @@ extension TraceFileIndex {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { return "cannot write \(temporary): \(String(cString: strerror(errno)))" }
         let bytes = encoded(key: key)
-        var written = 0
         var failure: String?
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                failure = "cannot write \(temporary): \(String(cString: strerror(errno)))"
-                break
-            }
-            written += n
+        if !bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) {
+            failure = "cannot write \(temporary): \(String(cString: strerror(errno)))"
         }
         if close(descriptor) != 0 && failure == nil { failure = "cannot write \(temporary): \(String(cString: strerror(errno)))" }
         if failure == nil && rename(temporary, sidecar) != 0 {
