@@ -33,20 +33,9 @@ struct KeptEvents {
 
     /// Which fields an encoding holds (those not zero or empty), in this order after the
     /// position, the kind, the mask and the time.
-    private enum Field {
-        static let dispatch: UInt64 = 1 << 0
-        static let cycle: UInt64 = 1 << 1
-        static let task: UInt64 = 1 << 2
-        static let otherTask: UInt64 = 1 << 3
-        static let nanos: UInt64 = 1 << 4
-        static let thread: UInt64 = 1 << 5
-        static let step: UInt64 = 1 << 6
-        static let count: UInt64 = 1 << 7
-        static let code: UInt64 = 1 << 8
-        static let code2: UInt64 = 1 << 9
-        static let label: UInt64 = 1 << 10
-        static let label2: UInt64 = 1 << 11
-        static let payload: UInt64 = 1 << 12
+    private enum Field: UInt64 {
+        case dispatch, cycle, task, otherTask, nanos, thread, step, count, code, code2, label, label2, payload
+        var bit: UInt64 { 1 << rawValue }
     }
 
     /// Keeps `e` at `position`, which is after every position kept.
@@ -54,38 +43,38 @@ struct KeptEvents {
         if offsets.isEmpty { (basePosition, baseTime, runtime, process) = (position, e.time, e.runtime, e.process) }
         offsets.append(bytes.count)
         var mask: UInt64 = 0
-        if e.dispatch != 0 { mask |= Field.dispatch }
-        if e.cycle != 0 { mask |= Field.cycle }
-        if e.task != 0 { mask |= Field.task }
-        if e.otherTask != 0 { mask |= Field.otherTask }
-        if e.nanos != 0 { mask |= Field.nanos }
-        if e.thread != 0 { mask |= Field.thread }
-        if e.step != 0 { mask |= Field.step }
-        if e.count != 0 { mask |= Field.count }
-        if e.code != 0 { mask |= Field.code }
-        if e.code2 != 0 { mask |= Field.code2 }
-        if !e.label.isEmpty { mask |= Field.label }
-        if !e.label2.isEmpty { mask |= Field.label2 }
-        if !e.payload.isEmpty { mask |= Field.payload }
+        if e.dispatch != 0 { mask |= Field.dispatch.bit }
+        if e.cycle != 0 { mask |= Field.cycle.bit }
+        if e.task != 0 { mask |= Field.task.bit }
+        if e.otherTask != 0 { mask |= Field.otherTask.bit }
+        if e.nanos != 0 { mask |= Field.nanos.bit }
+        if e.thread != 0 { mask |= Field.thread.bit }
+        if e.step != 0 { mask |= Field.step.bit }
+        if e.count != 0 { mask |= Field.count.bit }
+        if e.code != 0 { mask |= Field.code.bit }
+        if e.code2 != 0 { mask |= Field.code2.bit }
+        if !e.label.isEmpty { mask |= Field.label.bit }
+        if !e.label2.isEmpty { mask |= Field.label2.bit }
+        if !e.payload.isEmpty { mask |= Field.payload.bit }
         ProtobufBuffer.varint(UInt64(position - basePosition), into: &bytes)
         bytes.append(e.kind.rawValue)
         ProtobufBuffer.varint(mask, into: &bytes)
         // Zigzag: an event of another thread can be stamped before the first kept.
         let delta = Int64(bitPattern: e.time &- baseTime)
         ProtobufBuffer.varint(UInt64(bitPattern: delta << 1 ^ delta >> 63), into: &bytes)
-        if mask & Field.dispatch != 0 { ProtobufBuffer.varint(e.dispatch, into: &bytes) }
-        if mask & Field.cycle != 0 { ProtobufBuffer.varint(e.cycle, into: &bytes) }
-        if mask & Field.task != 0 { ProtobufBuffer.varint(e.task, into: &bytes) }
-        if mask & Field.otherTask != 0 { ProtobufBuffer.varint(e.otherTask, into: &bytes) }
-        if mask & Field.nanos != 0 { ProtobufBuffer.varint(e.nanos, into: &bytes) }
-        if mask & Field.thread != 0 { ProtobufBuffer.varint(UInt64(e.thread), into: &bytes) }
-        if mask & Field.step != 0 { ProtobufBuffer.varint(UInt64(e.step), into: &bytes) }
-        if mask & Field.count != 0 { ProtobufBuffer.varint(UInt64(e.count), into: &bytes) }
-        if mask & Field.code != 0 { bytes.append(e.code) }
-        if mask & Field.code2 != 0 { bytes.append(e.code2) }
-        if mask & Field.label != 0 { append(e.label) }
-        if mask & Field.label2 != 0 { append(e.label2) }
-        if mask & Field.payload != 0 { append(e.payload) }
+        if mask & Field.dispatch.bit != 0 { ProtobufBuffer.varint(e.dispatch, into: &bytes) }
+        if mask & Field.cycle.bit != 0 { ProtobufBuffer.varint(e.cycle, into: &bytes) }
+        if mask & Field.task.bit != 0 { ProtobufBuffer.varint(e.task, into: &bytes) }
+        if mask & Field.otherTask.bit != 0 { ProtobufBuffer.varint(e.otherTask, into: &bytes) }
+        if mask & Field.nanos.bit != 0 { ProtobufBuffer.varint(e.nanos, into: &bytes) }
+        if mask & Field.thread.bit != 0 { ProtobufBuffer.varint(UInt64(e.thread), into: &bytes) }
+        if mask & Field.step.bit != 0 { ProtobufBuffer.varint(UInt64(e.step), into: &bytes) }
+        if mask & Field.count.bit != 0 { ProtobufBuffer.varint(UInt64(e.count), into: &bytes) }
+        if mask & Field.code.bit != 0 { bytes.append(e.code) }
+        if mask & Field.code2.bit != 0 { bytes.append(e.code2) }
+        if mask & Field.label.bit != 0 { append(e.label) }
+        if mask & Field.label2.bit != 0 { append(e.label2) }
+        if mask & Field.payload.bit != 0 { append(e.payload) }
     }
 
     private mutating func append(_ text: String) {
@@ -116,19 +105,19 @@ struct KeptEvents {
             let delta = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
             var e = TraceEvent(kind: kind, time: baseTime &+ UInt64(bitPattern: delta), thread: 0, runtime: runtime)
             e.process = process
-            if mask & Field.dispatch != 0 { e.dispatch = reader.varint() }
-            if mask & Field.cycle != 0 { e.cycle = reader.varint() }
-            if mask & Field.task != 0 { e.task = reader.varint() }
-            if mask & Field.otherTask != 0 { e.otherTask = reader.varint() }
-            if mask & Field.nanos != 0 { e.nanos = reader.varint() }
-            if mask & Field.thread != 0 { e.thread = UInt32(truncatingIfNeeded: reader.varint()) }
-            if mask & Field.step != 0 { e.step = UInt32(truncatingIfNeeded: reader.varint()) }
-            if mask & Field.count != 0 { e.count = UInt32(truncatingIfNeeded: reader.varint()) }
-            if mask & Field.code != 0 { e.code = reader.byte() }
-            if mask & Field.code2 != 0 { e.code2 = reader.byte() }
-            if mask & Field.label != 0 { e.label = reader.text() }
-            if mask & Field.label2 != 0 { e.label2 = reader.text() }
-            if mask & Field.payload != 0 { e.payload = reader.text() }
+            if mask & Field.dispatch.bit != 0 { e.dispatch = reader.varint() }
+            if mask & Field.cycle.bit != 0 { e.cycle = reader.varint() }
+            if mask & Field.task.bit != 0 { e.task = reader.varint() }
+            if mask & Field.otherTask.bit != 0 { e.otherTask = reader.varint() }
+            if mask & Field.nanos.bit != 0 { e.nanos = reader.varint() }
+            if mask & Field.thread.bit != 0 { e.thread = UInt32(truncatingIfNeeded: reader.varint()) }
+            if mask & Field.step.bit != 0 { e.step = UInt32(truncatingIfNeeded: reader.varint()) }
+            if mask & Field.count.bit != 0 { e.count = UInt32(truncatingIfNeeded: reader.varint()) }
+            if mask & Field.code.bit != 0 { e.code = reader.byte() }
+            if mask & Field.code2.bit != 0 { e.code2 = reader.byte() }
+            if mask & Field.label.bit != 0 { e.label = reader.text() }
+            if mask & Field.label2.bit != 0 { e.label2 = reader.text() }
+            if mask & Field.payload.bit != 0 { e.payload = reader.text() }
             return (position, e)
         }
     }
