@@ -125,7 +125,8 @@ import TransduceTestSupport
         mutating func spawn(carrying waiters: [Waiter], shareable: Bool, unique: Bool, named: Bool) {
             let id: TaskIdentifier? = named ? "shared" : nil
             switch control.spawn(
-                id: id, shareable: shareable, unique: unique, waiters: waiters, cycle: 1, now: 0, trace: &sink)
+                id: id, policy: TaskPolicyKind(shareable ? .shareable : .switchToLatest, inUniqueRequest: unique),
+                waiters: waiters, cycle: 1, now: 0, trace: &sink)
             {
             case .none:
                 // Joined (its waiters ride on the running instance), or the runtime stopped (the

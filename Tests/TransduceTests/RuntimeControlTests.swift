@@ -208,7 +208,7 @@ import Testing
         var control = Control(queueCapacity: 4)
         var sink = Sink(isRecording: false)
         _ = control.admit(Self.admission(1), isPost: true, callerCancelled: false, trace: &sink)
-        _ = control.spawn(id: "a", shareable: false, unique: false, waiters: [], cycle: 1, now: 0, trace: &sink)
+        _ = control.spawn(id: "a", policy: .switchToLatest, waiters: [], cycle: 1, now: 0, trace: &sink)
         _ = control.stop(.cancelled, error: nil, trace: &sink)
         #expect(sink.events.isEmpty)
     }
@@ -220,20 +220,21 @@ import Testing
     @Test(arguments: [
         // switchToLatest: the running instance is replaced and its waiters move to the new one.
         (
-            false, false, "start t2 waiters 2 cancel 7",
+            TaskAdditionPolicy.switchToLatest, false, "start t2 waiters 2 cancel 7",
             ["cancel t1 replaced", "spawn t2 x switchToLatest c2 waiters 2 replaces 1"]
         ),
         // shareable: the request joins the running instance.
-        (true, false, "joined", ["join t1 #2"]),
+        (.shareable, false, "joined", ["join t1 #2"]),
         // a uniqueRequest cycle overrides shareable.
-        (true, true, "start t2 waiters 2 cancel 7", ["cancel t1 replaced", "spawn t2 x unique c2 waiters 2 replaces 1"]),
+        (.shareable, true, "start t2 waiters 2 cancel 7", ["cancel t1 replaced", "spawn t2 x unique c2 waiters 2 replaces 1"]),
     ])
-    func aSecondTaskWithTheSameID(shareable: Bool, unique: Bool, expected: String, trace: [String]) {
+    func aSecondTaskWithTheSameID(option: TaskAdditionPolicy, unique: Bool, expected: String, trace: [String]) {
         var control = Control(queueCapacity: 4)
         var sink = Sink(isRecording: false)
         guard
             case .start(let first, let key, let carried, nil) = control.spawn(
-                id: "x", shareable: shareable, unique: false, waiters: [TestWaiter(dispatch: 1)], cycle: 1, now: 5,
+                id: "x", policy: TaskPolicyKind(option, inUniqueRequest: false), waiters: [TestWaiter(dispatch: 1)], cycle: 1,
+                now: 5,
                 trace: &sink)
         else {
             Issue.record("the first instance must start")
@@ -242,7 +243,8 @@ import Testing
         control.taskStarted(key, instance: first, handle: 7, waiters: carried, startedAt: 5)
         sink.isRecording = true
         let spawn = control.spawn(
-            id: "x", shareable: shareable, unique: unique, waiters: [TestWaiter(dispatch: 2)], cycle: 2, now: 0, trace: &sink)
+            id: "x", policy: TaskPolicyKind(option, inUniqueRequest: unique), waiters: [TestWaiter(dispatch: 2)], cycle: 2,
+            now: 0, trace: &sink)
         let described: String
         switch spawn {
         case .none: described = "joined"
@@ -259,7 +261,7 @@ import Testing
         for cycle in 1...2 {
             guard
                 case .start = control.spawn(
-                    id: nil, shareable: true, unique: false, waiters: [], cycle: UInt64(cycle), now: 0, trace: &sink)
+                    id: nil, policy: .shareable, waiters: [], cycle: UInt64(cycle), now: 0, trace: &sink)
             else {
                 Issue.record("an anonymous task always starts")
                 return
@@ -267,7 +269,7 @@ import Testing
         }
         #expect(sink.events == ["spawn t1 - shareable c1 waiters 0 replaces 0", "spawn t2 - shareable c2 waiters 0 replaces 0"])
         _ = control.stop(.cancelled, error: nil, trace: &sink)
-        guard case .none = control.spawn(id: "late", shareable: false, unique: false, waiters: [], cycle: 3, now: 0, trace: &sink)
+        guard case .none = control.spawn(id: "late", policy: .switchToLatest, waiters: [], cycle: 3, now: 0, trace: &sink)
         else {
             Issue.record("a stopped runtime starts no task")
             return
@@ -281,7 +283,7 @@ import Testing
         var quiet = Sink(isRecording: false)
         guard
             case .start(let instance, let key, let waiters, _) = control.spawn(
-                id: "t", shareable: false, unique: false, waiters: dispatches.map(TestWaiter.init), cycle: 1, now: time,
+                id: "t", policy: .switchToLatest, waiters: dispatches.map(TestWaiter.init), cycle: 1, now: time,
                 trace: &quiet)
         else { fatalError("the task must start") }
         control.taskStarted(key, instance: instance, handle: 7, waiters: waiters, startedAt: time)

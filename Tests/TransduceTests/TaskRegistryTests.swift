@@ -9,10 +9,10 @@ import Testing
     /// Spawns and registers, as the shell does; returns the instance, or the joined one.
     @discardableResult
     func spawn(
-        _ registry: inout Registry, _ id: TaskIdentifier?, shareable: Bool = false, unique: Bool = false,
+        _ registry: inout Registry, _ id: TaskIdentifier?, policy: TaskPolicyKind = .switchToLatest,
         waiters: [String] = []
     ) -> (instance: UInt64, joined: Bool, carried: [String], replaced: UInt64?) {
-        switch registry.spawn(id: id, shareable: shareable, unique: unique, waiters: waiters) {
+        switch registry.spawn(id: id, policy: policy, waiters: waiters) {
         case .joined(let instance):
             return (instance, true, [], nil)
         case .start(let instance, let key, let carried, let replaced):
@@ -37,20 +37,20 @@ import Testing
 
     @Test func shareableJoinsTheRunningInstance() {
         var registry = Registry()
-        spawn(&registry, "fetch", shareable: true, waiters: ["a"])
-        let join = spawn(&registry, "fetch", shareable: true, waiters: ["b"])
+        spawn(&registry, "fetch", policy: .shareable, waiters: ["a"])
+        let join = spawn(&registry, "fetch", policy: .shareable, waiters: ["b"])
         #expect(join.joined && join.instance == 1)
         #expect(registry.entries[.named("fetch")]?.waiters == ["a", "b"])
         // Once it ended, the next request starts fresh work.
         _ = registry.finish(.named("fetch"), instance: 1)
-        let fresh = spawn(&registry, "fetch", shareable: true, waiters: ["c"])
+        let fresh = spawn(&registry, "fetch", policy: .shareable, waiters: ["c"])
         #expect(!fresh.joined && fresh.instance == 2 && fresh.carried == ["c"])
     }
 
     @Test func aUniqueRequestOverridesShareable() {
         var registry = Registry()
-        spawn(&registry, "fetch", shareable: true, waiters: ["a"])
-        let unique = spawn(&registry, "fetch", shareable: true, unique: true, waiters: ["b"])
+        spawn(&registry, "fetch", policy: .shareable, waiters: ["a"])
+        let unique = spawn(&registry, "fetch", policy: TaskPolicyKind(.shareable, inUniqueRequest: true), waiters: ["b"])
         #expect(!unique.joined && unique.replaced == 1)
         #expect(unique.carried == ["a", "b"])
     }

@@ -321,15 +321,15 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
         case start(instance: UInt64, key: Tasks.Key, waiters: [Waiter], cancel: Handle?)
     }
 
-    /// A task effect `id` (nil: anonymous) of cycle `cycle` under its policy, carrying `waiters`;
-    /// `unique`: in a `uniqueRequest` cycle (which overrides `shareable`). `now`: its spawn time.
+    /// A task effect `id` (nil: anonymous) of cycle `cycle` under `policy`, carrying `waiters`.
+    /// `now`: its spawn time.
     @inlinable
     mutating func spawn<Trace: ControlTraceSink<T.Event>>(
-        id: TaskIdentifier?, shareable: Bool, unique: Bool, waiters: [Waiter], cycle: UInt64, now: UInt64,
+        id: TaskIdentifier?, policy: TaskPolicyKind, waiters: [Waiter], cycle: UInt64, now: UInt64,
         trace: inout Trace
     ) -> Spawn {
         guard lifecycle == .active else { return .none }  // the stop already failed these waiters
-        switch tasks.spawn(id: id, shareable: shareable, unique: unique, waiters: waiters) {
+        switch tasks.spawn(id: id, policy: policy, waiters: waiters) {
         case .joined(let joined):
             if trace.isRecording {
                 for waiter in waiters { trace.record(.taskJoin(task: joined, dispatch: waiter.dispatch), at: 0, payload: nil) }
@@ -340,14 +340,14 @@ struct RuntimeControl<T: Transducer, Waiter: ControlWaiter, Handle: TaskHandle> 
                 if let replaced { trace.record(.taskCancel(task: replaced.instance, reason: .replaced), at: 0, payload: nil) }
                 trace.record(
                     .taskSpawn(
-                        task: instance, name: id?.label, policy: unique ? .unique : (shareable ? .shareable : .switchToLatest),
-                        cycle: cycle, waiters: carried.count, replaces: replaced?.instance ?? 0), at: now, payload: nil)
+                        task: instance, name: id?.label, policy: policy, cycle: cycle, waiters: carried.count,
+                        replaces: replaced?.instance ?? 0), at: now, payload: nil)
             }
             return .start(instance: instance, key: key, waiters: carried, cancel: replaced?.handle)
         }
     }
 
-    /// Registers the task the shell started for ``spawn(id:shareable:unique:waiters:cycle:now:trace:)``.
+    /// Registers the task the shell started for ``spawn(id:policy:waiters:cycle:now:trace:)``.
     @inlinable
     mutating func taskStarted(_ key: Tasks.Key, instance: UInt64, handle: Handle, waiters: [Waiter], startedAt: UInt64) {
         tasks.started(key, Tasks.Entry(instance: instance, handle: handle, waiters: waiters, startedAt: startedAt))

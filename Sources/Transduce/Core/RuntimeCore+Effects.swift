@@ -84,7 +84,8 @@ extension RuntimeCore {
             let handOff = carrying && context.followsChain
             let waiters = handOff ? context.waiters : []
             if handOff { context.waiters = [] }
-            addTask(spec, waiters: waiters, unique: context.style == .uniqueRequest, cycle: context.cycle)
+            let policy = TaskPolicyKind(spec.option, inUniqueRequest: context.style == .uniqueRequest)
+            addTask(spec, waiters: waiters, policy: policy, cycle: context.cycle)
             step = carrying ? .handedOff : .settled
         case .cancel(let id):
             if context.instrument != nil { taskName = id.label }

@@ -3,7 +3,7 @@ import Synchronization
 // The task manager: starting managed tasks by policy, their results' re-entry, cancellation.
 extension RuntimeCore {
     @inlinable
-    func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], unique: Bool, cycle: UInt64) {
+    func addTask(_ spec: Effect.TaskSpec, waiters: [ResponseWaiter], policy: TaskPolicyKind, cycle: UInt64) {
         let input = taskInput
         let env = self.env
         let operation = spec.operation
@@ -13,8 +13,7 @@ extension RuntimeCore {
             var trace = trace(instrument)
             guard
                 case .start(let instance, let key, let carried, let replaced) = control.spawn(
-                    id: spec.id, shareable: spec.option == .shareable, unique: unique, waiters: waiters, cycle: cycle,
-                    now: startedAt, trace: &trace)
+                    id: spec.id, policy: policy, waiters: waiters, cycle: cycle, now: startedAt, trace: &trace)
             else { return }
             replaced?.cancel()
             let context = ManagedTaskContext.Value(runtime: id, task: instance)

@@ -65,14 +65,13 @@ struct TaskRegistry<Waiter, Handle> {
         case start(instance: UInt64, key: Key, waiters: [Waiter], replaced: Entry?)
     }
 
-    /// A task effect with `id` (nil: anonymous) under its policy, carrying `waiters`; `unique`:
-    /// started in a `uniqueRequest` cycle, which overrides `shareable`.
+    /// A task effect with `id` (nil: anonymous) under `policy`, carrying `waiters`.
     @inlinable
-    mutating func spawn(id: TaskIdentifier?, shareable: Bool, unique: Bool, waiters: [Waiter]) -> Spawn {
+    mutating func spawn(id: TaskIdentifier?, policy: TaskPolicyKind, waiters: [Waiter]) -> Spawn {
         var carried = waiters
         var replaced: Entry?
         if let id, let existing = entries[.named(id)] {
-            if shareable && !unique {
+            if policy == .shareable {
                 entries[.named(id)]!.waiters += waiters
                 return .joined(instance: existing.instance)
             }

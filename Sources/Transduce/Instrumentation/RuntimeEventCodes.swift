@@ -66,6 +66,14 @@ public enum TaskPolicyKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     case shareable
     /// Started in a `uniqueRequest` cycle, which overrides the declared policy.
     case unique
+
+    /// The policy a task effect declared with `option` starts under: its own, but `unique` in a
+    /// `uniqueRequest` cycle. (The one place the override is decided; the task registry and
+    /// the trace take the result.)
+    @inlinable
+    init(_ option: TaskAdditionPolicy, inUniqueRequest: Bool) {
+        self = inUniqueRequest ? .unique : option == .shareable ? .shareable : .switchToLatest
+    }
 }
 
 /// Why a task instance was cancelled. The raw values are the codes traces store.
