@@ -224,11 +224,18 @@ extension RuntimeCore {
         respond: @escaping (T.Event) -> T.Response, isolation: isolated (any Actor) = #isolation
     ) async {
         let admission = next.admission
-        if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(cycle: next.cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
+        var context = beginCycle(next.cycle, style: admission.style, instrument: instrument, waiters: admission.waiters)
         context.origin = admission.origin
         let end = chain(from: admission.event, &context, transduce: transduce, respond: respond)
         await finishCycle(end, &context, enteredAt: enteredAt, transduce: transduce, respond: respond)
+    }
+
+    /// A cycle's start, in a drain task or on the caller's own task alike: a `uniqueRequest`
+    /// cycle first cancels every live task (it overrides every policy), then the cycle's context.
+    @inlinable
+    func beginCycle(_ cycle: UInt64, style: DispatchKind, instrument: Recording?, waiters: [ResponseWaiter]) -> CycleContext {
+        if style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
+        return CycleContext(cycle: cycle, style: style, instrument: instrument, waiters: waiters)
     }
 
     /// Drives a chain to its end — awaiting each async action on the host's isolation, with the
@@ -327,8 +334,7 @@ extension RuntimeCore {
         continueInDrainTask: (InlineRest) -> Void
     ) -> InlineOutcome {
         let instrument = admission.recording ? Recording() : nil
-        if admission.style == .uniqueRequest { cancelAllTasks(reason: .uniqueRequest) }
-        var context = CycleContext(cycle: admission.cycle, style: admission.style, instrument: instrument, waiters: [])
+        var context = beginCycle(admission.cycle, style: admission.style, instrument: instrument, waiters: [])
         context.callerAnswersItself = true
         context.inlineDispatch = admission.dispatch
         context.inlineCreatedAt = admission.enqueuedAt
