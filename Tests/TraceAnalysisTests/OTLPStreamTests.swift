@@ -28,30 +28,42 @@ import TransduceTestSupport
         return spans.sorted()
     }
 
-    /// The streamed export of `events`, pass by pass as trace-view runs it.
-    static func streamed(_ events: [TraceEvent], maxKept: Int, from first: Int = 0) -> (bodies: [[UInt8]], missed: Int) {
+    /// The streamed export of `events`, pass by pass as trace-view runs it: its bodies, the
+    /// requests the first round missed, and how many rounds it took.
+    static func streamed(
+        _ events: [TraceEvent], maxKept: Int, maxMissed: Int = ResumeBreakdowns.defaultMaxMissed, from first: Int = 0
+    ) -> (bodies: [[UInt8]], missed: Int, rounds: Int) {
         var census = OTLPStream.Census()
         for e in events { census.consume(e) }
         var bodies: [[UInt8]] = []
         var positions: [Range<Int>] = []
         var stream = OTLPStream(
-            census: census, hosts: [:], wallClockOffset: 1_000, encoding: .json, from: first, maxKept: maxKept
+            census: census, hosts: [:], wallClockOffset: 1_000, encoding: .json, from: first, maxKept: maxKept,
+            maxMissed: maxMissed
         ) { body, requests in
             bodies.append(body)
             positions.append(requests)
             return true
         }
-        for e in events { stream.consume(e) }
-        let missed = stream.missed.count
-        if missed > 0 { for e in events { stream.consumeMissed(e) } }
+        var (missed, rounds) = (0, 0)
+        repeat {
+            rounds += 1
+            for e in events where !stream.roundIsFull { stream.consume(e) }
+            if rounds == 1 { missed = stream.missed }
+            #expect(stream.missed <= maxMissed)
+            if stream.missed > 0 { for e in events { stream.consumeMissed(e) } }
+        } while stream.beginRound()
         stream.finish()
         // The batches' positions follow on from `first`, without gaps.
         #expect(positions.first?.lowerBound ?? first == first)
         #expect(zip(positions, positions.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
-        return (bodies, missed)
+        return (bodies, missed, rounds)
     }
 
-    @Test(arguments: [500_000, 64]) func theStreamWritesWhatTheWholeTraceDoes(_ maxKept: Int) async throws {
+    /// With a bound on the requests a pass names (`maxMissed`) far below those it misses, it
+    /// takes rounds, and loses none.
+    @Test(arguments: [(500_000, ResumeBreakdowns.defaultMaxMissed), (64, ResumeBreakdowns.defaultMaxMissed), (64, 40)])
+    func theStreamWritesWhatTheWholeTraceDoes(_ maxKept: Int, _ maxMissed: Int) async throws {
         let events = try await SharedTraces.mixed.value
         let whole = OTLPTraceExport(index: TraceIndex(events), hosts: [:], wallClockOffset: 1_000)
         var expected: [[UInt8]] = []
@@ -59,9 +71,10 @@ import TransduceTestSupport
             expected.append(body)
             return true
         }
-        let (bodies, missed) = Self.streamed(events, maxKept: maxKept)
-        // 64 events kept: most requests wait for a third pass.
-        #expect(maxKept > 1_000 ? missed == 0 : missed > 100, "\(missed) missed")
+        let (bodies, missed, rounds) = Self.streamed(events, maxKept: maxKept, maxMissed: maxMissed)
+        // 64 events kept: most requests wait for a third pass; 40 named a pass: a round for each.
+        #expect(maxKept > 1_000 ? missed == 0 : missed > min(100, maxMissed - 1) && missed <= maxMissed, "\(missed) missed")
+        #expect(maxMissed < 100 ? rounds > 3 : rounds == 1, "\(rounds) rounds")
         let streamed = try Self.spans(bodies)
         let held = try Self.spans(expected)
         #expect(streamed.count == held.count && streamed.count > 1_000)
@@ -77,5 +90,11 @@ import TransduceTestSupport
         let rest = Self.streamed(events, maxKept: 500_000, from: 2 * OTLPTraceExport.requestsPerLine).bodies
         #expect(rest.count == all.count - 2)
         #expect(try Self.spans(rest) == Self.spans(Array(all.dropFirst(2))))
+        // In rounds too: the order is the same every time.
+        let rounds = Self.streamed(events, maxKept: 64, maxMissed: 40).bodies
+        let from = 2 * OTLPTraceExport.requestsPerLine
+        let restOfRounds = Self.streamed(events, maxKept: 64, maxMissed: 40, from: from).bodies
+        #expect(restOfRounds.count == rounds.count - 2)
+        #expect(try Self.spans(restOfRounds) == Self.spans(Array(rounds.dropFirst(2))))
     }
 }

@@ -647,6 +647,54 @@ import TransduceTestSupport
         #expect(found.sorted() == whole)
     }
 
+    /// A pass that misses more requests than it may name (`maxMissed`) stops at the first it
+    /// could not, and a pass from there (``ResumeBreakdowns/resumesCovered``) goes on: on the
+    /// many-runtimes shape, 20 named a pass against more than 500 missed, it takes rounds, each
+    /// covering later requests than the last, and every breakdown is the whole trace's, once.
+    /// (Past a million missed requests, the rest were left out, warned but lost.)
+    @Test func aPassThatMissesMoreThanItNamesGoesOnInRounds() throws {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("many.tdtrace")
+        try TraceGenerator(template: demo).write(events: 20_000, processes: 156, runtimes: 1, to: file)
+        let events = try TraceFileReader(path: file).readAll().events
+        func described(_ b: LatencyBreakdown) -> String {
+            "\(b.runtime) #\(b.dispatch) \(b.total): "
+                + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map(\.cycle))" }.joined(separator: ", ")
+        }
+        let (bound, most) = (2_000, 20)
+        var found: [String] = []
+        var covered: [Int] = []
+        var from: Int? = 0
+        while let first = from {
+            var resumed = ResumeBreakdowns(maxKept: bound, maxMissed: most, resumesFrom: first)
+            for e in events where !resumed.isDone {
+                resumed.consume(e)
+                found += resumed.take().map(described)
+            }
+            #expect(resumed.missed.count <= most)
+            from = resumed.resumesCovered
+            if let from {
+                #expect(resumed.missed.count == most, "a round ends when it is full")
+                #expect(from > first, "each round covers requests")
+                covered.append(from)
+            }
+            var passes = MissedPasses(resumed.takeMissedBatches(spread: MissedPasses.spread), maxKept: bound)
+            while let batch = passes.next() {
+                var pass = ResumeBreakdowns(missed: batch.keys, maxKept: batch.maxKept)
+                for e in events where !pass.isDone {
+                    pass.consume(e)
+                    found += pass.take().map(described)
+                }
+                passes.missedAgain(pass.takeMissedBatches())
+            }
+        }
+        #expect(covered.count > 500 / most, "\(covered.count) rounds")
+        let whole = TraceIndex(events).latencyBreakdowns().map(described).sorted()
+        #expect(found.count == whole.count)
+        #expect(found.sorted() == whole)
+    }
+
     /// A request resumed only after its runtime's whole run keeps what its breakdown reads — the
     /// stretches where its path waited for the gate and ran its cycles, its tasks' ends, its
     /// resume — not the run: on the long-request-windows shape of 2 runtimes and 100,000 events,

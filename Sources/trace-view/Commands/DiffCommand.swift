@@ -163,13 +163,8 @@ enum DiffCommand: Subcommand {
         let source = try TraceSource(path: path, args, access: .passes)
         var profile = TraceProfile()
         profile.pairsByOrder = byOrder
-        let leftOut = try source.breakdowns(alongside: { profile.consume($0) }) {
+        try source.breakdowns(alongside: { profile.consume($0) }) {
             for b in $0 { profile.add(b) }
-        }
-        if leftOut {
-            Terminal.error(
-                "trace-view: warning: \(source.name): more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; they are left out"
-            )
         }
         let c = source.counts ?? TraceCounts()
         let lost = c.overwritten.plus(c.discarded).plus(c.lost)

@@ -26,6 +26,13 @@ enum ExportFormat: String, CaseIterable {
         ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_KEPT"].flatMap { Int($0) }.map { max(1, $0) }
         ?? ResumeBreakdowns.defaultMaxKept
 
+    /// The requests a pass of those breakdowns names for later passes at most, past which it
+    /// takes another round (``ResumeBreakdowns/resumesCovered``): `TRACE_VIEW_MAX_MISSED`, a test
+    /// hook (a small number gives a small trace its rounds), else the default.
+    static let maxMissed =
+        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_MISSED"].flatMap { Int($0) }.map { max(1, $0) }
+        ?? ResumeBreakdowns.defaultMaxMissed
+
     /// Whether it draws a sequence diagram.
     var isDiagram: Bool { self == .mermaid || self == .plantuml || self == .svg }
 

@@ -137,16 +137,11 @@ enum ExportTables {
             for w in warnings { Terminal.error("trace-view: warning: " + w.message) }
         default:
             // requests: every request broken down from its window, in passes of bounded memory.
-            let leftOut = try source.breakdowns {
+            try source.breakdowns {
                 pending += $0.map(cells)
                 flush(requests)
             }
             flush(requests, force: true)
-            if leftOut {
-                Terminal.error(
-                    "trace-view: warning: more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; their rows are left out"
-                )
-            }
         }
     }
 }

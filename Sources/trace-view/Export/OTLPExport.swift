@@ -3,7 +3,8 @@ import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
 /// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long:
-/// a pass for each batch of them, ``MissedPasses``) and never held (``OTLPStream``); a pipe, a CTF
+/// a pass for each batch of them, ``MissedPasses``, and a round more for each million of them)
+/// and never held (``OTLPStream``); a pipe, a CTF
 /// trace or JSON Lines through a temporary copy (``TraceSource``).
 enum OTLPExport {
     /// Runs the export.
@@ -29,26 +30,26 @@ enum OTLPExport {
         let (emit, finish) = try sink(total: census.requests)
         var stream = OTLPStream(
             census: consume census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
-            maxKept: ExportFormat.maxKept, emit: emit)
-        try source.pass { if !stream.stopped { stream.consume($0) } }
-        let missed = stream.missed
-        // The requests whose windows the second pass let go: a pass for each batch
-        // (``MissedPasses``).
-        var passes = MissedPasses(stream.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
-        while !stream.stopped, let batch = passes.next() {
-            stream.beginMissedPass(batch.keys, maxKept: batch.maxKept)
+            maxKept: ExportFormat.maxKept, maxMissed: ExportFormat.maxMissed, emit: emit)
+        repeat {
             try source.pass {
-                if !stream.stopped { stream.consumeMissed($0) }
-                if stream.stopped || stream.missedPassIsDone { source.endPass() }
+                if !stream.stopped { stream.consume($0) }
+                if stream.stopped || stream.roundIsFull { source.endPass() }
             }
-            passes.missedAgain(stream.takeMissedAgain())
-        }
+            // The requests whose windows the second pass let go: a pass for each batch
+            // (``MissedPasses``).
+            var passes = MissedPasses(stream.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
+            while !stream.stopped, let batch = passes.next() {
+                stream.beginMissedPass(batch.keys, maxKept: batch.maxKept)
+                try source.pass {
+                    if !stream.stopped { stream.consumeMissed($0) }
+                    if stream.stopped || stream.missedPassIsDone { source.endPass() }
+                }
+                passes.missedAgain(stream.takeMissedAgain())
+            }
+            // More missed than a pass names: another round from the first it could not.
+        } while !stream.stopped && stream.beginRound()
         stream.finish()
-        if missed.overflow {
-            Terminal.error(
-                "trace-view: warning: more than \(ResumeBreakdowns.maxMissed) requests waited too long to be broken down; "
-                    + "their spans are left out")
-        }
         try finish()
     }
 

@@ -10,7 +10,10 @@
 /// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
 /// window reaches back before what its runtime kept is named in ``missed`` instead (its runtime
 /// and dispatch: for a pass of its batch, ``init(missed:maxKept:keepsWindows:)``), at most
-/// ``maxMissed`` of them.
+/// `maxMissed` of them (a million by default: 16 MB). Past that, the pass stops at the request
+/// it could not name (``resumesCovered``) and breaks down no more: another pass over the same
+/// events from the start, ``init(maxKept:keepsWindows:maxMissed:resumesFrom:)``, goes on from
+/// that request (a round each: none is left out, at a pass more for each million missed).
 package struct ResumeBreakdowns {
     private var windows = RequestWindows(keeps: false)
     /// Per runtime, its events from a position on.
@@ -32,11 +35,22 @@ package struct ResumeBreakdowns {
     /// once, 630,000 are missed, and the requests whole took 63 MB. In chunks: an array doubled
     /// to room for a million of them at the pass's peak.)
     package private(set) var missed = ChunkedArray<TraceIndex.Key>()
-    /// Whether more than ``maxMissed`` were missed (the rest are lost: say so).
-    package private(set) var missedOverflow = false
+    /// Where `maxMissed` requests were missed: the number of requests that resumed before the
+    /// first this pass could not name (every request resumed in the trace is counted, in
+    /// resume order, those before `resumesFrom` too). Every request before it was found or is in
+    /// ``missed``; none after it is either: a pass of ``init(maxKept:keepsWindows:maxMissed:resumesFrom:)``
+    /// from it breaks them down. Nil while the pass covers every request it meets.
+    package private(set) var resumesCovered: Int?
+    /// Requests resumed so far, in the pass's count (see ``resumesCovered``).
+    private var resumes = 0
+    /// The requests a first pass breaks down from, in resume order (those before are another
+    /// round's).
+    private let resumesFrom: Int
 
     private let maxKept: Int
-    package static let maxMissed = 1_000_000
+    private let maxMissed: Int
+    /// The requests a pass names in ``missed`` at most, unless told otherwise (16 bytes each).
+    package static let defaultMaxMissed = 1_000_000
     /// In a pass of missed requests: their keys and runtimes (the events of other runtimes are
     /// not consumed, and no other request is broken down).
     private let only: Set<TraceIndex.Key>?
@@ -49,7 +63,8 @@ package struct ResumeBreakdowns {
 
     /// Whether a pass of missed requests (``init(missed:maxKept:keepsWindows:)``) has met every one's
     /// resume: the rest of the stream can break none of them down, so its reader can stop. (The
-    /// first pass found each of them at its resume, so this pass meets them there too.)
+    /// first pass found each of them at its resume, so this pass meets them there too.) Of a
+    /// first pass: whether it is full (``resumesCovered``): the rest is the next round's.
     /// Stored, not computed: a caller in another module asks after every event, and a computed
     /// property's getter there copies the whole value (the OTLP export took 1.5 times as long).
     package private(set) var isDone = false
@@ -71,8 +86,15 @@ package struct ResumeBreakdowns {
     /// The events a pass keeps at most, unless told otherwise.
     package static let defaultMaxKept = 500_000
 
-    package init(maxKept: Int = defaultMaxKept, keepsWindows: Bool = false) {
+    /// A first pass: breaks down the requests resumed from the `resumesFrom`th on (of a round
+    /// after the first, ``resumesCovered``), keeping at most `maxKept` events and naming at most
+    /// `maxMissed` requests in ``missed``.
+    package init(
+        maxKept: Int = defaultMaxKept, keepsWindows: Bool = false, maxMissed: Int = defaultMaxMissed, resumesFrom: Int = 0
+    ) {
         self.maxKept = max(1, maxKept)
+        self.maxMissed = max(1, maxMissed)
+        self.resumesFrom = max(0, resumesFrom)
         self.keepsWindows = keepsWindows
         only = nil
         onlyRuntimes = []
@@ -93,6 +115,10 @@ package struct ResumeBreakdowns {
         waiting = Set(batch)
         onlyRuntimes = Set(batch.map(\.runtime))
         self.maxKept = onlyRuntimes.count > 1 ? max(1, maxKept) : .max
+        // A batch's requests are named at most once each when missed again: a batch has at most
+        // as many as a first pass names.
+        maxMissed = .max
+        resumesFrom = 0
     }
 
     /// Whether it consumes the events of `runtime`: every runtime's, but in a pass of missed
@@ -107,6 +133,8 @@ package struct ResumeBreakdowns {
 
     /// ``consume(_:)`` of an event of a runtime it ``follows(_:)``, for a caller that asked.
     package mutating func consumeFollowed(_ e: TraceEvent) {
+        // Past its last request, nothing it keeps would be read.
+        guard resumesCovered == nil else { return }
         let runtime = e.runtimeKey
         defer { position += 1 }
         windows.consume(e)
@@ -275,22 +303,31 @@ package struct ResumeBreakdowns {
     }
 
     private mutating func breakDown(_ r: RequestWindows.Request) {
-        guard let slot = kept.slot(r.runtime) else { return }
+        // Counted before anything else, so that every pass over the same events counts the same.
+        let ordinal = resumes
+        resumes += 1
+        guard resumesCovered == nil, let slot = kept.slot(r.runtime) else { return }
         let reads = kept[slot: slot].keeper.close(r.dispatch)
         let key = TraceIndex.Key(runtime: r.runtime, id: r.dispatch)
         if let only {
             guard only.contains(key) else { return }
             waiting.remove(key)
             isDone = waiting.isEmpty
+        } else if ordinal < resumesFrom {
+            // An earlier round's. (Its reads were let go as that round's were: the events kept
+            // are the same, so the count of requests resumed is too.)
+            return
         }
         let keeper = kept[slot: slot].keeper
         guard keeper.count > 0, keeper.events.position(at: keeper.events.startIndex) <= r.first else {
-            if missed.count < Self.maxMissed {
-                missed.append(key)
-                kept[slot: slot].missedAny = true
-            } else {
-                missedOverflow = true
+            guard missed.count < maxMissed else {
+                // Full: this request and every later one are the next round's.
+                resumesCovered = ordinal
+                isDone = true
+                return
             }
+            missed.append(key)
+            kept[slot: slot].missedAny = true
             return
         }
         let index = TraceIndex(keeper.events(from: r.first, reading: reads).map(\.event))

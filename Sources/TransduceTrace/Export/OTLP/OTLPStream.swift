@@ -12,11 +12,14 @@ import Transduce
 /// 3. ``missed`` requests (their windows reached back past what pass 2 kept) go through
 ///    ``consumeMissed(_:)`` over the events once more for each of their batches
 ///    (``takeMissedBatches(spread:)``, run as ``MissedPasses`` says, each begun with
-///    ``beginMissedPass(_:maxKept:)``), each batch's events bounded as pass 2's are.
+///    ``beginMissedPass(_:maxKept:)``), each batch's events bounded as pass 2's are;
+/// 4. where pass 2 missed more requests than it names (``ResumeBreakdowns/resumesCovered``, a
+///    million by default), ``beginRound()`` starts it again from the first it could not, and
+///    passes 2 and 3 run once more: a round each, until every request is exported.
 ///
-/// The order is the resumes' (then the missed ones', batch by batch, each in resume order): the
-/// same trace and selection always give the same order, so `from` resumes an export that stopped
-/// part-way.
+/// The order is the resumes' (then the missed ones', batch by batch, each in resume order; then
+/// the next round's): the same trace and selection always give the same order, so `from`
+/// resumes an export that stopped part-way.
 package struct OTLPStream {
     /// The first pass: what the second needs to know in advance.
     package struct Census: TraceConsumer {
@@ -82,6 +85,8 @@ package struct OTLPStream {
     /// The position of the batch's first request.
     private var batchStart = 0
     private let first: Int
+    private let maxKept: Int
+    private let maxMissed: Int
     private let encoding: OTLPEncoding
     private let emit: (_ body: [UInt8], _ requests: Range<Int>) -> Bool
     /// Whether the sink asked to stop (the rest is read but not exported).
@@ -90,13 +95,17 @@ package struct OTLPStream {
     /// The export of the requests `census` found, from position `first` on, each batch handed to
     /// `emit` in `encoding` (return `false` to stop); `hosts` names each pid's host, and
     /// `wallClockOffset` is `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` when the trace was recorded.
-    /// `maxKept` bounds the events pass 2 keeps (``ResumeBreakdowns``). Pass the census with
-    /// `consume`: what it holds besides the resumed requests and the runtimes' names can go.
+    /// `maxKept` bounds the events pass 2 keeps and `maxMissed` the requests it names for pass 3
+    /// (``ResumeBreakdowns``). Pass the census with `consume`: what it holds besides the resumed
+    /// requests and the runtimes' names can go.
     package init(
         census: consuming Census, hosts: [UInt32: String], wallClockOffset: Int64, encoding: OTLPEncoding, from first: Int = 0,
-        maxKept: Int = ResumeBreakdowns.defaultMaxKept, emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+        maxKept: Int = ResumeBreakdowns.defaultMaxKept, maxMissed: Int = ResumeBreakdowns.defaultMaxMissed,
+        emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
     ) {
-        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true)
+        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed)
+        self.maxKept = maxKept
+        self.maxMissed = maxMissed
         resumed = IDRangeTable(census.resumed)
         builder.runtimes = census.runtimes
         builder.hosts = hosts
@@ -110,15 +119,30 @@ package struct OTLPStream {
     package mutating func consume(_ e: TraceEvent) {
         origins.consume(e)
         breakdowns.consume(e)
+        roundIsFull = breakdowns.isDone
         guard !breakdowns.found.isEmpty else { return }
         for (b, window) in breakdowns.takeWithWindows() { add(b, window) }
     }
 
-    /// The requests the second pass could not break down (read them with ``consumeMissed(_:)``
-    /// over the events once more), and whether more than ``ResumeBreakdowns/maxMissed`` were
-    /// (those are left out).
-    package var missed: (count: Int, overflow: Bool) {
-        (breakdowns.missed.count, breakdowns.missedOverflow)
+    /// Whether the second pass has named as many missed requests as it can: the rest of its
+    /// events can be left unread, and the requests from there on are the next round's
+    /// (``beginRound()``). (Stored: see ``ResumeBreakdowns/isDone``.)
+    package private(set) var roundIsFull = false
+
+    /// How many requests the second pass could not break down (read them with
+    /// ``consumeMissed(_:)`` over the events once more).
+    package var missed: Int { breakdowns.missed.count }
+
+    /// Starts the second pass again, from the first request the last one could not name
+    /// (``roundIsFull``), for a round of passes 2 and 3 of its own; false when the last round
+    /// covered every request. Call after the round's third passes.
+    package mutating func beginRound() -> Bool {
+        guard let from = breakdowns.resumesCovered else { return false }
+        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed, resumesFrom: from)
+        missedBreakdowns = nil
+        roundIsFull = false
+        origins = Origins()
+        return true
     }
 
     /// ``missed``'s requests in batches of bounded memory, a pass over the events each
