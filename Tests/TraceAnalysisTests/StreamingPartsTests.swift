@@ -647,6 +647,40 @@ import TransduceTestSupport
         #expect(found.sorted() == whole)
     }
 
+    /// Runtime groups split runtimes between passes: each runtime in exactly one group of a
+    /// count, the same in every run (a fixed hash), and evenly enough that a group of a trace's
+    /// runtimes holds about its share: keys as recorders make them (a process's runtimes numbered
+    /// from 1, a few processes), and the counts groups are made for.
+    @Test func runtimeGroupsSplitRuntimesEvenly() {
+        let keys = (0..<4).flatMap { process in
+            (1...50_000).map { RuntimeKey(rawValue: UInt64(1_000 + process * 7) << 32 | UInt64($0)) }
+        }
+        #expect(RuntimeGroup.count(for: 0, most: 50_000) == 1)
+        #expect(RuntimeGroup.count(for: 50_000, most: 50_000) == 1)
+        #expect(RuntimeGroup.count(for: 50_001, most: 50_000) == 2)
+        #expect(RuntimeGroup.count(for: 781_250, most: 50_000) == 16)
+        for count in [1, 2, 3, 4, 16, 17] {
+            var sizes = Array(repeating: 0, count: count)
+            for key in keys {
+                let groups = (0..<count).filter { RuntimeGroup($0, of: count).contains(key) }
+                #expect(groups.count == 1)
+                sizes[groups[0]] += 1
+            }
+            let share = keys.count / count
+            #expect(sizes.allSatisfy { abs($0 - share) * 20 < share }, "\(count) groups: \(sizes)")
+        }
+        // Fixed: the same key is in the same group in every process (an export resumed with
+        // `--from` goes through the requests in the same order).
+        #expect(
+            RuntimeGroup(0, of: 2).contains(RuntimeKey(rawValue: 1)) == !RuntimeGroup(1, of: 2).contains(RuntimeKey(rawValue: 1)))
+        #expect(
+            keys.prefix(8).map { key in (0..<16).first { RuntimeGroup($0, of: 16).contains(key) }! } == Self.groupsOfFirstKeys)
+    }
+
+    /// The groups of `runtimeGroupsSplitRuntimesEvenly`'s first eight keys among 16, as the
+    /// hash puts them: a change of hash changes the order of a resumed export.
+    static let groupsOfFirstKeys = [1, 10, 4, 13, 7, 0, 10, 3]
+
     /// A pass that misses more requests than it may name (`maxMissed`) stops at the first it
     /// could not, and a pass from there (``ResumeBreakdowns/resumesCovered``) goes on: on the
     /// many-runtimes shape, 20 named a pass against more than 500 missed, it takes rounds, each

@@ -36,7 +36,8 @@ import TransduceTestSupport
     /// every request, as they do with room for all in one pass, and the passes read far fewer
     /// events than whole ones would. The trace: four waves of 16 runtimes, one after the other.
     /// With room to name 200 of those requests a pass (`TRACE_VIEW_MAX_MISSED`), it takes rounds
-    /// and holds every request too (past a million, the rest were left out).
+    /// and holds every request too (past a million, the rest were left out); so does the OTLP
+    /// export that follows a runtime a pass, group after group.
     @Test func passesOfRequestsThatWaitedLongEndWhenDone() async throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let dir = TemporaryDirectory()
@@ -64,10 +65,15 @@ import TransduceTestSupport
         #expect(inRounds.out.split(separator: "\n").sorted() == rows.sorted())
         let roundPasses = try #require(traceViewReads(inRounds.err))
         #expect(roundPasses.passes > passes.passes, "\(inRounds.err)")
-        for (environment, name) in [(say, "roomy"), (tight, "narrow"), (rounds, "rounds")] {
+        // And the OTLP export's passes a runtime at a time on average (`TRACE_VIEW_MAX_RUNTIMES`):
+        // a group for each runtime with requests waiting at once.
+        let groups = say.merging(["TRACE_VIEW_MAX_RUNTIMES": "1"]) { $1 }
+        for (environment, name) in [(say, "roomy"), (tight, "narrow"), (rounds, "rounds"), (groups, "groups")] {
             let output = dir.file("\(name).otlp.jsonl")
             let run = try await traceView(["export", "--format", "otlp", "--output", output, file], environment: environment)
             #expect(run.status == 0, "\(run.err)")
+            // The census and a pass for each group (several).
+            if name == "groups" { #expect(try #require(traceViewReads(run.err)).passes >= 4, "\(run.err)") }
         }
         func described(_ path: String) throws -> [String] {
             // Without a wall-clock anchor each run places the spans by its own clock: their
@@ -85,6 +91,7 @@ import TransduceTestSupport
         )
         #expect(roomySpans.count > 200 && roomySpans == narrowSpans)
         #expect(try described(dir.file("rounds.otlp.jsonl")) == roomySpans)
+        #expect(try described(dir.file("groups.otlp.jsonl")) == roomySpans)
     }
 
     /// The same events as a trace file (read in place), as standard input through a pipe and as

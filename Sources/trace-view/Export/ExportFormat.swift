@@ -33,6 +33,12 @@ enum ExportFormat: String, CaseIterable {
         ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_MISSED"].flatMap { Int($0) }.map { max(1, $0) }
         ?? ResumeBreakdowns.defaultMaxMissed
 
+    /// The runtimes open at once the OTLP export's passes follow at most, past which they go
+    /// group by group (``OTLPStream``): `TRACE_VIEW_MAX_RUNTIMES`, a test hook, else the default.
+    static let maxRuntimes =
+        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_RUNTIMES"].flatMap { Int($0) }.map { max(1, $0) }
+        ?? OTLPStream.defaultMaxRuntimes
+
     /// Whether it draws a sequence diagram.
     var isDiagram: Bool { self == .mermaid || self == .plantuml || self == .svg }
 

@@ -30,7 +30,8 @@ enum OTLPExport {
         let (emit, finish) = try sink(total: census.requests)
         var stream = OTLPStream(
             census: consume census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
-            maxKept: ExportFormat.maxKept, maxMissed: ExportFormat.maxMissed, emit: emit)
+            maxKept: ExportFormat.maxKept, maxMissed: ExportFormat.maxMissed,
+            maxRuntimes: ExportFormat.maxRuntimes, emit: emit)
         repeat {
             try source.pass {
                 if !stream.stopped { stream.consume($0) }
@@ -47,7 +48,8 @@ enum OTLPExport {
                 }
                 passes.missedAgain(stream.takeMissedAgain())
             }
-            // More missed than a pass names: another round from the first it could not.
+            // More missed than a pass names: another round from the first it could not; then
+            // the next group of runtimes.
         } while !stream.stopped && stream.beginRound()
         stream.finish()
         try finish()

@@ -55,6 +55,8 @@ package struct ResumeBreakdowns {
     /// not consumed, and no other request is broken down).
     private let only: Set<TraceIndex.Key>?
     private let onlyRuntimes: Set<RuntimeKey>
+    /// The runtimes a first pass follows.
+    private let group: RuntimeGroup
     /// What runtimes whose states went saw (their `seen`), of those with a request in
     /// ``missed``: the batches are made from it.
     private var seenOfReleased: [RuntimeKey: Int] = [:]
@@ -86,16 +88,19 @@ package struct ResumeBreakdowns {
     /// The events a pass keeps at most, unless told otherwise.
     package static let defaultMaxKept = 500_000
 
-    /// A first pass: breaks down the requests resumed from the `resumesFrom`th on (of a round
-    /// after the first, ``resumesCovered``), keeping at most `maxKept` events and naming at most
-    /// `maxMissed` requests in ``missed``.
+    /// A first pass: breaks down the requests of the runtimes of `group` resumed from the
+    /// `resumesFrom`th on (of a round after the first, ``resumesCovered``; counted among the
+    /// group's), keeping at most `maxKept` events and naming at most `maxMissed` requests in
+    /// ``missed``. The events of other groups' runtimes are not consumed (``follows(_:)``).
     package init(
-        maxKept: Int = defaultMaxKept, keepsWindows: Bool = false, maxMissed: Int = defaultMaxMissed, resumesFrom: Int = 0
+        maxKept: Int = defaultMaxKept, keepsWindows: Bool = false, maxMissed: Int = defaultMaxMissed, resumesFrom: Int = 0,
+        group: RuntimeGroup = .all
     ) {
         self.maxKept = max(1, maxKept)
         self.maxMissed = max(1, maxMissed)
         self.resumesFrom = max(0, resumesFrom)
         self.keepsWindows = keepsWindows
+        self.group = group
         only = nil
         onlyRuntimes = []
     }
@@ -119,11 +124,15 @@ package struct ResumeBreakdowns {
         // as many as a first pass names.
         maxMissed = .max
         resumesFrom = 0
+        group = .all
     }
 
-    /// Whether it consumes the events of `runtime`: every runtime's, but in a pass of missed
-    /// requests (``init(missed:maxKept:keepsWindows:)``) only their runtimes'.
-    package func follows(_ runtime: RuntimeKey) -> Bool { only == nil || onlyRuntimes.contains(runtime) }
+    /// Whether it consumes the events of `runtime`: its group's runtimes', and in a pass of
+    /// missed requests (``init(missed:maxKept:keepsWindows:)``) only their runtimes'.
+    @inline(__always)
+    package func follows(_ runtime: RuntimeKey) -> Bool {
+        only == nil ? group.contains(runtime) : onlyRuntimes.contains(runtime)
+    }
 
     /// Takes the next event of the stream, in order.
     package mutating func consume(_ e: TraceEvent) {

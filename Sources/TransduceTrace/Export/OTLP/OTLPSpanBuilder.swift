@@ -6,7 +6,7 @@ import Transduce
 /// both exports write, and so the one place the span and attribute names are written.
 struct OTLPSpanBuilder {
     /// Each runtime's transducer and host type (its start event's labels).
-    var runtimes: [RuntimeKey: (name: String, host: String)] = [:]
+    var runtimes = RuntimeNames()
     var hosts: [UInt32: String] = [:]
     /// `CLOCK_REALTIME` minus the trace's clock.
     var offset: Int64 = 0

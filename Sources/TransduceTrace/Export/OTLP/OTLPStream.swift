@@ -15,30 +15,49 @@ import Transduce
 ///    ``beginMissedPass(_:maxKept:)``), each batch's events bounded as pass 2's are;
 /// 4. where pass 2 missed more requests than it names (``ResumeBreakdowns/resumesCovered``, a
 ///    million by default), ``beginRound()`` starts it again from the first it could not, and
-///    passes 2 and 3 run once more: a round each, until every request is exported.
+///    passes 2 and 3 run once more: a round each, until every request is exported;
+/// 5. where more runtimes were open at once than a pass follows (`maxRuntimes`, from the
+///    census's ``Census/peakRuntimes``), passes 2–4 follow one ``RuntimeGroup`` of them at a
+///    time (``beginRound()`` goes on to the next group): a pass's state is that of a group's
+///    runtimes.
 ///
 /// The order is the resumes' (then the missed ones', batch by batch, each in resume order; then
-/// the next round's): the same trace and selection always give the same order, so `from`
-/// resumes an export that stopped part-way.
+/// the next round's, then the next group's): the same trace and selection always give the same
+/// order, so `from` resumes an export that stopped part-way.
 package struct OTLPStream {
     /// The first pass: what the second needs to know in advance.
     package struct Census: TraceConsumer {
-        private var windows = RequestWindows(keeps: false)
+        /// Per runtime, its awaited requests waiting (by dispatch id): a request is the export's
+        /// once it resumes, as ``RequestWindows`` finds it in the later passes. (Not the windows
+        /// themselves: the census follows every runtime at once, and at 25.6M events in 200,000
+        /// runtimes open at once their gates took 200 MB before the first span.)
+        private var waiting = PerRuntime<SmallTable<UInt64, Void>>()
         /// The resumed requests' dispatch ids, per runtime.
         fileprivate var resumed: [RuntimeKey: IDRanges] = [:]
-        fileprivate var runtimes: [RuntimeKey: (name: String, host: String)] = [:]
+        fileprivate var runtimes = RuntimeNames()
         /// How many requests the export holds.
         package private(set) var requests = 0
+        /// The most runtimes with requests waiting at once: how many groups the later passes
+        /// split the runtimes into.
+        package private(set) var peakRuntimes = 0
 
         package init() {}
 
         package mutating func consume(_ e: TraceEvent) {
-            if e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
-            windows.consume(e)
-            guard windows.hasResumed else { return }
-            for r in windows.takeResumed() {
+            switch e.kind {
+            case .runtimeStart: runtimes[e.runtimeKey] = (e.label, e.label2)
+            case .dispatch where e.isAwaitedDispatch:
+                let slot = waiting.slot(e.runtimeKey) { SmallTable() }
+                waiting[slot: slot][e.dispatch] = ()
+                peakRuntimes = max(peakRuntimes, waiting.count)
+            case .requestResume:
+                guard let slot = waiting.slot(e.runtimeKey), waiting[slot: slot].removeValue(forKey: e.dispatch) != nil else {
+                    return
+                }
+                if waiting[slot: slot].isEmpty { waiting.release(slot, leaving: SmallTable()) }
                 requests += 1
-                resumed[r.runtime, default: IDRanges()].insert(r.dispatch)
+                resumed[e.runtimeKey, default: IDRanges()].insert(e.dispatch)
+            default: break
             }
         }
     }
@@ -87,6 +106,8 @@ package struct OTLPStream {
     private let first: Int
     private let maxKept: Int
     private let maxMissed: Int
+    /// The runtimes passes 2–4 follow now.
+    private var group: RuntimeGroup
     private let encoding: OTLPEncoding
     private let emit: (_ body: [UInt8], _ requests: Range<Int>) -> Bool
     /// Whether the sink asked to stop (the rest is read but not exported).
@@ -95,15 +116,17 @@ package struct OTLPStream {
     /// The export of the requests `census` found, from position `first` on, each batch handed to
     /// `emit` in `encoding` (return `false` to stop); `hosts` names each pid's host, and
     /// `wallClockOffset` is `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` when the trace was recorded.
-    /// `maxKept` bounds the events pass 2 keeps and `maxMissed` the requests it names for pass 3
-    /// (``ResumeBreakdowns``). Pass the census with `consume`: what it holds besides the resumed
-    /// requests and the runtimes' names can go.
+    /// `maxKept` bounds the events pass 2 keeps, `maxMissed` the requests it names for pass 3
+    /// (``ResumeBreakdowns``) and `maxRuntimes` the runtimes open at once it follows (on
+    /// average: ``RuntimeGroup``). Pass the census with `consume`: what it holds besides the
+    /// resumed requests and the runtimes' names can go.
     package init(
         census: consuming Census, hosts: [UInt32: String], wallClockOffset: Int64, encoding: OTLPEncoding, from first: Int = 0,
         maxKept: Int = ResumeBreakdowns.defaultMaxKept, maxMissed: Int = ResumeBreakdowns.defaultMaxMissed,
-        emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
+        maxRuntimes: Int = OTLPStream.defaultMaxRuntimes, emit: @escaping (_ body: [UInt8], _ requests: Range<Int>) -> Bool
     ) {
-        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed)
+        group = RuntimeGroup(0, of: RuntimeGroup.count(for: census.peakRuntimes, most: maxRuntimes))
+        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed, group: group)
         self.maxKept = maxKept
         self.maxMissed = maxMissed
         resumed = IDRangeTable(census.resumed)
@@ -115,10 +138,20 @@ package struct OTLPStream {
         self.emit = emit
     }
 
+    /// The runtimes open at once a pass follows, unless told otherwise: past them, the passes go
+    /// group by group (at 25.6M events in 200,000 runtimes open at once, their states were most
+    /// of the export's 299 MiB).
+    package static let defaultMaxRuntimes = 50_000
+
+    /// How many groups of runtimes the passes go through (``RuntimeGroup``).
+    package var groups: Int { group.count }
+
     /// The second pass: takes the next event of the trace, in order.
     package mutating func consume(_ e: TraceEvent) {
+        // A link names a task and a trace context of the request's own runtime.
+        guard breakdowns.follows(e.runtimeKey) else { return }
         origins.consume(e)
-        breakdowns.consume(e)
+        breakdowns.consumeFollowed(e)
         roundIsFull = breakdowns.isDone
         guard !breakdowns.found.isEmpty else { return }
         for (b, window) in breakdowns.takeWithWindows() { add(b, window) }
@@ -133,12 +166,20 @@ package struct OTLPStream {
     /// ``consumeMissed(_:)`` over the events once more).
     package var missed: Int { breakdowns.missed.count }
 
-    /// Starts the second pass again, from the first request the last one could not name
-    /// (``roundIsFull``), for a round of passes 2 and 3 of its own; false when the last round
-    /// covered every request. Call after the round's third passes.
+    /// Starts the second pass again, for a round of passes 2 and 3 of its own: from the first
+    /// request the last one could not name (``roundIsFull``), else of the next group of runtimes
+    /// (``groups``); false when the last round covered every request of the last group. Call
+    /// after the round's third passes.
     package mutating func beginRound() -> Bool {
-        guard let from = breakdowns.resumesCovered else { return false }
-        breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed, resumesFrom: from)
+        if let from = breakdowns.resumesCovered {
+            breakdowns = ResumeBreakdowns(
+                maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed, resumesFrom: from, group: group)
+        } else if group.index + 1 < group.count {
+            group = RuntimeGroup(group.index + 1, of: group.count)
+            breakdowns = ResumeBreakdowns(maxKept: maxKept, keepsWindows: true, maxMissed: maxMissed, group: group)
+        } else {
+            return false
+        }
         missedBreakdowns = nil
         roundIsFull = false
         origins = Origins()
