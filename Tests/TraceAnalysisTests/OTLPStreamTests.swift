@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TraceGenerator
 import TransduceTestSupport
 
 @testable import TransduceTrace
@@ -97,11 +96,7 @@ import TransduceTestSupport
     /// each with its rounds and third passes: the same spans as the whole trace's, none twice,
     /// and the same order every run (`from` resumes it).
     @Test func manyRuntimesAtOnceGoGroupByGroup() throws {
-        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
-        let directory = TemporaryDirectory()
-        let file = directory.file("many.tdtrace")
-        try TraceGenerator(template: demo).write(events: 10_000, processes: 80, runtimes: 1, to: file)
-        let events = try TraceFileReader(path: file).readAll().events
+        let events = try StreamingPartsTests.manyRuntimes(events: 10_000, runtimes: 80)
         let held = try Self.spans(Self.held(events))
         #expect(held.count > 5_000)
         for (maxKept, maxMissed) in [(500_000, ResumeBreakdowns.defaultMaxMissed), (200, 20)] {

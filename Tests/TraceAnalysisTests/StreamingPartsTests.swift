@@ -574,6 +574,22 @@ import TransduceTestSupport
         #expect(reads.reduce(0, +) < batches.count * events.count * 3 / 4, "passes read \(reads)")
     }
 
+    /// The many-runtimes shape: the demo's run by `runtimes` runtimes at once, each in a process
+    /// of its own, `events` in all (written and read back, as a recorded trace is).
+    static func manyRuntimes(events: Int, runtimes: Int) throws -> [TraceEvent] {
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        let directory = TemporaryDirectory()
+        let file = directory.file("many.tdtrace")
+        try TraceGenerator(template: demo).write(events: events, processes: runtimes, runtimes: 1, to: file)
+        return try TraceFileReader(path: file).readAll().events
+    }
+
+    /// A breakdown as text: its request, total, and each part with the cycles that held it.
+    static func described(_ b: LatencyBreakdown) -> String {
+        "\(b.runtime) #\(b.dispatch) \(b.total): "
+            + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map(\.cycle))" }.joined(separator: ", ")
+    }
+
     /// A runtime per connection with room for a few of them (the many-runtimes shape: 156
     /// runtimes of 128 events, 2,000 events kept): most requests are missed, and ``MissedPasses``
     /// breaks them down in batches of twice the bound, each pass keeping within the bound, and
@@ -582,15 +598,8 @@ import TransduceTestSupport
     /// each keeping well within it (each runtime keeps only what its open windows can still
     /// read, not all it saw since its first); and the order is the same every time.
     @Test func missedPassesOfTwiceTheBoundKeepWithinIt() throws {
-        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
-        let directory = TemporaryDirectory()
-        let file = directory.file("many.tdtrace")
-        try TraceGenerator(template: demo).write(events: 20_000, processes: 156, runtimes: 1, to: file)
-        let events = try TraceFileReader(path: file).readAll().events
-        func described(_ b: LatencyBreakdown) -> String {
-            "\(b.runtime) #\(b.dispatch) \(b.total): "
-                + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map(\.cycle))" }.joined(separator: ", ")
-        }
+        let events = try Self.manyRuntimes(events: 20_000, runtimes: 156)
+        let described = Self.described
         let bound = 2_000
         func run(spread: Int) -> (found: [String], passes: Int, again: Int, peak: Int) {
             var resumed = ResumeBreakdowns(maxKept: bound)
@@ -687,15 +696,8 @@ import TransduceTestSupport
     /// covering later requests than the last, and every breakdown is the whole trace's, once.
     /// (Past a million missed requests, the rest were left out, warned but lost.)
     @Test func aPassThatMissesMoreThanItNamesGoesOnInRounds() throws {
-        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
-        let directory = TemporaryDirectory()
-        let file = directory.file("many.tdtrace")
-        try TraceGenerator(template: demo).write(events: 20_000, processes: 156, runtimes: 1, to: file)
-        let events = try TraceFileReader(path: file).readAll().events
-        func described(_ b: LatencyBreakdown) -> String {
-            "\(b.runtime) #\(b.dispatch) \(b.total): "
-                + b.parts.map { "\($0.kind) \($0.nanos) \($0.heldBy.map(\.cycle))" }.joined(separator: ", ")
-        }
+        let events = try Self.manyRuntimes(events: 20_000, runtimes: 156)
+        let described = Self.described
         let (bound, most) = (2_000, 20)
         var found: [String] = []
         var covered: [Int] = []

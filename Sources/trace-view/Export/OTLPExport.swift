@@ -3,9 +3,10 @@ import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
 /// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long:
-/// a pass for each batch of them, ``MissedPasses``, and a round more for each million of them)
-/// and never held (``OTLPStream``); a pipe, a CTF
-/// trace or JSON Lines through a temporary copy (``TraceSource``).
+/// a pass for each batch of them, ``MissedPasses``, and a round more for each million of them;
+/// and where many runtimes are open at once, the later passes again for each group of them) and
+/// never held (``OTLPStream``); a pipe, a CTF trace or JSON Lines through a temporary copy
+/// (``TraceSource``).
 enum OTLPExport {
     /// Runs the export.
     static func run(

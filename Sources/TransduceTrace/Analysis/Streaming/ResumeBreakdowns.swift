@@ -6,14 +6,15 @@
 /// a later request's window could start at and its live tasks' spawns are kept
 /// (``BreakdownKeeper``): a request waiting across a long run does not keep the run.
 ///
-/// Memory: the events of what is open, at most `maxKept` in all (500,000 by default: tens of
-/// MB): past it the oldest kept of the runtime keeping most are let go, and a request whose
-/// window reaches back before what its runtime kept is named in ``missed`` instead (its runtime
-/// and dispatch: for a pass of its batch, ``init(missed:maxKept:keepsWindows:)``), at most
-/// `maxMissed` of them (a million by default: 16 MB). Past that, the pass stops at the request
-/// it could not name (``resumesCovered``) and breaks down no more: another pass over the same
-/// events from the start, ``init(maxKept:keepsWindows:maxMissed:resumesFrom:)``, goes on from
-/// that request (a round each: none is left out, at a pass more for each million missed).
+/// Memory: the events of what is open, at most `maxKept` in all (500,000 by default, packed at
+/// about 30 bytes each: ``KeptEvents``): past it the oldest kept of the runtime keeping most are
+/// let go, and a request whose window reaches back before what its runtime kept is named in
+/// ``missed`` instead (its runtime and dispatch: for a pass of its batch,
+/// ``init(missed:maxKept:keepsWindows:)``), at most `maxMissed` of them (a million by default:
+/// 16 MB). Past that, the pass stops at the request it could not name (``resumesCovered``) and
+/// breaks down no more: another pass over the same events from the start,
+/// ``init(maxKept:keepsWindows:maxMissed:resumesFrom:group:)``, goes on from that request (a
+/// round each: none is left out, at a pass more for each million missed).
 package struct ResumeBreakdowns {
     private var windows = RequestWindows(keeps: false)
     /// Per runtime, its events from a position on.
@@ -38,7 +39,7 @@ package struct ResumeBreakdowns {
     /// Where `maxMissed` requests were missed: the number of requests that resumed before the
     /// first this pass could not name (every request resumed in the trace is counted, in
     /// resume order, those before `resumesFrom` too). Every request before it was found or is in
-    /// ``missed``; none after it is either: a pass of ``init(maxKept:keepsWindows:maxMissed:resumesFrom:)``
+    /// ``missed``; none after it is either: a pass of ``init(maxKept:keepsWindows:maxMissed:resumesFrom:group:)``
     /// from it breaks them down. Nil while the pass covers every request it meets.
     package private(set) var resumesCovered: Int?
     /// Requests resumed so far, in the pass's count (see ``resumesCovered``).
