@@ -668,6 +668,9 @@ import TransduceTestSupport
         #expect(RuntimeGroup.count(for: 50_000, most: 50_000) == 1)
         #expect(RuntimeGroup.count(for: 50_001, most: 50_000) == 2)
         #expect(RuntimeGroup.count(for: 781_250, most: 50_000) == 16)
+        // A runtime an event does not make a pass an event.
+        #expect(RuntimeGroup.count(for: 100_000_000, most: 50_000) == RuntimeGroup.maxCount)
+        #expect(RuntimeGroup.count(for: 5, most: 0) == 5)
         for count in [1, 2, 3, 4, 16, 17] {
             var sizes = Array(repeating: 0, count: count)
             for key in keys {

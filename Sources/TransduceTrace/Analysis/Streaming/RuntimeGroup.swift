@@ -21,8 +21,15 @@ package struct RuntimeGroup: Sendable, Hashable {
     }
 
     /// How many groups keep the runtimes open at once, `open`, to at most `most` a group (on
-    /// average: a hash spreads them, it does not count them).
-    package static func count(for open: Int, most: Int) -> Int { max(1, (open + max(1, most) - 1) / max(1, most)) }
+    /// average: a hash spreads them, it does not count them), and at most ``maxCount``.
+    package static func count(for open: Int, most: Int) -> Int {
+        min(maxCount, max(1, (open + max(1, most) - 1) / max(1, most)))
+    }
+
+    /// The most groups: each is a pass over the whole trace at least, so a trace that opens a
+    /// runtime an event (a hostile one: millions of runtimes) takes at most this many passes,
+    /// its groups past the bound each.
+    package static let maxCount = 64
 
     /// Whether `runtime` is of this group.
     @inline(__always)
