@@ -22,22 +22,21 @@ enum ExportFormat: String, CaseIterable {
     /// The events the requests' breakdowns (the CSV requests table, OTLP) keep at most in a pass
     /// (``ResumeBreakdowns``): `TRACE_VIEW_MAX_KEPT`, a test hook (a small bound gives a small
     /// trace the passes of requests that waited too long), else the default.
-    static let maxKept =
-        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_KEPT"].flatMap { Int($0) }.map { max(1, $0) }
-        ?? ResumeBreakdowns.defaultMaxKept
+    static let maxKept = bound("TRACE_VIEW_MAX_KEPT", else: ResumeBreakdowns.defaultMaxKept)
 
     /// The requests a pass of those breakdowns names for later passes at most, past which it
     /// takes another round (``ResumeBreakdowns/resumesCovered``): `TRACE_VIEW_MAX_MISSED`, a test
     /// hook (a small number gives a small trace its rounds), else the default.
-    static let maxMissed =
-        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_MISSED"].flatMap { Int($0) }.map { max(1, $0) }
-        ?? ResumeBreakdowns.defaultMaxMissed
+    static let maxMissed = bound("TRACE_VIEW_MAX_MISSED", else: ResumeBreakdowns.defaultMaxMissed)
 
     /// The runtimes open at once the OTLP export's passes follow at most, past which they go
     /// group by group (``OTLPStream``): `TRACE_VIEW_MAX_RUNTIMES`, a test hook, else the default.
-    static let maxRuntimes =
-        ProcessInfo.processInfo.environment["TRACE_VIEW_MAX_RUNTIMES"].flatMap { Int($0) }.map { max(1, $0) }
-        ?? OTLPStream.defaultMaxRuntimes
+    static let maxRuntimes = bound("TRACE_VIEW_MAX_RUNTIMES", else: OTLPStream.defaultMaxRuntimes)
+
+    /// A positive bound from the environment variable `name` (a test hook), else `fallback`.
+    private static func bound(_ name: String, else fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment[name].flatMap { Int($0) }.map { max(1, $0) } ?? fallback
+    }
 
     /// Whether it draws a sequence diagram.
     var isDiagram: Bool { self == .mermaid || self == .plantuml || self == .svg }
