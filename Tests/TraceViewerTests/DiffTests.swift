@@ -185,6 +185,29 @@ import TransduceTestSupport
         return latencies
     }
 
+    /// P(new > base) + ½ P(tie) of the exact samples (Vargha and Delaney's A): the oracle of
+    /// `diff`'s whole-distribution verdict, apart from its histograms.
+    static func superiority(of new: [UInt64], over base: [UInt64]) -> Double {
+        guard !new.isEmpty, !base.isEmpty else { return 0.5 }
+        let base = base.sorted()
+        // The number of base samples for which `isAbove` is false (it holds of a suffix).
+        func count(below isAbove: (UInt64) -> Bool) -> Int {
+            var (low, high) = (0, base.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if isAbove(base[middle]) { high = middle } else { low = middle + 1 }
+            }
+            return low
+        }
+        var score = 0.0
+        for value in new {
+            let below = count { $0 >= value }
+            let notAbove = count { $0 > value }
+            score += Double(below) + Double(notAbove - below) / 2
+        }
+        return score / (Double(new.count) * Double(base.count))
+    }
+
     /// The median of `values`.
     static func median(_ values: [UInt64]) -> Double { Double(values.sorted()[values.count / 2]) }
 
@@ -229,31 +252,47 @@ import TransduceTestSupport
     /// longer sooner, and the tasks' median grew by 1.85–2.54 ms with four busy loops on two
     /// cores. So the figure `diff` must find is the raw events' own: each task's run from its
     /// cycle's leave to its settle, medians of the exact values. 1,000 loads.)
-    @Test(.timeLimit(.minutes(Patience.minutes(3)))) func aSleepAddedToOneTaskIsFoundInItsPart() async throws {
+    ///
+    /// The whole request is more than its task: a machine compiling beside four busy loops stalled
+    /// the loads' other parts by more than 2 ms often enough that the exact latencies of the two
+    /// runs no longer differed by a medium effect, and `same` was the right answer. So the runs are
+    /// made again, at most three times, until the raw events' own latencies (the oracle) hold the
+    /// two runs apart by more than a medium effect.
+    @Test(.timeLimit(.minutes(Patience.minutes(5)))) func aSleepAddedToOneTaskIsFoundInItsPart() async throws {
         let dir = TemporaryDirectory()
-        let (status, rows, err, events) = try await Self.pair(
-            base: Variant(), new: Variant(extraLoad: .milliseconds(2)), seed: 41, loads: 1_000,
-            rules: ["regression", "part(task, load) > +1ms", "part(task, lookup) > +1ms"], in: dir)
-        #expect(status == 1, "\(err)")
-        let load = try #require(Self.request(rows, "load"))
-        #expect(load["verdict"] as? String == "slower")
-        let lookup = try #require(Self.request(rows, "lookup"))
-        #expect(lookup["verdict"] as? String == "same" && lookup["tail"] as? String == "too few", "\(lookup)")
-        let parts = rows.filter { $0["section"] as? String == "part" && $0["subject"] as? String == "load" }
-        let growth = { (row: [String: Any]) in (row["new_p50_ns"] as? Int ?? 0) - (row["base_p50_ns"] as? Int ?? 0) }
-        let grown = try #require(parts.max { growth($0) < growth($1) })
-        #expect(grown["part"] as? String == "task")
-        let runs = events.map { Self.taskRuns($0, named: "load") }
-        #expect(runs.map(\.count) == [1_000, 1_000])
-        let truth = Self.median(runs[1]) - Self.median(runs[0])
-        #expect(truth > 1_000_000 && truth < 4_000_000, "the tasks' runs grew by \(truth) ns")
-        #expect(
-            abs(Double(growth(grown)) - truth) <= 0.05 * 2_000_000,
-            "the task part's p50 grew by \(growth(grown)) ns, the raw events' by \(truth) ns")
-        let held = rows.filter { $0["section"] as? String == "rule" && $0["verdict"] as? String == "holds" }
-        #expect(Set(held.compactMap { $0["subject"] as? String }) == ["regression", "part(task, load) > +1ms"])
-        let regressions = held.filter { $0["subject"] as? String == "regression" }.compactMap { $0["detail"] as? String }
-        #expect(regressions.count == 1 && regressions.allSatisfy { $0.hasPrefix("load ") }, "\(regressions)")
+        for attempt in 1...3 {
+            let (status, rows, err, events) = try await Self.pair(
+                base: Variant(), new: Variant(extraLoad: .milliseconds(2)), seed: 40 + UInt64(attempt), loads: 1_000,
+                rules: ["regression", "part(task, load) > +1ms", "part(task, lookup) > +1ms"], in: dir)
+            let exact = Self.superiority(of: Self.latencies(events[1], of: "load"), over: Self.latencies(events[0], of: "load"))
+            // A margin over the medium effect (0.64): the histograms' 3 % buckets may move a
+            // borderline superiority either way.
+            guard exact >= 0.7 else {
+                if attempt == 3 { Issue.record("the runs never held the loads' regression apart: superiority \(exact)") }
+                continue
+            }
+            #expect(status == 1, "\(err)")
+            let load = try #require(Self.request(rows, "load"))
+            #expect(load["verdict"] as? String == "slower", "\(load); the raw events' superiority: \(exact)")
+            let lookup = try #require(Self.request(rows, "lookup"))
+            #expect(lookup["verdict"] as? String == "same" && lookup["tail"] as? String == "too few", "\(lookup)")
+            let parts = rows.filter { $0["section"] as? String == "part" && $0["subject"] as? String == "load" }
+            let growth = { (row: [String: Any]) in (row["new_p50_ns"] as? Int ?? 0) - (row["base_p50_ns"] as? Int ?? 0) }
+            let grown = try #require(parts.max { growth($0) < growth($1) })
+            #expect(grown["part"] as? String == "task")
+            let runs = events.map { Self.taskRuns($0, named: "load") }
+            #expect(runs.map(\.count) == [1_000, 1_000])
+            let truth = Self.median(runs[1]) - Self.median(runs[0])
+            #expect(truth > 1_000_000 && truth < 4_000_000, "the tasks' runs grew by \(truth) ns")
+            #expect(
+                abs(Double(growth(grown)) - truth) <= 0.05 * 2_000_000,
+                "the task part's p50 grew by \(growth(grown)) ns, the raw events' by \(truth) ns")
+            let held = rows.filter { $0["section"] as? String == "rule" && $0["verdict"] as? String == "holds" }
+            #expect(Set(held.compactMap { $0["subject"] as? String }) == ["regression", "part(task, load) > +1ms"])
+            let regressions = held.filter { $0["subject"] as? String == "regression" }.compactMap { $0["detail"] as? String }
+            #expect(regressions.count == 1 && regressions.allSatisfy { $0.hasPrefix("load ") }, "\(regressions)")
+            return
+        }
     }
 
     /// The `lookup` tail 10 % longer (330 ms for 300, one lookup in twenty): its p99 is flagged
