@@ -32,7 +32,7 @@ import TransduceTestSupport
     /// requests the first round missed, and how many rounds it took.
     static func streamed(
         _ events: [TraceEvent], maxKept: Int, maxMissed: Int = ResumeBreakdowns.defaultMaxMissed,
-        maxRuntimes: Int = OTLPStream.defaultMaxRuntimes, from first: Int = 0
+        maxRuntimes: Int = BreakdownPasses.defaultMaxRuntimes, from first: Int = 0
     ) -> (bodies: [[UInt8]], missed: Int, rounds: Int, groups: Int) {
         var census = OTLPStream.Census()
         for e in events { census.consume(e) }
@@ -46,15 +46,14 @@ import TransduceTestSupport
             positions.append(requests)
             return true
         }
-        var (missed, rounds) = (0, 0)
-        repeat {
-            rounds += 1
-            for e in events where !stream.roundIsFull { stream.consume(e) }
-            if rounds == 1 { missed = stream.missed }
+        var missed = 0
+        while stream.beginPass() {
+            for e in events where !stream.passIsDone { stream.consume(e) }
+            if stream.passes.all == 1 { missed = stream.missed }
             #expect(stream.missed <= maxMissed)
-            if stream.missed > 0 { for e in events { stream.consumeMissed(e) } }
-        } while stream.beginRound()
+        }
         stream.finish()
+        let rounds = stream.passes.rounds
         // The batches' positions follow on from `first`, without gaps.
         #expect(positions.first?.lowerBound ?? first == first)
         #expect(zip(positions, positions.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })

@@ -702,6 +702,47 @@ import TransduceTestSupport
     /// hash puts them: a change of hash changes the order of a resumed export.
     static let groupsOfFirstKeys = [1, 10, 4, 13, 7, 0, 10, 3]
 
+    /// The plan of passes (``BreakdownPasses``) on the many-runtimes shape (80 runtimes of 128
+    /// events, all open at once), with room for 200 events and 20 named requests a pass and 20
+    /// runtimes followed at once: groups of runtimes, each in rounds, each round with passes of
+    /// its missed requests. Every breakdown is the whole trace's, once, in the same order every
+    /// run; and a pass of a group holds the states of fewer runtimes than a pass of them all.
+    @Test func thePlanOfPassesBreaksEveryRequestDownOnce() throws {
+        let events = try Self.manyRuntimes(events: 10_000, runtimes: 80)
+        var census = RuntimesWaiting()
+        for e in events { census.consume(e) }
+        #expect(census.peak > 40, "\(census.peak) runtimes waiting at once")
+        func run(maxRuntimes: Int) -> (found: [String], groups: Int, rounds: Int, passes: Int, held: Int) {
+            var plan = BreakdownPasses(peakRuntimes: census.peak, maxRuntimes: maxRuntimes, maxKept: 200, maxMissed: 20)
+            var found: [String] = []
+            var held = 0
+            while var pass = plan.next() {
+                for e in events where !pass.isDone {
+                    pass.consume(e)
+                    held = max(held, pass.runtimesHeld)
+                    found += pass.take().map(Self.described)
+                }
+                plan.finished(&pass)
+            }
+            return (found, plan.groups, plan.rounds, plan.passes, held)
+        }
+        let whole = TraceIndex(events).latencyBreakdowns().map(Self.described).sorted()
+        let all = run(maxRuntimes: 1_000)
+        let grouped = run(maxRuntimes: 20)
+        #expect(all.groups == 1 && grouped.groups == RuntimeGroup.count(for: census.peak, most: 20) && grouped.groups >= 3)
+        #expect(
+            grouped.rounds > grouped.groups && grouped.passes > grouped.rounds,
+            "\(grouped.rounds) rounds, \(grouped.passes) passes")
+        // (Compared apart: a failed `#expect` of two arrays this long diffs them for minutes.)
+        let (allWhole, groupedWhole) = (all.found.sorted() == whole, grouped.found.sorted() == whole)
+        #expect(
+            whole.count > 500 && allWhole && groupedWhole,
+            "\(whole.count) requests, \(all.found.count) and \(grouped.found.count) found")
+        #expect(grouped.held * 2 < all.held, "a group's pass held \(grouped.held) runtimes, all runtimes' \(all.held)")
+        let again = run(maxRuntimes: 20).found == grouped.found
+        #expect(again, "the same order every run")
+    }
+
     /// A pass that misses more requests than it may name (`maxMissed`) stops at the first it
     /// could not, and a pass from there (``ResumeBreakdowns/resumesCovered``) goes on: on the
     /// many-runtimes shape, 100 named a pass against more than 500 missed, it takes rounds, each

@@ -36,8 +36,8 @@ import TransduceTestSupport
     /// every request, as they do with room for all in one pass, and the passes read far fewer
     /// events than whole ones would. The trace: four waves of 16 runtimes, one after the other.
     /// With room to name 200 of those requests a pass (`TRACE_VIEW_MAX_MISSED`), it takes rounds
-    /// and holds every request too (past a million, the rest were left out); so does the OTLP
-    /// export that follows a runtime a pass, group after group.
+    /// and holds every request too (past a million, the rest were left out); so do both when
+    /// they follow a runtime a pass, group after group.
     @Test func passesOfRequestsThatWaitedLongEndWhenDone() async throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let dir = TemporaryDirectory()
@@ -56,7 +56,8 @@ import TransduceTestSupport
         #expect(narrow.out.split(separator: "\n").sorted() == rows.sorted())
         let all = try #require(traceViewReads(roomy.err))
         let passes = try #require(traceViewReads(narrow.err))
-        #expect(all.passes == 1 && all.events == events.count)
+        // The census and one pass.
+        #expect(all.passes == 2 && all.events == 2 * events.count)
         #expect(passes.passes > 4, "\(narrow.err)")
         #expect(passes.events < passes.passes * events.count * 3 / 4, "\(narrow.err)")
         let rounds = tight.merging(["TRACE_VIEW_MAX_MISSED": "200"]) { $1 }
@@ -65,6 +66,12 @@ import TransduceTestSupport
         #expect(inRounds.out.split(separator: "\n").sorted() == rows.sorted())
         let roundPasses = try #require(traceViewReads(inRounds.err))
         #expect(roundPasses.passes > passes.passes, "\(inRounds.err)")
+        // A runtime a pass on average (`TRACE_VIEW_MAX_RUNTIMES`): a group for each runtime
+        // with requests waiting at once, the same rows.
+        let grouped = try await traceView(csv, environment: say.merging(["TRACE_VIEW_MAX_RUNTIMES": "1"]) { $1 })
+        #expect(grouped.status == 0, "\(grouped.err)")
+        #expect(grouped.out.split(separator: "\n").sorted() == rows.sorted())
+        #expect(try #require(traceViewReads(grouped.err)).passes >= 5, "\(grouped.err)")
         // And the OTLP export's passes a runtime at a time on average (`TRACE_VIEW_MAX_RUNTIMES`):
         // a group for each runtime with requests waiting at once.
         let groups = say.merging(["TRACE_VIEW_MAX_RUNTIMES": "1"]) { $1 }

@@ -53,8 +53,9 @@ enum ExportCommand: Subcommand {
             it has one (a ring dump's; an LTTng trace's own clock offset, as babeltrace2
             --clock-seconds reads it), else this machine's clocks now (with a warning). The trace is
             read in two passes (more where requests waited very long: a pass for each batch of
-            them whose runtimes' events fit in 500,000) in memory that follows what is open, not
-            the trace (anything but a trace file through a temporary copy, see TRACE in
+            them whose runtimes' events fit in 500,000; and where more than 50,000 runtimes had
+            requests waiting at once, those passes for each group of them) in memory that
+            follows what is open, not the trace (anything but a trace file through a temporary copy, see TRACE in
             trace-view --help). Requests come in the order of their resumes.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),
@@ -94,8 +95,8 @@ enum ExportCommand: Subcommand {
             for pandas, DuckDB or a spreadsheet: requests (one row per resumed awaited request
             with its latency split by part, as slow), tasks (as tasks), cycles or events; written
             as the trace is read, in
-            memory that follows what is open, not the trace (requests reads the trace again
-            for requests that waited very long).
+            memory that follows what is open, not the trace (requests reads the trace in
+            passes as otlp does).
             Writes to standard output unless --output is given.
             """,
         epilogue: ExportTables.help)

@@ -29,9 +29,9 @@ enum ExportFormat: String, CaseIterable {
     /// hook (a small number gives a small trace its rounds), else the default.
     static let maxMissed = bound("TRACE_VIEW_MAX_MISSED", else: ResumeBreakdowns.defaultMaxMissed)
 
-    /// The runtimes open at once the OTLP export's passes follow at most, past which they go
-    /// group by group (``OTLPStream``): `TRACE_VIEW_MAX_RUNTIMES`, a test hook, else the default.
-    static let maxRuntimes = bound("TRACE_VIEW_MAX_RUNTIMES", else: OTLPStream.defaultMaxRuntimes)
+    /// The runtimes open at once the breakdowns' passes follow at most, past which they go group
+    /// by group (``BreakdownPasses``): `TRACE_VIEW_MAX_RUNTIMES`, a test hook, else the default.
+    static let maxRuntimes = bound("TRACE_VIEW_MAX_RUNTIMES", else: BreakdownPasses.defaultMaxRuntimes)
 
     /// A positive bound from the environment variable `name` (a test hook), else `fallback`.
     private static func bound(_ name: String, else fallback: Int) -> Int {

@@ -2,11 +2,9 @@ import TraceInputs
 import TransduceTrace
 
 /// `export --format otlp`: the spans written to a file (OTLP JSON, a `TracesData` a line) or sent
-/// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long:
-/// a pass for each batch of them, ``MissedPasses``, and a round more for each million of them;
-/// and where many runtimes are open at once, the later passes again for each group of them) and
-/// never held (``OTLPStream``); a pipe, a CTF trace or JSON Lines through a temporary copy
-/// (``TraceSource``).
+/// to a collector (``OTLPSender``). The trace is read twice (more where requests waited very long
+/// or many runtimes were open at once: ``BreakdownPasses``) and never held (``OTLPStream``); a
+/// pipe, a CTF trace or JSON Lines through a temporary copy (``TraceSource``).
 enum OTLPExport {
     /// Runs the export.
     static func run(
@@ -33,25 +31,12 @@ enum OTLPExport {
             census: consume census, hosts: source.hosts, wallClockOffset: offset(source.counts), encoding: encoding, from: first,
             maxKept: ExportFormat.maxKept, maxMissed: ExportFormat.maxMissed,
             maxRuntimes: ExportFormat.maxRuntimes, emit: emit)
-        repeat {
+        while !stream.stopped && stream.beginPass() {
             try source.pass {
                 if !stream.stopped { stream.consume($0) }
-                if stream.stopped || stream.roundIsFull { source.endPass() }
+                if stream.stopped || stream.passIsDone { source.endPass() }
             }
-            // The requests whose windows the second pass let go: a pass for each batch
-            // (``MissedPasses``).
-            var passes = MissedPasses(stream.takeMissedBatches(spread: MissedPasses.spread), maxKept: ExportFormat.maxKept)
-            while !stream.stopped, let batch = passes.next() {
-                stream.beginMissedPass(batch.keys, maxKept: batch.maxKept)
-                try source.pass {
-                    if !stream.stopped { stream.consumeMissed($0) }
-                    if stream.stopped || stream.missedPassIsDone { source.endPass() }
-                }
-                passes.missedAgain(stream.takeMissedAgain())
-            }
-            // More missed than a pass names: another round from the first it could not; then
-            // the next group of runtimes.
-        } while !stream.stopped && stream.beginRound()
+        }
         stream.finish()
         try finish()
     }
