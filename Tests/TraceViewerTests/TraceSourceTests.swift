@@ -37,7 +37,8 @@ import TransduceTestSupport
     /// events than whole ones would. The trace: four waves of 16 runtimes, one after the other.
     /// With room to name 200 of those requests a pass (`TRACE_VIEW_MAX_MISSED`), it takes rounds
     /// and holds every request too (past a million, the rest were left out); so do both when
-    /// they follow a runtime a pass, group after group.
+    /// they follow a runtime a pass, group after group, each group's passes reading a copy of
+    /// its own events, from a trace file and from standard input alike.
     @Test func passesOfRequestsThatWaitedLongEndWhenDone() async throws {
         let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
         let dir = TemporaryDirectory()
@@ -71,7 +72,21 @@ import TransduceTestSupport
         let grouped = try await traceView(csv, environment: say.merging(["TRACE_VIEW_MAX_RUNTIMES": "1"]) { $1 })
         #expect(grouped.status == 0, "\(grouped.err)")
         #expect(grouped.out.split(separator: "\n").sorted() == rows.sorted())
-        #expect(try #require(traceViewReads(grouped.err)).passes >= 5, "\(grouped.err)")
+        // The first pass of a group copies each group's events apart, and the later passes read
+        // their group's copy alone: far fewer events than a read of the trace a pass.
+        let groupReads = try #require(traceViewReads(grouped.err))
+        #expect(groupReads.passes >= 5 && groupReads.input == 2, "\(grouped.err)")
+        #expect(groupReads.events * 2 < groupReads.passes * events.count, "\(grouped.err)")
+        // So from standard input, whose copy the groups' copies are made from.
+        let binary = try #require(builtProduct("trace-view"))
+        let piped = try await offThePool {
+            try Subprocess.run(
+                "/bin/sh", ["-c", "cat '\(file)' | '\(binary)' export --format csv --table requests -"],
+                environment: ["TRANSDUCE_LTTNG": "off", "TRACE_VIEW_MAX_RUNTIMES": "1", "TRACE_VIEW_MAX_KEPT": "50"],
+                output: .captureSeparately, timeout: 300 * Patience.factor)
+        }
+        #expect(piped.status == 0, "\(piped.errors)")
+        #expect(piped.output.split(separator: "\n").sorted() == rows.sorted())
         // And the OTLP export's passes a runtime at a time on average (`TRACE_VIEW_MAX_RUNTIMES`):
         // a group for each runtime with requests waiting at once.
         let groups = say.merging(["TRACE_VIEW_MAX_RUNTIMES": "1"]) { $1 }
@@ -183,5 +198,17 @@ import TransduceTestSupport
         // A view of one pass makes no copy.
         let once = try await traceView(["summary", fixtures + "/two-runtimes.jsonl"], environment: ["TMPDIR": missing])
         #expect(once.status == 0, "\(once.err)")
+        // Nor do the passes of a trace file (of runtimes open at once), until they go group by
+        // group of runtimes (here a runtime a group): the groups' copies cannot be made either.
+        let dir = TemporaryDirectory()
+        let file = dir.file("two.tdtrace")
+        let demo = try JSONLinesReader(path: fixtures + "/demo.jsonl").readAll().events
+        try TraceGenerator(template: demo).write(events: 2_000, processes: 8, runtimes: 1, to: file)
+        let table = ["export", "--format", "csv", "--table", "requests", file]
+        let whole = try await traceView(table, environment: ["TMPDIR": missing])
+        #expect(whole.status == 0, "\(whole.err)")
+        let grouped = try await traceView(table, environment: ["TMPDIR": missing, "TRACE_VIEW_MAX_RUNTIMES": "1"])
+        #expect(grouped.status == 74, "\(grouped.err)")
+        #expect(grouped.err.contains(missing) && grouped.err.contains("TMPDIR"), "\(grouped.err)")
     }
 }

@@ -54,8 +54,9 @@ enum ExportCommand: Subcommand {
             --clock-seconds reads it), else this machine's clocks now (with a warning). The trace is
             read in two passes (more where requests waited very long: a pass for each batch of
             them whose runtimes' events fit in 500,000; and where more than 50,000 runtimes had
-            requests waiting at once, those passes for each group of them) in memory that
-            follows what is open, not the trace (anything but a trace file through a temporary copy, see TRACE in
+            requests waiting at once, those passes for each group of them, each group's read
+            from a temporary copy of its events: room for a copy of the trace in TMPDIR) in
+            memory that follows what is open, not the trace (anything but a trace file through a temporary copy, see TRACE in
             trace-view --help). Requests come in the order of their resumes.
             Sending (--otlp-endpoint URL, or --send): each batch of up to 256 requests' spans is
             POSTed to the collector as OTLP/HTTP, over libcurl: http/protobuf (or http/json),

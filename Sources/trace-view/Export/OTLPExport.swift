@@ -32,6 +32,7 @@ enum OTLPExport {
             maxKept: ExportFormat.maxKept, maxMissed: ExportFormat.maxMissed,
             maxRuntimes: ExportFormat.maxRuntimes, emit: emit)
         while !stream.stopped && stream.beginPass() {
+            source.follow(stream.group)
             try source.pass {
                 if !stream.stopped { stream.consume($0) }
                 if stream.stopped || stream.passIsDone { source.endPass() }

@@ -19,7 +19,9 @@ extension TraceSource {
         var plan = BreakdownPasses(
             peakRuntimes: census.peak, maxRuntimes: ExportFormat.maxRuntimes, maxKept: ExportFormat.maxKept,
             maxMissed: ExportFormat.maxMissed)
+        defer { follow(.all) }
         while var breakdowns = plan.next() {
+            follow(plan.group)
             try pass {
                 breakdowns.consume($0)
                 if breakdowns.isDone { endPass() }

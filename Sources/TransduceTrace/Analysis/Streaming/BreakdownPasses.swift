@@ -20,8 +20,9 @@ package struct BreakdownPasses {
     private let maxKept: Int
     private let maxMissed: Int
     private let keepsWindows: Bool
-    /// The runtimes the passes follow now.
-    private var group: RuntimeGroup
+    /// The runtimes the pass ``next()`` handed out last follows (a pass of missed requests, only
+    /// some of them): a source may hand it only their events (``RuntimeGroup``).
+    package private(set) var group: RuntimeGroup
     /// The missed requests' passes of the round under way.
     private var missed = MissedPasses([], maxKept: 1)
     /// Where the next first pass of the group starts (resumes counted among the group's), nil

@@ -34,8 +34,14 @@ package struct RuntimeGroup: Sendable, Hashable {
     /// Whether `runtime` is of this group.
     @inline(__always)
     package func contains(_ runtime: RuntimeKey) -> Bool {
+        count == 1 || Self.index(of: runtime, among: count) == index
+    }
+
+    /// The group of `runtime` among `count`.
+    @inline(__always)
+    package static func index(of runtime: RuntimeKey, among count: Int) -> Int {
         // Multiply-shift (Fibonacci hashing): the high bits of the product mix every bit of the
         // key (a runtime's key puts its process in the high half and its number in the low).
-        count == 1 || Int((runtime.rawValue &* 0x9E37_79B9_7F4A_7C15) >> 32) % count == index
+        Int((runtime.rawValue &* 0x9E37_79B9_7F4A_7C15) >> 32) % count
     }
 }

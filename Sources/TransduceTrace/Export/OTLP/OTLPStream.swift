@@ -114,6 +114,9 @@ package struct OTLPStream {
     /// How many groups of runtimes the passes go through (``RuntimeGroup``).
     package var groups: Int { plan.groups }
 
+    /// The runtimes the pass under way follows: the events of others can be left out of it.
+    package var group: RuntimeGroup { plan.group }
+
     /// Passes begun, and how many of them were rounds' first (``BreakdownPasses``).
     package var passes: (all: Int, rounds: Int) { (plan.passes, plan.rounds) }
 
