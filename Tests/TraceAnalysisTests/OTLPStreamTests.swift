@@ -74,6 +74,9 @@ import TransduceTestSupport
         let streamed = try Self.spans(bodies)
         let held = try Self.spans(expected)
         #expect(streamed.count == held.count && streamed.count > 1_000)
+        // Links to other requests among them (joined, replaced and carried tasks'): a link
+        // points only at a request that resumed, which the stream learns from the census.
+        #expect(held.count { $0.contains("transduce.link") } >= 8, "\(held.count { $0.contains("transduce.link") }) links")
         let differing = zip(streamed, held).filter { $0 != $1 }
         #expect(differing.isEmpty, "\(differing.count) spans differ, first: \(differing.first.map { "\($0.0)\n\($0.1)" } ?? "")")
         #expect(bodies.count == expected.count)

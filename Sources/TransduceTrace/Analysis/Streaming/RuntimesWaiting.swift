@@ -12,6 +12,16 @@ package struct RuntimesWaiting {
 
     package init() {}
 
+    /// The requests still waiting, per runtime: after the last event, those dispatched and
+    /// never resumed.
+    var stillWaiting: [RuntimeKey: IDRanges] {
+        var sets: [RuntimeKey: IDRanges] = [:]
+        for runtime in waiting.keys {
+            waiting.state(runtime)?.forEach { id, _ in sets[runtime, default: IDRanges()].insert(id) }
+        }
+        return sets
+    }
+
     /// Takes the next event of the trace, in order: true when it resumed a request whose
     /// awaited dispatch it took before (a request a breakdown pass breaks down).
     @discardableResult

@@ -4,7 +4,7 @@ import Transduce
 /// in memory that follows what is open (about 100 MB at 10M events, flat after), in a census pass
 /// and then the passes of ``BreakdownPasses`` (one where no request waited past what it keeps):
 ///
-/// 1. ``Census`` learns which requests resumed (the ones a link may point at), each runtime's
+/// 1. ``Census`` learns which requests never resumed (a link points only at one that did), each runtime's
 ///    names, how many requests there are and how many runtimes had requests waiting at once;
 /// 2. each pass ``beginPass()`` begins breaks requests down at their resumes from their windows
 ///    (``consume(_:)``, every event in order until ``passIsDone``), builds their spans, and hands
@@ -16,10 +16,11 @@ package struct OTLPStream {
     /// The first pass: what the second needs to know in advance.
     package struct Census: TraceConsumer {
         /// Per runtime, its awaited requests waiting: a request is the export's once it
-        /// resumes, as ``RequestWindows`` finds it in the later passes.
-        private var waiting = RuntimesWaiting()
-        /// The resumed requests' dispatch ids, per runtime.
-        fileprivate var resumed: [RuntimeKey: IDRanges] = [:]
+        /// resumes, as ``RequestWindows`` finds it in the later passes. At the end, those that
+        /// never did. (Not the resumed ones: a runtime's awaited dispatches are interleaved with
+        /// its posts, so their ids were many ranges, and at 100M events in 781,250 runtimes the
+        /// census held 343 MiB.)
+        fileprivate var waiting = RuntimesWaiting()
         fileprivate var runtimes = RuntimeNames()
         /// How many requests the export holds.
         package private(set) var requests = 0
@@ -31,17 +32,18 @@ package struct OTLPStream {
 
         package mutating func consume(_ e: TraceEvent) {
             if e.kind == .runtimeStart { runtimes[e.runtimeKey] = (e.label, e.label2) }
-            guard waiting.consume(e) else { return }
-            requests += 1
-            resumed[e.runtimeKey, default: IDRanges()].insert(e.dispatch)
+            if waiting.consume(e) { requests += 1 }
         }
     }
 
-    /// Which request's cycle started each task, and the trace context each dispatch was made
-    /// under: what a link names. Bounded: a task started more than ``capacity`` tasks before the
-    /// request it carried is linked no more.
+    /// Which awaited request's cycle started each task, and the trace context each dispatch was
+    /// made under: what a link names. Bounded: a task started more than ``capacity`` tasks
+    /// before the request it carried, or by a request whose cycle came more than ``capacity``
+    /// awaited dispatches after it, is linked no more.
     private struct Origins {
         static let capacity = 1 << 18
+        /// Awaited dispatches not yet in a cycle: only such a cycle's tasks are a request's.
+        private var awaited = RecentlyDone<TraceIndex.Key, Void>(capacity: capacity)
         private var cycles = RecentlyDone<TraceIndex.Key, UInt64>(capacity: 1 << 16)
         private var tasks = RecentlyDone<TraceIndex.Key, UInt64>(capacity: capacity)
         private var contexts = RecentlyDone<TraceIndex.Key, TraceContext>(capacity: capacity)
@@ -49,7 +51,10 @@ package struct OTLPStream {
         mutating func consume(_ e: TraceEvent) {
             let runtime = e.runtimeKey
             switch e.kind {
-            case .cycleEnter: _ = cycles.insert(TraceIndex.Key(runtime: runtime, id: e.cycle), e.dispatch)
+            case .dispatch where e.isAwaitedDispatch: _ = awaited.insert(TraceIndex.Key(runtime: runtime, id: e.dispatch), ())
+            case .cycleEnter:
+                guard awaited.remove(TraceIndex.Key(runtime: runtime, id: e.dispatch)) != nil else { return }
+                _ = cycles.insert(TraceIndex.Key(runtime: runtime, id: e.cycle), e.dispatch)
             case .taskSpawn:
                 if let dispatch = cycles[TraceIndex.Key(runtime: runtime, id: e.cycle)] {
                     _ = tasks.insert(TraceIndex.Key(runtime: runtime, id: e.task), dispatch)
@@ -66,9 +71,10 @@ package struct OTLPStream {
         }
     }
 
-    /// The census's resumed requests (the census itself, its windows and tables, goes after
-    /// ``init``: at 10M events in 78,126 runtimes it held 36 MB through the later passes).
-    private let resumed: IDRangeTable
+    /// The census's requests that never resumed (the census itself, its windows and tables,
+    /// goes after ``init``: at 10M events in 78,126 runtimes it held 36 MB through the later
+    /// passes). A link points at an awaited request not among them: one with spans.
+    private let neverResumed: IDRangeTable
     private var builder = OTLPSpanBuilder()
     private var plan: BreakdownPasses
     /// The pass under way (``beginPass()``), when `passBegun`. (Not an optional: a read through
@@ -92,8 +98,8 @@ package struct OTLPStream {
     /// `wallClockOffset` is `CLOCK_REALTIME` minus `CLOCK_MONOTONIC` when the trace was recorded.
     /// `maxKept` bounds the events a pass keeps, `maxMissed` the requests a first pass names for
     /// later ones and `maxRuntimes` the runtimes open at once a pass follows (on average:
-    /// ``BreakdownPasses``). Pass the census with `consume`: what it holds besides the resumed
-    /// requests and the runtimes' names can go.
+    /// ``BreakdownPasses``). Pass the census with `consume`: what it holds besides the requests
+    /// that never resumed and the runtimes' names can go.
     package init(
         census: consuming Census, hosts: [UInt32: String], wallClockOffset: Int64, encoding: OTLPEncoding, from first: Int = 0,
         maxKept: Int = ResumeBreakdowns.defaultMaxKept, maxMissed: Int = ResumeBreakdowns.defaultMaxMissed,
@@ -102,7 +108,7 @@ package struct OTLPStream {
         plan = BreakdownPasses(
             peakRuntimes: census.peakRuntimes, maxRuntimes: maxRuntimes, maxKept: maxKept, maxMissed: maxMissed,
             keepsWindows: true)
-        resumed = IDRangeTable(census.resumed)
+        neverResumed = IDRangeTable(census.waiting.stillWaiting)
         builder.runtimes = census.runtimes
         builder.hosts = hosts
         builder.offset = wallClockOffset
@@ -164,10 +170,11 @@ package struct OTLPStream {
         var b = b
         // The context event comes before the dispatch, outside the window.
         if b.traceContext == nil { b.traceContext = origins.context(of: b.dispatch, in: b.runtime) }
-        let (resumed, origins) = (resumed, origins)
+        let (neverResumed, origins) = (neverResumed, origins)
         if batch.isEmpty { batchStart = position }
         let spans = builder.spans(of: b, in: window) { part in
-            guard let dispatch = origins.origin(of: part.task, in: b.runtime), resumed.contains(dispatch, in: b.runtime) else {
+            guard let dispatch = origins.origin(of: part.task, in: b.runtime), !neverResumed.contains(dispatch, in: b.runtime)
+            else {
                 return nil
             }
             return (dispatch, origins.context(of: dispatch, in: b.runtime))
