@@ -203,14 +203,7 @@ package final class TraceSource {
         guard number == 0 else {
             if following.count > 1 { return try passOfGroup(number, &step, body) }
             if copy == nil { inputReads += 1 }
-            let again = try reading(passPath!)
-            later = again
-            defer { later = nil }
-            try again.forEach(progress: progressOfPass(number)) { e in
-                if step.admits(e) { body(e) }
-                if step.due { read = step.count }
-            }
-            return
+            return try laterPass(number, of: passPath!, &step, body)
         }
         if readsInPlace || access == .once {
             inputReads += 1
@@ -262,19 +255,22 @@ package final class TraceSource {
         following = group
     }
 
+    /// Later pass `number` of `file` (the input, its copy, or a group's copy), which
+    /// ``endPass()`` can end.
+    private func laterPass(_ number: Int, of file: String, _ step: inout Step, _ body: (TraceEvent) -> Void) throws {
+        let again = try reading(file)
+        later = again
+        defer { later = nil }
+        try again.forEach(progress: progressOfPass(number)) { e in
+            if step.admits(e) { body(e) }
+            if step.due { read = step.count }
+        }
+    }
+
     /// A later pass of one group of several (``follow(_:)``).
     private func passOfGroup(_ number: Int, _ step: inout Step, _ body: (TraceEvent) -> Void) throws {
         let group = following
-        if groupCopies.count == group.count {
-            let again = try reading(groupCopies[group.index].path)
-            later = again
-            defer { later = nil }
-            try again.forEach(progress: progressOfPass(number)) { e in
-                if step.admits(e) { body(e) }
-                if step.due { read = step.count }
-            }
-            return
-        }
+        if groupCopies.count == group.count { return try laterPass(number, of: groupCopies[group.index].path, &step, body) }
         // The first pass of a group: reads every event once more, each into its group's copy, and
         // hands the group's to the view until it ends the pass.
         if copy == nil { inputReads += 1 }
