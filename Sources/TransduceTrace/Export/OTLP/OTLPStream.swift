@@ -18,8 +18,8 @@ package struct OTLPStream {
         /// Per runtime, its awaited requests waiting: a request is the export's once it
         /// resumes, as ``RequestWindows`` finds it in the later passes. At the end, those that
         /// never did. (Not the resumed ones: a runtime's awaited dispatches are interleaved with
-        /// its posts, so their ids were many ranges, and at 100M events in 781,250 runtimes the
-        /// census held 343 MiB.)
+        /// its posts, so their ids were many ranges a runtime, most of the 343 MiB the export
+        /// held before its first span at 100M events in 781,250 runtimes.)
         fileprivate var waiting = RuntimesWaiting()
         fileprivate var runtimes = RuntimeNames()
         /// How many requests the export holds.
