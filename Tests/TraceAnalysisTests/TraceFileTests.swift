@@ -20,7 +20,7 @@ import TransduceTestSupport
         #expect(read.counts.events == UInt64(trace.events.count))
     }
 
-    /// `forEach` decodes into one event, assigning a text only when its id changes: in any order
+    /// `forEach` decodes into two events in turn, assigning a text only when its id changes: in any order
     /// of labels set, emptied and repeated, host kinds and payloads, it hands over what was written.
     @Test func forEachHandsOverEveryEventAsWritten() throws {
         var numbers = SeededRandom(seed: 3)
@@ -32,6 +32,70 @@ import TransduceTestSupport
             var read: [TraceEvent] = []
             reader.forEach { read.append($0) }
             #expect(read == events && reader.notes.isEmpty && reader.eventCount == events.count)
+        }
+    }
+
+    /// A record whose own bytes are impossible (an unknown kind) under a right checksum: at any
+    /// place in its chunk (the first or second of the pair `forEach` decodes before handing
+    /// either over, or the last alone), every event before it is handed over, in order, and the
+    /// note says where it stopped and how many came before.
+    @Test func aDamagedRecordEndsTheReadAfterEveryEventBeforeIt() throws {
+        var events: [TraceEvent] = []
+        for i in 0..<7 {
+            var e = TraceEvent(kind: .transduce, time: UInt64(100 + i), thread: 1, runtime: 1)
+            e.label = "event-\(i % 3)"
+            events.append(e)
+        }
+        let bytes = Trace(events: events).binaryBytes()
+        // The one events chunk: its header's offset, and its records'.
+        var offset = TraceFileFormat.headerSize
+        while bytes[offset] != 2 {
+            offset += TraceFileFormat.chunkHeaderSize + Int(bytes.withUnsafeBytes { $0.le(offset + 4, as: UInt32.self) })
+        }
+        let payload = offset + TraceFileFormat.chunkHeaderSize
+        let length = Int(bytes.withUnsafeBytes { $0.le(offset + 4, as: UInt32.self) })
+        #expect(length == 4 + events.count * TraceFileFormat.recordSize)
+        for damaged in events.indices {
+            var bad = bytes
+            bad[payload + 4 + damaged * TraceFileFormat.recordSize + Int(CLTTNG_RECORD_KIND)] = 0xFF
+            let crc = CRC32.checksum(Array(bad[payload..<(payload + length)]))
+            for (i, byte) in withUnsafeBytes(of: crc.littleEndian, Array.init).enumerated() { bad[offset + 8 + i] = byte }
+            var handed: [TraceEvent] = []
+            let reader = try TraceFileReader(bytes: bad, name: "damaged")
+            reader.forEach { handed.append($0) }
+            #expect(handed == Array(events.prefix(damaged)), "record \(damaged)")
+            #expect(reader.eventCount == damaged)
+            #expect(reader.notes.count == 1)
+            #expect(reader.notes.first?.contains("unknown event kind 255") == true)
+            #expect(reader.notes.first?.contains("\(damaged) event") == true, "\(reader.notes)")
+            // Asked before each event: stopped one short of the damage, no note.
+            if damaged > 0 {
+                var asked: [TraceEvent] = []
+                let again = try TraceFileReader(bytes: bad, name: "damaged")
+                again.forEach(while: { asked.count < damaged - 1 }) { asked.append($0) }
+                #expect(asked == Array(events.prefix(damaged - 1)) && again.notes.isEmpty)
+                // And read on from there: the one left, then the damage.
+                again.forEach { asked.append($0) }
+                #expect(asked == Array(events.prefix(damaged)) && again.notes.count == 1)
+            }
+        }
+    }
+
+    /// ``TraceFileReader/stop()`` ends `forEach` after the event being handed over, at every place
+    /// of a pair; a later `forEach` reads on from the next.
+    @Test func aReaderStoppedByItsBodyReadsOnFromTheNext() throws {
+        let bytes = trace.binaryBytes()
+        for stopAt in 0..<min(6, trace.events.count - 1) {
+            let reader = try TraceFileReader(bytes: bytes)
+            var handed: [TraceEvent] = []
+            reader.forEach {
+                handed.append($0)
+                if handed.count == stopAt + 1 { reader.stop() }
+            }
+            #expect(handed == Array(trace.events.prefix(stopAt + 1)))
+            #expect(reader.eventCount == stopAt + 1)
+            reader.forEach { handed.append($0) }
+            #expect(handed == trace.events && reader.notes.isEmpty)
         }
     }
 
