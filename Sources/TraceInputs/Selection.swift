@@ -7,7 +7,8 @@ package struct Selection {
     package let pid: UInt64?
     package private(set) var matched = 0
     package private(set) var total = 0
-    /// Runtimes seen, for the error (a few: a hostile trace may name millions).
+    /// Runtimes seen, for the error of a narrowed selection (a few: a hostile trace may name
+    /// millions).
     package private(set) var seen: [RuntimeKey] = []
 
     /// The events of runtime `runtime` (its id within its process), of process `pid`, or both;
@@ -29,6 +30,11 @@ package struct Selection {
 
     package mutating func keep(_ e: TraceEvent) -> Bool {
         total += 1
+        // Every event is kept: the runtimes seen are for a narrowed selection's error.
+        guard isNarrowed else {
+            matched += 1
+            return true
+        }
         if seen.count < 10, !seen.contains(e.runtimeKey) { seen.append(e.runtimeKey) }
         let kept = admits(e)
         if kept { matched += 1 }

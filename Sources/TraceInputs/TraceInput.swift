@@ -123,21 +123,29 @@ package struct TraceInput {
     package func forEach(progress: Progress? = nil, _ body: (TraceEvent) -> Void) throws -> (
         notes: [String], counts: TraceCounts?
     ) {
-        var sanity = TraceSanity()
-        var read = 0
-        let (notes, counts) = try readEvents { event in
-            sanity.consume(event)
-            body(event)
-            read += 1
-            if read & 0xFFFF == 0 { progress?.update("read \(read) events") }
-        }
+        var everything = Everything()
+        return try forEach(progress: progress, admitting: &everything, body)
+    }
+
+    /// Streams to `body` the events `filter` admits (it is asked of every event), as
+    /// ``forEach(progress:_:)`` does: the loop is made for each kind of filter, its work written
+    /// in (a closure each reading layer adds is a call an event, a few percent of `summary` each).
+    func forEach<Filter: EventFilter>(
+        progress: Progress?, admitting filter: inout Filter, _ body: (TraceEvent) -> Void
+    ) throws -> (notes: [String], counts: TraceCounts?) {
+        var checked = Checked(filter: filter, progress: progress)
+        let (notes, counts) = try readEvents(admitting: &checked, body)
+        filter = checked.filter
         progress?.done()
-        return (notes + sanity.notes, counts)
+        return (notes + checked.sanity.notes, counts)
     }
 
     /// Stops ``forEach(progress:_:)`` after the event it is handing over (a trace file or JSON
     /// Lines; a CTF reader's child reads on, its events unread).
-    func stopReading() { hostTable.stop = true }
+    func stopReading() {
+        hostTable.stop = true
+        hostTable.reader?.stop()
+    }
 
     /// The host of each process, known once ``forEach(_:)`` has read the input.
     package var hosts: [UInt32: String] { hostTable.hosts }
@@ -146,11 +154,15 @@ package struct TraceInput {
     package var lossesUnknown: Bool { hostTable.lossesUnknown }
     private let hostTable = HostTable()
 
-    private func readEvents(_ body: (TraceEvent) -> Void) throws -> (notes: [String], counts: TraceCounts?) {
+    private func readEvents<Filter: EventFilter>(admitting filter: inout Filter, _ body: (TraceEvent) -> Void) throws -> (
+        notes: [String], counts: TraceCounts?
+    ) {
         let name = path == "-" ? "-" : path
         switch kind {
         case .ctf:
-            let (notes, counts, hosts, lossesUnknown) = try CTFChild.read(path: path, recordTag: recordTag, body)
+            let (notes, counts, hosts, lossesUnknown) = try CTFChild.read(path: path, recordTag: recordTag) {
+                if filter.admits($0) { body($0) }
+            }
             hostTable.hosts = hosts
             hostTable.lossesUnknown = lossesUnknown || incomplete != nil
             return ((incomplete.map { ["\(path): incomplete: \($0)"] } ?? []) + notes, counts)
@@ -161,13 +173,14 @@ package struct TraceInput {
             } catch let error as TraceFileError {
                 throw CLIError.data(error.description)
             }
-            let hostTable = hostTable
-            reader.forEach(while: { !hostTable.stop }, body)
+            hostTable.reader = reader
+            defer { hostTable.reader = nil }
+            if !hostTable.stop { reader.forEach { if filter.admits($0) { body($0) } } }
             hostTable.hosts = reader.hosts
             return (reader.notes + readError(), reader.footer)
         case .jsonLines:
             let reader = JSONLinesReader(source: source!, name: name)
-            while !hostTable.stop, let e = reader.next() { body(e) }
+            while !hostTable.stop, let e = reader.next() { if filter.admits(e) { body(e) } }
             hostTable.hosts = reader.hosts
             if reader.eventCount == 0 && !reader.notes.isEmpty {
                 throw CLIError.data("\(path): not a trace: \(reader.notes[0])")
@@ -308,7 +321,41 @@ package struct TraceInput {
 private final class HostTable {
     package var hosts: [UInt32: String] = [:]
     package var lossesUnknown = false
-    /// Asked before every event: unchecked, because a dynamic exclusivity check of it cost more
-    /// than the read it guards (only the reading thread sets it, from within the read).
+    /// Asked before every event of JSON Lines and CTF (a trace file's reader has its own, told
+    /// by ``TraceInput/stopReading()``): unchecked, because a dynamic exclusivity check of it
+    /// cost more than the read it guards (only the reading thread sets it, from within the read).
     @exclusivity(unchecked) package var stop = false
+    /// The trace file's reader while it reads, told to stop with the rest.
+    var reader: TraceFileReader?
+}
+
+/// What a read of an input asks of each event before it hands it on
+/// (``TraceInput/forEach(progress:admitting:_:)``).
+protocol EventFilter {
+    mutating func admits(_ e: TraceEvent) -> Bool
+}
+
+/// Every event.
+private struct Everything: EventFilter {
+    func admits(_ e: TraceEvent) -> Bool { true }
+}
+
+/// What a read asks first: it checks each event (``TraceSanity``) and counts it (the progress
+/// line), then asks `filter`.
+private struct Checked<Filter: EventFilter>: EventFilter {
+    var filter: Filter
+    let progress: Progress?
+    var sanity = TraceSanity()
+    var read = 0
+
+    init(filter: Filter, progress: Progress?) {
+        (self.filter, self.progress) = (filter, progress)
+    }
+
+    mutating func admits(_ e: TraceEvent) -> Bool {
+        sanity.consume(e)
+        read += 1
+        if read & 0xFFFF == 0 { progress?.update("read \(read) events") }
+        return filter.admits(e)
+    }
 }

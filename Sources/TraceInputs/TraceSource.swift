@@ -216,10 +216,7 @@ package final class TraceSource {
                 }
             } else {
                 if indexes { try indexApart() }
-                (notes, counts) = try input.forEach(progress: progress) { e in
-                    if step.admits(e) { body(e) }
-                    if step.due { read = step.count }
-                }
+                (notes, counts) = try handing(input, progress, &step, body)
             }
             firstTime = step.earliest
             hosts = input.hosts
@@ -233,10 +230,7 @@ package final class TraceSource {
                     if step.due { read = step.count }
                 }.index
             } else {
-                try copied.forEach(progress: progressOfPass(number)) { e in
-                    if step.admits(e) { body(e) }
-                    if step.due { read = step.count }
-                }
+                try handing(copied, progressOfPass(number), &step, body)
             }
         }
         selection = step.selection
@@ -261,9 +255,28 @@ package final class TraceSource {
         let again = try reading(file)
         later = again
         defer { later = nil }
-        try again.forEach(progress: progressOfPass(number)) { e in
-            if step.admits(e) { body(e) }
-            if step.due { read = step.count }
+        try handing(again, progressOfPass(number), &step, body)
+    }
+
+    /// Reads `input`, handing `body` the events the pass keeps.
+    @discardableResult
+    private func handing(_ input: TraceInput, _ progress: Progress?, _ step: inout Step, _ body: (TraceEvent) -> Void)
+        throws -> (notes: [String], counts: TraceCounts?)
+    {
+        var pass = PassFilter(step: step, source: self)
+        defer { step = pass.step }
+        return try input.forEach(progress: progress, admitting: &pass, body)
+    }
+
+    /// What a pass keeps of the events it reads (``pass(_:)``).
+    private struct PassFilter: EventFilter {
+        var step: Step
+        unowned let source: TraceSource
+
+        mutating func admits(_ e: TraceEvent) -> Bool {
+            let kept = step.admits(e)
+            if step.due { source.read = step.count }
+            return kept
         }
     }
 

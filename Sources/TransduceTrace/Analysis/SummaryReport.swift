@@ -20,7 +20,9 @@ public struct SummaryReport: TraceConsumer, Sendable {
     }
 
     /// Events per kind, indexed by `TraceEvent.Kind`'s raw value.
-    public private(set) var counts = [Int](repeating: 0, count: TraceEvent.Kind.allCases.count)
+    public var counts: [Int] { TraceEvent.Kind.allCases.indices.map { kindCounts[$0] } }
+    /// The counts in place: an array's element changed once an event cost a uniqueness check.
+    private var kindCounts = InlineArray<32, Int>(repeating: 0)
     /// Each runtime followed (by ``RuntimeKey``), at most ``maxRuntimes``.
     public var runtimes: [RuntimeKey: RuntimeInfo] {
         Dictionary(uniqueKeysWithValues: table.keys.map { ($0, table.state($0)!) })
@@ -58,11 +60,13 @@ public struct SummaryReport: TraceConsumer, Sendable {
     public static let maxRuntimes = 10_000
 
     /// An empty report, to be fed events in order (``consume(_:)``).
-    public init() {}
+    public init() {
+        precondition(TraceEvent.Kind.allCases.count <= kindCounts.count, "a count for every kind")
+    }
 
     /// Takes the next event of the trace.
     public mutating func consume(_ e: TraceEvent) {
-        counts[Int(e.kind.rawValue)] += 1
+        kindCounts[Int(e.kind.rawValue)] += 1
         total += 1
         if let slowThreshold {
             // One time base: a latency is resume − dispatch by the trace's timestamps (the

@@ -9,10 +9,13 @@ package struct TraceSanity: TraceConsumer, Sendable {
     package private(set) var count = 0
     static let keep = 5
     /// How many codes each kind has (0: it has none), by raw value: read per event, so looked
-    /// up once.
-    private let codeCounts: [Int] = {
-        var counts = [Int](repeating: 0, count: 256)
-        for kind in TraceEvent.Kind.allCases { counts[Int(kind.rawValue)] = TraceNames.codes(of: kind).count }
+    /// up once, and held in place (an array's was a load more an event, a tenth of the check).
+    private let codeCounts: InlineArray<32, UInt8> = {
+        precondition(TraceEvent.Kind.allCases.count <= 32, "a code count for every kind")
+        var counts = InlineArray<32, UInt8>(repeating: 0)
+        for kind in TraceEvent.Kind.allCases {
+            counts[Int(kind.rawValue)] = UInt8(clamping: TraceNames.codes(of: kind).count)
+        }
         return counts
     }()
 
@@ -30,7 +33,7 @@ package struct TraceSanity: TraceConsumer, Sendable {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) lasted \(e.nanos)ns, longer than the clock had run")
         }
         if e.time == 0 { flag("\(e.kind) (runtime \(e.runtime)) has no timestamp") }
-        let codes = codeCounts[Int(e.kind.rawValue)]
+        let codes = Int(codeCounts[Int(e.kind.rawValue)])
         if codes > 0 && Int(e.code) >= codes {
             flag("\(e.kind) at \(e.time)ns (runtime \(e.runtime)) has an unknown code \(e.code)")
         }
