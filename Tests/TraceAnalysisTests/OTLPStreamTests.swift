@@ -60,6 +60,29 @@ import TransduceTestSupport
         return (bodies, missed, rounds, stream.groups)
     }
 
+    /// The runtimes' names hold each distinct pair once and give every runtime its own back:
+    /// with a few pairs over many runtimes, with a pair each (the table grown many times), with
+    /// pairs whose texts split the same bytes differently, and with a runtime forgotten.
+    @Test func runtimeNamesHoldEachPairOnce() {
+        var names = RuntimeNames()
+        let shared = [("Counter", "BaseRuntime"), ("Session", "BaseRuntime"), ("Counter", "EffectObservable")]
+        for r in 0..<10_000 { names[RuntimeKey(rawValue: UInt64(r))] = shared[r % 3] }
+        #expect(names.distinctPairs == 3)
+        for r in 0..<5_000 { names[RuntimeKey(rawValue: UInt64(100_000 + r))] = ("Connection\(r)", "BaseRuntime") }
+        names[RuntimeKey(rawValue: 200_000)] = ("ab", "c")
+        names[RuntimeKey(rawValue: 200_001)] = ("a", "bc")
+        #expect(names.distinctPairs == 3 + 5_000 + 2)
+        for r in 0..<10_000 {
+            let got = names[RuntimeKey(rawValue: UInt64(r))]
+            #expect(got?.name == shared[r % 3].0 && got?.host == shared[r % 3].1)
+        }
+        for r in 0..<5_000 { #expect(names[RuntimeKey(rawValue: UInt64(100_000 + r))]?.name == "Connection\(r)") }
+        #expect(names[RuntimeKey(rawValue: 200_000)]?.name == "ab" && names[RuntimeKey(rawValue: 200_001)]?.name == "a")
+        names[RuntimeKey(rawValue: 7)] = nil
+        #expect(names[RuntimeKey(rawValue: 7)] == nil && names[RuntimeKey(rawValue: 8)]?.name == shared[2].0)
+        #expect(names.distinctPairs == 5_005)
+    }
+
     /// With a bound on the requests a pass names (`maxMissed`) far below those it misses, it
     /// takes rounds, and loses none.
     @Test(arguments: [(500_000, ResumeBreakdowns.defaultMaxMissed), (64, ResumeBreakdowns.defaultMaxMissed), (64, 40)])
