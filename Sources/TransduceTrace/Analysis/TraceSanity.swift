@@ -9,7 +9,8 @@ package struct TraceSanity: TraceConsumer, Sendable {
     package private(set) var count = 0
     static let keep = 5
     /// How many codes each kind has (0: it has none), by raw value: read per event, so looked
-    /// up once, and held in place (an array's was a load more an event, a tenth of the check).
+    /// up once, and held in place (an array's was a load more an event, a third of the check's
+    /// samples).
     private let codeCounts: InlineArray<32, UInt8> = {
         precondition(TraceEvent.Kind.allCases.count <= 32, "a code count for every kind")
         var counts = InlineArray<32, UInt8>(repeating: 0)
